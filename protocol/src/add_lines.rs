@@ -1,0 +1,355 @@
+//! `quotes.addLines`: the line DTO, its tokens, and the validation of a
+//! whole batch against the catalog index.
+
+use std::fmt;
+
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::catalog::Catalog;
+use crate::error::{Error, Violations};
+use crate::input::{Fields, Floor, index, kind};
+use crate::limits::{
+    ADD_LINES_MAX_BATCH, MAX_LINE_PRICE, MAX_LINE_QTY, SECTION_MAX_CHARS, TEXT_MAX_CHARS,
+};
+use crate::tax::normalise_add_line_rate;
+
+/// What a line's `linkedItemId` points at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LineType {
+    /// A catalog SKU; may inject its task sequence.
+    #[default]
+    Product,
+    /// A task template.
+    Task,
+    /// A cost-of-business item (shipping, travel, disposal, site visit).
+    Cost,
+}
+
+impl LineType {
+    /// Every line type.
+    pub const ALL: [LineType; 3] = [LineType::Product, LineType::Task, LineType::Cost];
+
+    /// The wire token.
+    pub fn token(self) -> &'static str {
+        match self {
+            LineType::Product => "product",
+            LineType::Task => "task",
+            LineType::Cost => "cost",
+        }
+    }
+
+    /// Parses a wire token (exact match).
+    pub fn from_token(token: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.token() == token)
+    }
+
+    /// What the linked table holds, for messages: "product".
+    pub fn target(self) -> &'static str {
+        match self {
+            LineType::Product => "product",
+            LineType::Task => "task template",
+            LineType::Cost => "cost item",
+        }
+    }
+}
+
+impl fmt::Display for LineType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.token())
+    }
+}
+
+/// Unit of measure of a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub enum Unit {
+    /// Each.
+    #[default]
+    #[serde(rename = "T_ITEM")]
+    Item,
+    /// Square metres.
+    #[serde(rename = "T_SQUARE_METRE")]
+    SquareMetre,
+    /// Linear metres.
+    #[serde(rename = "T_LINEAR_METRE")]
+    LinearMetre,
+}
+
+impl Unit {
+    /// Every unit.
+    pub const ALL: [Unit; 3] = [Unit::Item, Unit::SquareMetre, Unit::LinearMetre];
+
+    /// The wire token.
+    pub fn token(self) -> &'static str {
+        match self {
+            Unit::Item => "T_ITEM",
+            Unit::SquareMetre => "T_SQUARE_METRE",
+            Unit::LinearMetre => "T_LINEAR_METRE",
+        }
+    }
+
+    /// Parses a wire token (exact match).
+    pub fn from_token(token: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|u| u.token() == token)
+    }
+}
+
+impl fmt::Display for Unit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.token())
+    }
+}
+
+/// One line of a `quotes.addLines` call, with SPEC.md's field names.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BridgeAddLineDto {
+    /// Line name shown in the quote.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Human-readable SKU or code; the line's work-object code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub product_code: Option<String>,
+    /// Quantity, more than 0.
+    pub qty: f64,
+    /// SELL per unit, markup already applied.
+    pub unit_price: f64,
+    /// BUY per unit; SELL when omitted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_price: Option<f64>,
+    /// 15 or 0.15; the host normalises to a fraction.
+    pub tax_rate: f64,
+    /// Room, area or zone (free-text 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+    /// Dimensions, colours, model (free-text 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub specification: Option<String>,
+    /// Unit of measure; `T_ITEM` when omitted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<Unit>,
+    /// Lines sharing a key share a group id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_key: Option<String>,
+    /// What `linkedItemId` points at; `product` when omitted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line_type: Option<LineType>,
+    /// GUID of a product, task template or cost item.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub linked_item_id: Option<String>,
+    /// Section label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub section: Option<String>,
+    /// Deprecated: `linkedItemId` with `lineType` `product`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub product_id: Option<String>,
+}
+
+/// The field names of an `addLines` line.
+const LINE_FIELDS: [&str; 14] = [
+    "description",
+    "productCode",
+    "qty",
+    "unitPrice",
+    "costPrice",
+    "taxRate",
+    "location",
+    "specification",
+    "unit",
+    "groupKey",
+    "lineType",
+    "linkedItemId",
+    "section",
+    "productId",
+];
+
+/// A line that passed validation, with its link resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValidLine {
+    /// Product, task or cost.
+    pub line_type: LineType,
+    /// The catalog id as the catalog spells it, when the line links to a row.
+    pub linked_item_id: Option<String>,
+    /// Line name.
+    pub description: Option<String>,
+    /// Work-object code.
+    pub product_code: Option<String>,
+    /// Quantity, more than 0.
+    pub qty: Decimal,
+    /// SELL per unit.
+    pub unit_price: Decimal,
+    /// BUY per unit.
+    pub cost_price: Decimal,
+    /// Tax as a fraction.
+    pub tax_rate: Decimal,
+    /// Free-text 2.
+    pub location: Option<String>,
+    /// Free-text 1.
+    pub specification: Option<String>,
+    /// Unit of measure.
+    pub unit: Unit,
+    /// Group key.
+    pub group_key: Option<String>,
+    /// Trimmed section label; `None` when empty.
+    pub section: Option<String>,
+}
+
+/// A validated batch.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ValidBatch {
+    /// The lines, in the order the tool sent them.
+    pub lines: Vec<ValidLine>,
+    /// Whether any line used the deprecated `productId`.
+    pub used_product_id: bool,
+}
+
+/// Validates an `addLines` batch (the method's argument: an array of lines)
+/// against the catalog. Either every line is valid, or the error lists every
+/// violation with its path (`lines[3].qty`).
+pub fn validate_batch(params: &Value, catalog: &Catalog) -> Result<ValidBatch, Error> {
+    let mut errors = Violations::default();
+    let Value::Array(items) = params else {
+        return Err(Error::invalid(
+            "lines",
+            format!(
+                "quotes.addLines takes an array of lines, not {}",
+                kind(params)
+            ),
+        ));
+    };
+    if items.len() > ADD_LINES_MAX_BATCH {
+        return Err(Error::invalid(
+            "lines",
+            format!(
+                "a batch holds at most {ADD_LINES_MAX_BATCH} lines (got {}); send them in several calls",
+                items.len()
+            ),
+        ));
+    }
+    let mut batch = ValidBatch::default();
+    for (i, item) in items.iter().enumerate() {
+        let path = index("lines", i);
+        if let Some(line) = read_line(
+            item,
+            &path,
+            catalog,
+            &mut errors,
+            &mut batch.used_product_id,
+        ) {
+            batch.lines.push(line);
+        }
+    }
+    errors.into_result(batch)
+}
+
+/// Reads and checks one line; records violations and returns `None` when
+/// it has any.
+fn read_line(
+    item: &Value,
+    path: &str,
+    catalog: &Catalog,
+    errors: &mut Violations,
+    used_product_id: &mut bool,
+) -> Option<ValidLine> {
+    let mut fields = Fields::open(item, path, &LINE_FIELDS, errors)?;
+    let qty = fields.decimal("qty", Floor::AboveZero, MAX_LINE_QTY);
+    let unit_price = fields.decimal("unitPrice", Floor::Zero, MAX_LINE_PRICE);
+    let cost_price = if fields.has("costPrice") {
+        fields
+            .decimal("costPrice", Floor::Zero, MAX_LINE_PRICE)
+            .map(Some)
+    } else {
+        Some(None)
+    };
+    let tax_rate = fields.required_number("taxRate").and_then(|rate| {
+        normalise_add_line_rate(rate)
+            .map_err(|message| fields.violation("taxRate", message))
+            .ok()
+    });
+    let unit = fields
+        .token("unit", &Unit::ALL, Unit::token)
+        .map(Option::unwrap_or_default)
+        .ok();
+    let line_type = fields
+        .token("lineType", &LineType::ALL, LineType::token)
+        .map(Option::unwrap_or_default)
+        .ok();
+    let section = fields.string("section").and_then(|raw| {
+        let trimmed = raw.trim();
+        let count = trimmed.chars().count();
+        if count > SECTION_MAX_CHARS {
+            fields.violation(
+                "section",
+                format!(
+                    "must be at most {SECTION_MAX_CHARS} characters after trimming (got {count})"
+                ),
+            );
+            None
+        } else {
+            Some(trimmed)
+        }
+    });
+    let description = fields.string_max("description", TEXT_MAX_CHARS);
+    let product_code = fields.string_max("productCode", TEXT_MAX_CHARS);
+    let location = fields.string_max("location", TEXT_MAX_CHARS);
+    let specification = fields.string_max("specification", TEXT_MAX_CHARS);
+    let group_key = fields.string_max("groupKey", TEXT_MAX_CHARS);
+    let linked_item_id = fields.string_max("linkedItemId", TEXT_MAX_CHARS);
+    let product_id = fields.string_max("productId", TEXT_MAX_CHARS);
+    if product_id.is_some() {
+        *used_product_id = true;
+    }
+
+    let line_type = line_type?;
+    let resolved = match (linked_item_id, product_id) {
+        (Some(id), _) => {
+            let Some(found) = catalog.resolve(line_type, id) else {
+                fields.violation(
+                    "linkedItemId",
+                    format!(
+                        "\"{id}\" is not an active {} of this tenant (lineType \"{line_type}\")",
+                        line_type.target()
+                    ),
+                );
+                return None;
+            };
+            Some(found.to_owned())
+        }
+        // The deprecated id acts for a product line only, and an id that does
+        // not resolve leaves a free-form line: older tools relied on that.
+        (None, Some(id)) if line_type == LineType::Product => {
+            catalog.resolve(LineType::Product, id).map(str::to_owned)
+        }
+        (None, Some(_)) => {
+            fields.violation(
+                "productId",
+                format!(
+                    "is deprecated and only links product lines; give a {line_type} line its linkedItemId"
+                ),
+            );
+            return None;
+        }
+        (None, None) => None,
+    };
+
+    let (qty, unit_price, cost_price, tax_rate, unit) =
+        (qty?, unit_price?, cost_price?, tax_rate?, unit?);
+    let section = section.filter(|s| !s.is_empty()).map(str::to_owned);
+    Some(ValidLine {
+        line_type,
+        linked_item_id: resolved,
+        description: description.map(str::to_owned),
+        product_code: product_code.map(str::to_owned),
+        qty,
+        unit_price,
+        cost_price: cost_price.unwrap_or(unit_price),
+        tax_rate,
+        location: location.map(str::to_owned),
+        specification: specification.map(str::to_owned),
+        unit,
+        group_key: group_key.map(str::to_owned),
+        section,
+    })
+}

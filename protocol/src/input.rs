@@ -1,0 +1,292 @@
+//! Reading untyped JSON requests field by field.
+//!
+//! Requests arrive from tool pages and HTTP clients as arbitrary JSON. Reading
+//! them here, rather than with a derived `Deserialize`, lets one answer list
+//! every problem with its exact path (`lines[3].qty`) instead of the first
+//! type error serde meets.
+
+use rust_decimal::Decimal;
+use serde_json::{Map, Value};
+
+use crate::error::Violations;
+use crate::money::decimal_from_f64;
+
+/// Marks a field that was present but invalid: its violation is already
+/// recorded, so the caller only needs to know that no value came of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Recorded;
+
+/// The lower bound of an amount.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Floor {
+    /// More than 0 (quantities).
+    AboveZero,
+    /// 0 or more (prices).
+    Zero,
+}
+
+/// `prefix.name`, or `name` at the top level.
+pub(crate) fn join(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{prefix}.{name}")
+    }
+}
+
+/// `prefix[index]`.
+pub(crate) fn index(prefix: &str, index: usize) -> String {
+    format!("{prefix}[{index}]")
+}
+
+/// How a JSON value is described in messages: "a string", "an array".
+pub(crate) fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The fields of one JSON object, read with violations recorded under the
+/// object's path. Unknown fields are reported when the object is opened, so a
+/// typo such as `unitprice` is named instead of silently ignored.
+pub(crate) struct Fields<'v, 'e> {
+    map: &'v Map<String, Value>,
+    path: String,
+    errors: &'e mut Violations,
+}
+
+impl<'v, 'e> Fields<'v, 'e> {
+    /// Opens `value` as an object with the given field names; records a
+    /// violation and returns `None` when it is not an object.
+    pub(crate) fn open(
+        value: &'v Value,
+        path: &str,
+        known: &[&str],
+        errors: &'e mut Violations,
+    ) -> Option<Self> {
+        let Value::Object(map) = value else {
+            let subject = if path.is_empty() { "the request " } else { "" };
+            errors.push(
+                path,
+                format!("{subject}must be an object, not {}", kind(value)),
+            );
+            return None;
+        };
+        for name in map.keys() {
+            if !known.contains(&name.as_str()) {
+                errors.push(join(path, name), unknown_field_message(name, known));
+            }
+        }
+        Some(Self {
+            map,
+            path: path.to_owned(),
+            errors,
+        })
+    }
+
+    /// The path of a field of this object.
+    pub(crate) fn path_of(&self, name: &str) -> String {
+        join(&self.path, name)
+    }
+
+    /// Records a violation at a field of this object.
+    pub(crate) fn violation(&mut self, name: &str, message: impl Into<String>) {
+        let path = self.path_of(name);
+        self.errors.push(path, message);
+    }
+
+    /// The shared violation list, for nested objects.
+    pub(crate) fn errors(&mut self) -> &mut Violations {
+        self.errors
+    }
+
+    /// The value of a field; JSON `null` counts as absent.
+    fn get(&self, name: &str) -> Option<&'v Value> {
+        self.map.get(name).filter(|value| !value.is_null())
+    }
+
+    /// Whether the field is present and not `null`.
+    pub(crate) fn has(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+
+    /// An optional string field.
+    pub(crate) fn string(&mut self, name: &str) -> Option<&'v str> {
+        match self.get(name)? {
+            Value::String(text) => Some(text),
+            other => {
+                let message = format!("must be a string, not {}", kind(other));
+                self.violation(name, message);
+                None
+            }
+        }
+    }
+
+    /// An optional string of at most `max_chars` characters.
+    pub(crate) fn string_max(&mut self, name: &str, max_chars: usize) -> Option<&'v str> {
+        let text = self.string(name)?;
+        let count = text.chars().count();
+        if count > max_chars {
+            self.violation(
+                name,
+                format!("must be at most {max_chars} characters (got {count})"),
+            );
+            return None;
+        }
+        Some(text)
+    }
+
+    /// An optional string that is `None` when empty or only whitespace;
+    /// trimmed.
+    pub(crate) fn text(&mut self, name: &str, max_chars: usize) -> Option<&'v str> {
+        self.string_max(name, max_chars)
+            .map(str::trim)
+            .filter(|text| !text.is_empty())
+    }
+
+    /// A required non-blank string of at most `max_chars` characters.
+    pub(crate) fn required_text(&mut self, name: &str, max_chars: usize) -> Option<&'v str> {
+        if !self.has(name) {
+            self.violation(name, "is required");
+            return None;
+        }
+        let text = self.string_max(name, max_chars)?.trim();
+        if text.is_empty() {
+            self.violation(name, "must not be empty");
+            return None;
+        }
+        Some(text)
+    }
+
+    /// An optional number.
+    pub(crate) fn number(&mut self, name: &str) -> Option<f64> {
+        match self.get(name)? {
+            Value::Number(number) => match number.as_f64() {
+                Some(value) if value.is_finite() => Some(value),
+                _ => {
+                    self.violation(name, "must be a finite number");
+                    None
+                }
+            },
+            other => {
+                let message = format!("must be a number, not {}", kind(other));
+                self.violation(name, message);
+                None
+            }
+        }
+    }
+
+    /// A required number. A `null` is explained: `NaN` and `Infinity`
+    /// become `null` when a page serialises JSON.
+    pub(crate) fn required_number(&mut self, name: &str) -> Option<f64> {
+        match self.map.get(name) {
+            None => {
+                self.violation(name, "is required");
+                None
+            }
+            Some(Value::Null) => {
+                self.violation(
+                    name,
+                    "is required and must be a finite number (got null; NaN and Infinity arrive as null)",
+                );
+                None
+            }
+            Some(_) => self.number(name),
+        }
+    }
+
+    /// A required amount as a decimal, above its floor and at most `max`.
+    pub(crate) fn decimal(&mut self, name: &str, floor: Floor, max: Decimal) -> Option<Decimal> {
+        let raw = self.required_number(name)?;
+        let Some(value) = decimal_from_f64(raw).filter(|value| *value <= max) else {
+            self.violation(name, format!("must be at most {max} (got {raw})"));
+            return None;
+        };
+        // Compared after conversion: 1e-30 is a positive float but a zero decimal.
+        let below = match floor {
+            Floor::AboveZero => (value <= Decimal::ZERO).then_some("must be greater than 0"),
+            Floor::Zero => (value < Decimal::ZERO).then_some("must not be negative"),
+        };
+        if let Some(message) = below {
+            self.violation(name, format!("{message} (got {raw})"));
+            return None;
+        }
+        Some(value)
+    }
+
+    /// An optional token that must be one of `expected`.
+    pub(crate) fn token<T: Copy>(
+        &mut self,
+        name: &str,
+        expected: &[T],
+        token_of: fn(T) -> &'static str,
+    ) -> Result<Option<T>, Recorded> {
+        if !self.has(name) {
+            return Ok(None);
+        }
+        let given = self.string(name).ok_or(Recorded)?;
+        if let Some(found) = expected.iter().copied().find(|t| token_of(*t) == given) {
+            return Ok(Some(found));
+        }
+        let quoted: Vec<String> = expected
+            .iter()
+            .map(|t| format!("\"{}\"", token_of(*t)))
+            .collect();
+        self.violation(
+            name,
+            format!(
+                "unknown value \"{given}\"; expected one of {}",
+                quoted.join(", ")
+            ),
+        );
+        Err(Recorded)
+    }
+
+    /// An optional boolean.
+    pub(crate) fn boolean(&mut self, name: &str) -> Option<bool> {
+        match self.get(name)? {
+            Value::Bool(flag) => Some(*flag),
+            other => {
+                let message = format!("must be true or false, not {}", kind(other));
+                self.violation(name, message);
+                None
+            }
+        }
+    }
+
+    /// An optional array.
+    pub(crate) fn array(&mut self, name: &str) -> Option<&'v [Value]> {
+        match self.get(name)? {
+            Value::Array(items) => Some(items),
+            other => {
+                let message = format!("must be an array, not {}", kind(other));
+                self.violation(name, message);
+                None
+            }
+        }
+    }
+
+    /// A required array.
+    pub(crate) fn required_array(&mut self, name: &str) -> Option<&'v [Value]> {
+        if !self.has(name) {
+            self.violation(name, "is required");
+            return None;
+        }
+        self.array(name)
+    }
+}
+
+fn unknown_field_message(name: &str, known: &[&str]) -> String {
+    if let Some(close) = known.iter().find(|known| known.eq_ignore_ascii_case(name)) {
+        return format!("unknown field; did you mean `{close}`?");
+    }
+    if known.is_empty() {
+        return "unknown field; this request takes no fields".to_owned();
+    }
+    format!("unknown field; expected one of: {}", known.join(", "))
+}

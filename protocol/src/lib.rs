@@ -1,0 +1,41 @@
+//! The rules of toolbridge, shared by the host module and the server.
+//!
+//! Everything SPEC.md states and DESIGN.md decides about requests lives here
+//! once, as plain Rust with no browser or server dependencies:
+//!
+//! - the DTOs of both surfaces, with SPEC.md's JSON field names
+//!   ([`context`], [`customer`], [`job`], [`catalog`], [`quote`],
+//!   [`add_lines`], [`create_quote`], [`paging`], [`manifest`]);
+//! - the wire protocol between a tool page and its host ([`handshake`],
+//!   [`rpc`], [`method`]) and its errors ([`error`], [`problem`]);
+//! - validation that reports every violation with its path
+//!   ([`add_lines::validate_batch`], [`create_quote::validate_bridge_create`],
+//!   [`create_quote::validate_rest_create`], [`paging::read_list_request`]);
+//! - the quote open in the editor and the all-or-nothing merge of
+//!   `quotes.addLines` batches into it ([`open_quote`]);
+//! - decimal money ([`money`], [`tax`]) and every limit ([`limits`]).
+
+#![deny(missing_docs)]
+
+pub mod add_lines;
+pub mod catalog;
+pub mod context;
+pub mod create_quote;
+pub mod customer;
+pub mod error;
+pub mod handshake;
+mod input;
+pub mod job;
+pub mod limits;
+pub mod manifest;
+pub mod method;
+pub mod money;
+pub mod open_quote;
+pub mod paging;
+pub mod problem;
+pub mod quote;
+pub mod rpc;
+pub mod tax;
+
+pub use error::{Error, ErrorCode, Violation};
+pub use rust_decimal::Decimal;

@@ -1,0 +1,136 @@
+//! The nine bridge methods and who may call them.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::context::Role;
+use crate::error::Error;
+use crate::manifest::ToolType;
+
+/// A bridge method, named on the wire exactly as SPEC.md names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Method {
+    /// `context.get`
+    #[serde(rename = "context.get")]
+    ContextGet,
+    /// `customers.list`
+    #[serde(rename = "customers.list")]
+    CustomersList,
+    /// `products.list`
+    #[serde(rename = "products.list")]
+    ProductsList,
+    /// `taskTemplates.list`
+    #[serde(rename = "taskTemplates.list")]
+    TaskTemplatesList,
+    /// `costItems.list`
+    #[serde(rename = "costItems.list")]
+    CostItemsList,
+    /// `jobs.list`
+    #[serde(rename = "jobs.list")]
+    JobsList,
+    /// `quotes.list`
+    #[serde(rename = "quotes.list")]
+    QuotesList,
+    /// `quotes.create`
+    #[serde(rename = "quotes.create")]
+    QuotesCreate,
+    /// `quotes.addLines`
+    #[serde(rename = "quotes.addLines")]
+    QuotesAddLines,
+}
+
+impl Method {
+    /// All nine methods.
+    pub const ALL: [Method; 9] = [
+        Method::ContextGet,
+        Method::CustomersList,
+        Method::ProductsList,
+        Method::TaskTemplatesList,
+        Method::CostItemsList,
+        Method::JobsList,
+        Method::QuotesList,
+        Method::QuotesCreate,
+        Method::QuotesAddLines,
+    ];
+
+    /// The wire name, e.g. `"quotes.addLines"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::ContextGet => "context.get",
+            Method::CustomersList => "customers.list",
+            Method::ProductsList => "products.list",
+            Method::TaskTemplatesList => "taskTemplates.list",
+            Method::CostItemsList => "costItems.list",
+            Method::JobsList => "jobs.list",
+            Method::QuotesList => "quotes.list",
+            Method::QuotesCreate => "quotes.create",
+            Method::QuotesAddLines => "quotes.addLines",
+        }
+    }
+
+    /// Parses a wire name (exact match).
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// Whether the method is a paged list.
+    pub fn is_list(self) -> bool {
+        matches!(
+            self,
+            Method::CustomersList
+                | Method::ProductsList
+                | Method::TaskTemplatesList
+                | Method::CostItemsList
+                | Method::JobsList
+                | Method::QuotesList
+        )
+    }
+
+    /// Whether the list takes `codes`.
+    pub fn accepts_codes(self) -> bool {
+        matches!(self, Method::TaskTemplatesList | Method::CostItemsList)
+    }
+
+    /// Whether the method creates or changes a quote.
+    pub fn writes_quotes(self) -> bool {
+        matches!(self, Method::QuotesCreate | Method::QuotesAddLines)
+    }
+
+    /// Whether a tool of this type may call the method at all.
+    pub fn allowed_for(self, tool_type: ToolType) -> bool {
+        self != Method::QuotesAddLines || tool_type == ToolType::QuotingExtension
+    }
+
+    /// The methods a tool of this type may call, for the welcome message.
+    pub fn granted_to(tool_type: ToolType) -> Vec<Method> {
+        Self::ALL
+            .into_iter()
+            .filter(|m| m.allowed_for(tool_type))
+            .collect()
+    }
+
+    /// `NOT_ALLOWED` when the tool's type or the user's role does not permit
+    /// the call.
+    pub fn authorize(self, tool_type: ToolType, role: Role) -> Result<(), Error> {
+        if !self.allowed_for(tool_type) {
+            return Err(Error::NotAllowed(format!(
+                "{self} is only for {} tools; this tool is {tool_type} (its manifest type)",
+                ToolType::QuotingExtension
+            )));
+        }
+        if self.writes_quotes() && !role.can_write_quotes() {
+            return Err(Error::NotAllowed(format!(
+                "{} users can read quotes but not create or change them",
+                role.label()
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}

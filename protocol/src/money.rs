@@ -1,0 +1,173 @@
+//! Money and quantities in decimal arithmetic.
+//!
+//! JSON carries numbers as binary floats; they become [`Decimal`] at the edge
+//! (so `0.1 + 0.2` as typed by a person is `0.3`), every sum and product is
+//! decimal, and money is rounded half away from zero to 2 places.
+
+use rust_decimal::prelude::{FromPrimitive, ToPrimitive};
+use rust_decimal::{Decimal, RoundingStrategy};
+use serde::{Deserialize, Serialize};
+
+/// Decimal places of money amounts.
+pub const MONEY_DP: u32 = 2;
+
+/// A JSON number as a decimal: `None` when it is not finite or too large to
+/// be a quantity or an amount. Float noise is dropped: `0.1 + 0.2` gives `0.3`.
+pub fn decimal_from_f64(value: f64) -> Option<Decimal> {
+    if value.is_finite() {
+        Decimal::from_f64(value).map(|d| d.normalize())
+    } else {
+        None
+    }
+}
+
+/// A decimal as a JSON number. Exact for every amount rounded to 2 places in
+/// the ranges that validation allows.
+pub fn decimal_to_f64(value: Decimal) -> f64 {
+    value.to_f64().unwrap_or(0.0)
+}
+
+/// Rounds to 2 places, half away from zero (2.675 → 2.68, -2.665 → -2.67).
+pub fn round_money(value: Decimal) -> Decimal {
+    value.round_dp_with_strategy(MONEY_DP, RoundingStrategy::MidpointAwayFromZero)
+}
+
+// Validation bounds every quantity and price far below the decimal range, so
+// these never saturate; they exist so that no arithmetic can panic.
+fn mul(a: Decimal, b: Decimal) -> Decimal {
+    a.checked_mul(b).unwrap_or(Decimal::MAX)
+}
+
+fn add(a: Decimal, b: Decimal) -> Decimal {
+    a.checked_add(b).unwrap_or(Decimal::MAX)
+}
+
+/// The amounts of one quote line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LineAmounts {
+    /// qty × SELL, rounded.
+    #[serde(with = "as_number")]
+    pub nett: Decimal,
+    /// nett × tax rate, rounded.
+    #[serde(with = "as_number")]
+    pub tax: Decimal,
+    /// nett + tax.
+    #[serde(with = "as_number")]
+    pub total: Decimal,
+    /// qty × BUY, rounded.
+    #[serde(with = "as_number")]
+    pub cost: Decimal,
+}
+
+impl LineAmounts {
+    /// Computes a line's amounts from its quantity, prices and tax fraction.
+    pub fn compute(qty: Decimal, sell: Decimal, buy: Decimal, tax_rate: Decimal) -> Self {
+        let nett = round_money(mul(qty, sell));
+        let tax = round_money(mul(nett, tax_rate));
+        Self {
+            nett,
+            tax,
+            total: add(nett, tax),
+            cost: round_money(mul(qty, buy)),
+        }
+    }
+}
+
+/// The totals of a quote: sums of its lines' amounts, plus margin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Totals {
+    /// Sum of line costs (qty × BUY).
+    #[serde(with = "as_number")]
+    pub cost: Decimal,
+    /// nett − cost.
+    #[serde(with = "as_number")]
+    pub margin: Decimal,
+    /// margin / nett as a percentage, rounded to 2 places; 0 when nett is 0.
+    #[serde(with = "as_number")]
+    pub margin_percent: Decimal,
+    /// Sum of line netts.
+    #[serde(with = "as_number")]
+    pub nett: Decimal,
+    /// Sum of line taxes.
+    #[serde(with = "as_number")]
+    pub tax: Decimal,
+    /// Sum of line totals.
+    #[serde(with = "as_number")]
+    pub total: Decimal,
+}
+
+impl Totals {
+    /// Adds up line amounts.
+    pub fn sum(lines: impl IntoIterator<Item = LineAmounts>) -> Self {
+        let (mut cost, mut nett, mut tax, mut total) =
+            (Decimal::ZERO, Decimal::ZERO, Decimal::ZERO, Decimal::ZERO);
+        for line in lines {
+            cost = add(cost, line.cost);
+            nett = add(nett, line.nett);
+            tax = add(tax, line.tax);
+            total = add(total, line.total);
+        }
+        let margin = nett.checked_sub(cost).unwrap_or(Decimal::MIN);
+        let margin_percent = if nett.is_zero() {
+            Decimal::ZERO
+        } else {
+            margin.checked_div(nett).map_or(Decimal::ZERO, |ratio| {
+                round_money(mul(ratio, Decimal::ONE_HUNDRED))
+            })
+        };
+        Self {
+            cost,
+            margin,
+            margin_percent,
+            nett,
+            tax,
+            total,
+        }
+    }
+}
+
+/// Serde adapter: a [`Decimal`] as a plain JSON number, as SPEC.md's DTOs
+/// type their amounts.
+pub mod as_number {
+    use rust_decimal::Decimal;
+    use serde::de::Error as _;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Writes the decimal as a JSON number.
+    pub fn serialize<S: Serializer>(value: &Decimal, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_f64(super::decimal_to_f64(*value))
+    }
+
+    /// Reads a JSON number into a decimal.
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Decimal, D::Error> {
+        let value = f64::deserialize(deserializer)?;
+        super::decimal_from_f64(value)
+            .ok_or_else(|| D::Error::custom(format!("{value} is not a representable amount")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(text: &str) -> Decimal {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn float_noise_is_dropped_at_the_edge() {
+        assert_eq!(decimal_from_f64(0.1 + 0.2), Some(d("0.3")));
+        assert_eq!(decimal_from_f64(f64::NAN), None);
+        assert_eq!(decimal_from_f64(f64::INFINITY), None);
+    }
+
+    #[test]
+    fn money_rounds_half_away_from_zero_to_two_places() {
+        assert_eq!(round_money(d("2.675")), d("2.68"));
+        assert_eq!(round_money(d("2.665")), d("2.67"));
+        assert_eq!(round_money(d("-2.665")), d("-2.67"));
+        assert_eq!(round_money(d("2.664999")), d("2.66"));
+    }
+}

@@ -1,0 +1,332 @@
+//! The quote open in the editor, held in memory by the host, and the merge of
+//! validated `addLines` batches into it.
+//!
+//! A batch merges whole or not at all: every check runs before the quote is
+//! touched, and the new lines are built aside and appended in one step.
+
+use std::collections::{BTreeMap, HashSet};
+
+use rust_decimal::Decimal;
+use serde_json::Value;
+
+use crate::add_lines::{LineType, Unit, ValidLine, validate_batch};
+use crate::catalog::{Catalog, IndexedTaskTemplate, MAX_QTY_PER_UNIT};
+use crate::error::{Error, Violations};
+use crate::input::{index, join};
+use crate::limits::{MAX_LINE_PRICE, MAX_LINE_QTY, QUOTE_MAX_LINES, SECTION_MAX_CHARS};
+use crate::money::Totals;
+use crate::quote::{PricedLine, QuoteDto, QuoteHeader, QuoteLine};
+
+/// What a merged batch did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MergeReport {
+    /// Lines the tool sent.
+    pub lines_added: usize,
+    /// Task lines injected from products' task sequences.
+    pub tasks_injected: usize,
+    /// Whether any line used the deprecated `productId`.
+    pub used_product_id: bool,
+}
+
+impl MergeReport {
+    /// Every line the quote gained.
+    pub fn total_lines(&self) -> usize {
+        self.lines_added + self.tasks_injected
+    }
+}
+
+/// A quote being edited: header, lines in order, and the group-key map.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenQuote {
+    header: QuoteHeader,
+    lines: Vec<QuoteLine>,
+    group_keys: BTreeMap<String, u32>,
+    next_line_no: u32,
+}
+
+impl OpenQuote {
+    /// An empty quote with this header.
+    pub fn new(header: QuoteHeader) -> Self {
+        Self {
+            header,
+            lines: Vec::new(),
+            group_keys: BTreeMap::new(),
+            next_line_no: 1,
+        }
+    }
+
+    /// Opens a quote the backend returned, checking its lines against the
+    /// same bounds a merge keeps (positive bounded quantities, bounded
+    /// non-negative prices, fractional tax, short sections, unique line
+    /// numbers, parents that exist).
+    pub fn from_dto(dto: QuoteDto) -> Result<Self, Error> {
+        let QuoteDto {
+            header,
+            lines,
+            group_keys,
+            ..
+        } = dto;
+        let lines: Vec<QuoteLine> = lines.into_iter().map(|priced| priced.line).collect();
+        check_lines(&lines)?;
+        let next_line_no = lines
+            .iter()
+            .map(|line| line.line_no)
+            .max()
+            .map_or(1, |max| max.saturating_add(1));
+        Ok(Self {
+            header,
+            lines,
+            group_keys,
+            next_line_no,
+        })
+    }
+
+    /// The quote with line amounts and totals, as the editor and the
+    /// backend see it.
+    pub fn to_dto(&self) -> QuoteDto {
+        QuoteDto {
+            header: self.header.clone(),
+            lines: self
+                .lines
+                .iter()
+                .map(|line| PricedLine {
+                    line: line.clone(),
+                    amounts: line.amounts(),
+                })
+                .collect(),
+            group_keys: self.group_keys.clone(),
+            totals: self.totals(),
+        }
+    }
+
+    /// The header.
+    pub fn header(&self) -> &QuoteHeader {
+        &self.header
+    }
+
+    /// The lines in order.
+    pub fn lines(&self) -> &[QuoteLine] {
+        &self.lines
+    }
+
+    /// The group-key map.
+    pub fn group_keys(&self) -> &BTreeMap<String, u32> {
+        &self.group_keys
+    }
+
+    /// Sums of the lines' amounts.
+    pub fn totals(&self) -> Totals {
+        Totals::sum(self.lines.iter().map(QuoteLine::amounts))
+    }
+
+    /// Validates a `quotes.addLines` batch against the catalog and merges it:
+    /// all of it, or nothing with every violation listed. Only a Draft quote
+    /// takes lines.
+    pub fn add_lines(&mut self, params: &Value, catalog: &Catalog) -> Result<MergeReport, Error> {
+        if !self.header.status.is_editable() {
+            return Err(Error::QuoteLocked(format!(
+                "quote {} is {} and can no longer be changed; only Draft quotes take new lines",
+                self.header.reference, self.header.status
+            )));
+        }
+        let batch = validate_batch(params, catalog)?;
+        let mut report = MergeReport {
+            used_product_id: batch.used_product_id,
+            ..MergeReport::default()
+        };
+
+        let mut group_keys = self.group_keys.clone();
+        let mut next_group = self.largest_group_id(&group_keys).saturating_add(1);
+        let mut next_line_no = self.next_line_no;
+        let mut new_lines = Vec::with_capacity(batch.lines.len());
+
+        for line in &batch.lines {
+            let group_id = match &line.group_key {
+                None => 0,
+                Some(key) => *group_keys.entry(key.clone()).or_insert_with(|| {
+                    let id = next_group;
+                    next_group = next_group.saturating_add(1);
+                    id
+                }),
+            };
+            let parent = quote_line(line_no_after(&mut next_line_no), group_id, line);
+            let tasks = injected_tasks(line, catalog);
+            report.lines_added += 1;
+            report.tasks_injected += tasks.len();
+            let children: Vec<QuoteLine> = tasks
+                .into_iter()
+                .map(|(template, qty_per_unit)| QuoteLine {
+                    line_no: line_no_after(&mut next_line_no),
+                    line_type: LineType::Task,
+                    linked_item_id: Some(template.id.clone()),
+                    product_code: Some(template.code.clone()),
+                    description: template.name.clone(),
+                    specification: None,
+                    location: parent.location.clone(),
+                    qty: parent.qty * qty_per_unit,
+                    unit: Unit::Item,
+                    unit_price: template.unit_price,
+                    cost_price: template.cost_price,
+                    tax_rate: parent.tax_rate,
+                    section: parent.section.clone(),
+                    group_id,
+                    injected: true,
+                    parent_line_no: Some(parent.line_no),
+                })
+                .collect();
+            new_lines.push(parent);
+            new_lines.extend(children);
+        }
+
+        let total = self.lines.len() + new_lines.len();
+        if total > QUOTE_MAX_LINES {
+            return Err(Error::invalid(
+                "lines",
+                format!(
+                    "the quote would hold {total} lines; a quote holds at most {QUOTE_MAX_LINES}"
+                ),
+            ));
+        }
+        self.lines.extend(new_lines);
+        self.group_keys = group_keys;
+        self.next_line_no = next_line_no;
+        Ok(report)
+    }
+
+    fn largest_group_id(&self, group_keys: &BTreeMap<String, u32>) -> u32 {
+        let in_map = group_keys.values().copied().max().unwrap_or(0);
+        let in_lines = self.lines.iter().map(|l| l.group_id).max().unwrap_or(0);
+        in_map.max(in_lines)
+    }
+}
+
+/// Takes the next line number.
+fn line_no_after(next: &mut u32) -> u32 {
+    let taken = *next;
+    *next = next.saturating_add(1);
+    taken
+}
+
+/// The task templates a product line injects, with their quantity per unit.
+fn injected_tasks<'c>(
+    line: &ValidLine,
+    catalog: &'c Catalog,
+) -> Vec<(&'c IndexedTaskTemplate, Decimal)> {
+    if line.line_type != LineType::Product {
+        return Vec::new();
+    }
+    let Some(product) = line
+        .linked_item_id
+        .as_deref()
+        .and_then(|id| catalog.product(id))
+    else {
+        return Vec::new();
+    };
+    product
+        .task_sequence
+        .iter()
+        .filter_map(|&(position, per_unit)| {
+            catalog
+                .task_template_at(position)
+                .map(|template| (template, per_unit))
+        })
+        .collect()
+}
+
+fn quote_line(line_no: u32, group_id: u32, line: &ValidLine) -> QuoteLine {
+    let description = line
+        .description
+        .clone()
+        .or_else(|| line.product_code.clone())
+        .unwrap_or_default();
+    QuoteLine {
+        line_no,
+        line_type: line.line_type,
+        linked_item_id: line.linked_item_id.clone(),
+        product_code: line.product_code.clone(),
+        description,
+        specification: line.specification.clone(),
+        location: line.location.clone(),
+        qty: line.qty,
+        unit: line.unit,
+        unit_price: line.unit_price,
+        cost_price: line.cost_price,
+        tax_rate: line.tax_rate,
+        section: line.section.clone(),
+        group_id,
+        injected: false,
+        parent_line_no: None,
+    }
+}
+
+/// Checks stored lines against the bounds a merge keeps.
+fn check_lines(lines: &[QuoteLine]) -> Result<(), Error> {
+    let mut errors = Violations::default();
+    if lines.len() > QUOTE_MAX_LINES {
+        errors.push(
+            "lines",
+            format!(
+                "a quote holds at most {QUOTE_MAX_LINES} lines (got {})",
+                lines.len()
+            ),
+        );
+    }
+    let mut seen = HashSet::with_capacity(lines.len());
+    for (i, line) in lines.iter().enumerate() {
+        let path = index("lines", i);
+        if !seen.insert(line.line_no) {
+            errors.push(
+                join(&path, "lineNo"),
+                format!("{} is used twice", line.line_no),
+            );
+        }
+        // Injected lines may exceed the per-line quantity bound by the
+        // template's quantity per unit.
+        let qty_max = if line.injected {
+            MAX_LINE_QTY * MAX_QTY_PER_UNIT
+        } else {
+            MAX_LINE_QTY
+        };
+        if line.qty <= Decimal::ZERO || line.qty > qty_max {
+            errors.push(
+                join(&path, "qty"),
+                format!("must be greater than 0 and at most {qty_max}"),
+            );
+        }
+        for (name, price) in [
+            ("unitPrice", line.unit_price),
+            ("costPrice", line.cost_price),
+        ] {
+            if price.is_sign_negative() && !price.is_zero() || price > MAX_LINE_PRICE {
+                errors.push(
+                    join(&path, name),
+                    format!("must be from 0 to {MAX_LINE_PRICE}"),
+                );
+            }
+        }
+        if line.tax_rate.is_sign_negative() && !line.tax_rate.is_zero()
+            || line.tax_rate > Decimal::ONE
+        {
+            errors.push(join(&path, "taxRate"), "must be a fraction from 0 to 1");
+        }
+        if let Some(section) = &line.section {
+            if section.trim().chars().count() > SECTION_MAX_CHARS {
+                errors.push(
+                    join(&path, "section"),
+                    format!("must be at most {SECTION_MAX_CHARS} characters"),
+                );
+            }
+        }
+    }
+    for (i, line) in lines.iter().enumerate() {
+        if let Some(parent) = line.parent_line_no {
+            if !seen.contains(&parent) {
+                errors.push(
+                    join(&index("lines", i), "parentLineNo"),
+                    format!("{parent} is not a line of this quote"),
+                );
+            }
+        }
+    }
+    errors.into_result(())
+}

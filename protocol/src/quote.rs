@@ -1,0 +1,245 @@
+//! Quotes: their states, the summaries lists return, the full quote with its
+//! lines and totals, and the result of `quotes.create`.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+use crate::add_lines::{LineType, Unit};
+use crate::money::{LineAmounts, Totals, as_number};
+
+/// The states of a quote. New quotes are Draft; Send Quote moves Draft to
+/// Sent and locks it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum QuoteStatus {
+    /// Editable.
+    Draft,
+    /// Sent to the customer; locked.
+    Sent,
+    /// Accepted by the customer.
+    Accepted,
+    /// Rejected by the customer.
+    Rejected,
+    /// Past its expiry.
+    Expired,
+}
+
+impl QuoteStatus {
+    /// Every state.
+    pub const ALL: [QuoteStatus; 5] = [
+        QuoteStatus::Draft,
+        QuoteStatus::Sent,
+        QuoteStatus::Accepted,
+        QuoteStatus::Rejected,
+        QuoteStatus::Expired,
+    ];
+
+    /// The wire form, e.g. `"Draft"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            QuoteStatus::Draft => "Draft",
+            QuoteStatus::Sent => "Sent",
+            QuoteStatus::Accepted => "Accepted",
+            QuoteStatus::Rejected => "Rejected",
+            QuoteStatus::Expired => "Expired",
+        }
+    }
+
+    /// Parses the wire form.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|status| status.as_str() == name)
+    }
+
+    /// Only Draft quotes take new or changed lines.
+    pub fn is_editable(self) -> bool {
+        self == QuoteStatus::Draft
+    }
+}
+
+impl fmt::Display for QuoteStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Quote or Estimate; changeable while Draft only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub enum QuoteType {
+    /// A firm price.
+    #[default]
+    Quote,
+    /// An indicative price.
+    Estimate,
+}
+
+/// A quote in a list (`quotes.list`, `GET /api/v1/quotes`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BridgeQuoteDto {
+    /// GUID.
+    pub id: String,
+    /// Human-readable reference.
+    #[serde(rename = "ref")]
+    pub reference: String,
+    /// Name of the quote's customer.
+    pub customer_name: String,
+    /// Quote total, tax included.
+    pub total: f64,
+    /// State.
+    pub status: QuoteStatus,
+    /// ISO 8601 datetime.
+    pub date: String,
+}
+
+/// What `quotes.create` resolves with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BridgeCreateQuoteResult {
+    /// GUID of the new quote.
+    pub id: String,
+    /// Its reference.
+    #[serde(rename = "ref")]
+    pub reference: String,
+    /// Its total, tax included.
+    pub total: f64,
+    /// Relative deep link into the host app, `/quotes/{id}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+}
+
+impl BridgeCreateQuoteResult {
+    /// The deep link of a quote in the host app.
+    pub fn deep_link(quote_id: &str) -> String {
+        format!("/quotes/{quote_id}")
+    }
+}
+
+/// The header of a full quote: everything but its lines.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QuoteHeader {
+    /// GUID.
+    pub id: String,
+    /// Human-readable reference.
+    #[serde(rename = "ref")]
+    pub reference: String,
+    /// GUID of the customer.
+    pub customer_id: String,
+    /// Name of the customer.
+    pub customer_name: String,
+    /// The job the quote belongs to, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job_id: Option<String>,
+    /// Title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Quote or Estimate.
+    #[serde(default)]
+    pub quote_type: QuoteType,
+    /// State.
+    pub status: QuoteStatus,
+    /// ISO 8601 datetime of the quote.
+    pub date: String,
+    /// Days the quote stays valid after its date.
+    pub expiry_days: u32,
+}
+
+/// One line of a quote, as stored and as edited.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QuoteLine {
+    /// Number of the line within its quote; never reused.
+    pub line_no: u32,
+    /// Product, task or cost line.
+    pub line_type: LineType,
+    /// The catalog row the line links to; `None` for a free-form line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub linked_item_id: Option<String>,
+    /// The line's work-object code (a product's SKU, a template's code).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub product_code: Option<String>,
+    /// Line name shown in the quote.
+    pub description: String,
+    /// Free-text 1: dimensions, colours, model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub specification: Option<String>,
+    /// Free-text 2: room, area or zone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+    /// Quantity.
+    #[serde(with = "as_number")]
+    pub qty: Decimal,
+    /// Unit of measure.
+    pub unit: Unit,
+    /// SELL per unit.
+    #[serde(with = "as_number")]
+    pub unit_price: Decimal,
+    /// BUY per unit.
+    #[serde(with = "as_number")]
+    pub cost_price: Decimal,
+    /// Tax as a fraction (0.15 is 15%).
+    #[serde(with = "as_number")]
+    pub tax_rate: Decimal,
+    /// Section label; `None` renders under "Ungrouped".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub section: Option<String>,
+    /// Group id; 0 for lines without a group key.
+    pub group_id: u32,
+    /// Whether the host injected this line from a product's task sequence.
+    #[serde(default)]
+    pub injected: bool,
+    /// The product line an injected line belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_line_no: Option<u32>,
+}
+
+impl QuoteLine {
+    /// The line's nett, tax, total and cost.
+    pub fn amounts(&self) -> LineAmounts {
+        LineAmounts::compute(self.qty, self.unit_price, self.cost_price, self.tax_rate)
+    }
+}
+
+/// A line with its amounts, as a full quote shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PricedLine {
+    /// The line.
+    #[serde(flatten)]
+    pub line: QuoteLine,
+    /// Its amounts.
+    #[serde(flatten)]
+    pub amounts: LineAmounts,
+}
+
+/// A full quote: header, lines with amounts, group keys and totals
+/// (`GET /api/v1/quotes/{id}`, and the host's open quote).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QuoteDto {
+    /// Everything but the lines.
+    #[serde(flatten)]
+    pub header: QuoteHeader,
+    /// The lines in order.
+    pub lines: Vec<PricedLine>,
+    /// Each `groupKey` a tool has used, with its group id.
+    #[serde(default)]
+    pub group_keys: BTreeMap<String, u32>,
+    /// Sums of the lines.
+    pub totals: Totals,
+}
+
+impl QuoteDto {
+    /// The list summary of this quote.
+    pub fn summary(&self) -> BridgeQuoteDto {
+        BridgeQuoteDto {
+            id: self.header.id.clone(),
+            reference: self.header.reference.clone(),
+            customer_name: self.header.customer_name.clone(),
+            total: crate::money::decimal_to_f64(self.totals.total),
+            status: self.header.status,
+            date: self.header.date.clone(),
+        }
+    }
+}
