@@ -8,6 +8,7 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 use crate::add_lines::{LineType, Unit};
+use crate::error::Error;
 use crate::money::{LineAmounts, Totals, as_number};
 
 /// The states of a quote. New quotes are Draft; Send Quote moves Draft to
@@ -55,6 +56,18 @@ impl QuoteStatus {
     /// Only Draft quotes take new or changed lines.
     pub fn is_editable(self) -> bool {
         self == QuoteStatus::Draft
+    }
+
+    /// Send Quote: a Draft becomes Sent (and so locked); any other state
+    /// refuses with `QUOTE_LOCKED`.
+    pub fn send(self, reference: &str) -> Result<QuoteStatus, Error> {
+        if self == QuoteStatus::Draft {
+            Ok(QuoteStatus::Sent)
+        } else {
+            Err(Error::QuoteLocked(format!(
+                "quote {reference} is {self}; only a Draft quote can be sent"
+            )))
+        }
     }
 }
 

@@ -1,0 +1,20 @@
+//! Every rule of SPEC.md and DESIGN.md §3-§4 that the protocol crate owns,
+//! one test per rule, named after it.
+
+// Test code: a panic is how a helper reports a failed expectation.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::needless_pass_by_value
+)]
+
+mod add_lines;
+mod create_quote;
+mod fixtures;
+mod json_roundtrip;
+mod merge;
+mod money;
+mod paging;
+mod properties;
+mod wire;

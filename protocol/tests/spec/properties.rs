@@ -1,0 +1,179 @@
+//! Properties of the merge, each over 10 000 generated cases.
+
+use proptest::prelude::*;
+use serde_json::{Value, json};
+use toolbridge_protocol::Decimal;
+use toolbridge_protocol::open_quote::OpenQuote;
+
+use crate::fixtures::{INSTALL, OAK, RETIRED, TRAVEL, VINYL, catalog, draft};
+
+const GROUP_KEYS: [&str; 4] = ["kitchen", "lounge", "hall", "bath"];
+
+/// A valid `addLines` line: quantities and prices in cents, every tax form,
+/// sections with and without padding, group keys, and every kind of link.
+fn valid_line() -> impl Strategy<Value = Value> {
+    let links = prop_oneof![
+        Just(json!({})),
+        Just(json!({"linkedItemId": OAK})),
+        Just(json!({"linkedItemId": VINYL, "lineType": "product"})),
+        Just(json!({"linkedItemId": INSTALL, "lineType": "task"})),
+        Just(json!({"linkedItemId": TRAVEL, "lineType": "cost"})),
+        Just(json!({"lineType": "task"})),
+        Just(json!({"productId": OAK})),
+        Just(json!({"productId": RETIRED})),
+    ];
+    (
+        1u32..1_000_000,
+        0u32..10_000_000,
+        proptest::option::of(0u32..10_000_000),
+        prop::sample::select(vec![0.0, 0.15, 1.0, 15.0, 12.5, 100.0]),
+        proptest::option::of(prop::sample::select(vec![
+            "",
+            " Kitchen ",
+            "Hall",
+            "Bathroom",
+        ])),
+        proptest::option::of(prop::sample::select(GROUP_KEYS.to_vec())),
+        links,
+    )
+        .prop_map(|(qty, price, cost, tax, section, group, link)| {
+            let mut line = json!({
+                "description": "line",
+                "qty": f64::from(qty) / 100.0,
+                "unitPrice": f64::from(price) / 100.0,
+                "taxRate": tax,
+            });
+            let fields = line.as_object_mut().unwrap();
+            if let Some(cost) = cost {
+                fields.insert("costPrice".into(), json!(f64::from(cost) / 100.0));
+            }
+            if let Some(section) = section {
+                fields.insert("section".into(), json!(section));
+            }
+            if let Some(group) = group {
+                fields.insert("groupKey".into(), json!(group));
+            }
+            fields.extend(link.as_object().unwrap().clone());
+            line
+        })
+}
+
+/// A line that breaks exactly one rule.
+fn invalid_line() -> impl Strategy<Value = Value> {
+    let corruption = prop_oneof![
+        Just(("qty", json!(0))),
+        Just(("qty", json!(-3))),
+        Just(("qty", Value::Null)),
+        Just(("unitPrice", json!(-1))),
+        Just(("taxRate", json!(150))),
+        Just(("taxRate", json!(-0.1))),
+        Just(("lineType", json!("labour"))),
+        Just(("unit", json!("m2"))),
+        Just(("section", json!("x".repeat(101)))),
+        Just(("linkedItemId", json!(RETIRED))),
+        Just(("unitprice", json!(3))),
+    ];
+    (valid_line(), corruption).prop_map(|(mut line, (field, value))| {
+        line.as_object_mut().unwrap().insert(field.into(), value);
+        line
+    })
+}
+
+fn batch() -> impl Strategy<Value = Vec<Value>> {
+    prop::collection::vec(valid_line(), 0..8)
+}
+
+fn invalid_batch() -> impl Strategy<Value = Vec<Value>> {
+    (batch(), invalid_line(), any::<prop::sample::Index>()).prop_map(|(mut lines, bad, at)| {
+        let at = at.index(lines.len() + 1);
+        lines.insert(at, bad);
+        lines
+    })
+}
+
+fn quote_after(history: &[Vec<Value>]) -> OpenQuote {
+    let catalog = catalog();
+    let mut quote = draft();
+    for batch in history {
+        quote.add_lines(&json!(batch), &catalog).unwrap();
+    }
+    quote
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(10_000))]
+
+    #[test]
+    fn property_an_invalid_batch_never_changes_the_quote(
+        history in prop::collection::vec(batch(), 0..4),
+        bad in invalid_batch(),
+    ) {
+        let mut quote = quote_after(&history);
+        let before = serde_json::to_string(&quote.to_dto()).unwrap();
+        prop_assert!(quote.add_lines(&json!(bad), &catalog()).is_err());
+        prop_assert_eq!(serde_json::to_string(&quote.to_dto()).unwrap(), before);
+    }
+
+    #[test]
+    fn property_quote_totals_equal_the_sum_of_line_totals(
+        history in prop::collection::vec(batch(), 1..5),
+    ) {
+        let quote = quote_after(&history);
+        let dto = quote.to_dto();
+        let sum = |pick: fn(&toolbridge_protocol::money::LineAmounts) -> Decimal| {
+            dto.lines.iter().map(|l| pick(&l.amounts)).sum::<Decimal>()
+        };
+        prop_assert_eq!(dto.totals.nett, sum(|a| a.nett));
+        prop_assert_eq!(dto.totals.tax, sum(|a| a.tax));
+        prop_assert_eq!(dto.totals.total, sum(|a| a.total));
+        prop_assert_eq!(dto.totals.cost, sum(|a| a.cost));
+        prop_assert_eq!(dto.totals.margin, dto.totals.nett - dto.totals.cost);
+        for line in &dto.lines {
+            prop_assert_eq!(line.amounts.total, line.amounts.nett + line.amounts.tax);
+            prop_assert_eq!(line.amounts.nett, line.amounts.nett.round_dp(2));
+        }
+    }
+
+    #[test]
+    fn property_a_group_key_keeps_its_group_id_across_batches(
+        history in prop::collection::vec(batch(), 1..6),
+    ) {
+        let catalog = catalog();
+        let mut quote = draft();
+        for batch in &history {
+            let keys_before = quote.group_keys().clone();
+            let old_len = quote.lines().len();
+            quote.add_lines(&json!(batch), &catalog).unwrap();
+            for (key, id) in &keys_before {
+                prop_assert_eq!(quote.group_keys().get(key), Some(id));
+            }
+            let sent: Vec<_> = quote.lines()[old_len..].iter().filter(|l| !l.injected).collect();
+            prop_assert_eq!(sent.len(), batch.len());
+            for (line, request) in sent.iter().zip(batch) {
+                let expected = request["groupKey"].as_str().map_or(0, |k| quote.group_keys()[k]);
+                prop_assert_eq!(line.group_id, expected);
+            }
+            for line in &quote.lines()[old_len..] {
+                if let Some(parent) = line.parent_line_no {
+                    let parent = quote.lines().iter().find(|l| l.line_no == parent).unwrap();
+                    prop_assert_eq!(line.group_id, parent.group_id);
+                }
+            }
+        }
+        let mut ids: Vec<u32> = quote.group_keys().values().copied().collect();
+        ids.sort_unstable();
+        prop_assert_eq!(ids, (1..=u32::try_from(quote.group_keys().len()).unwrap()).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn property_merging_never_loses_or_reorders_existing_lines(
+        history in prop::collection::vec(batch(), 0..4),
+        next in batch(),
+    ) {
+        let mut quote = quote_after(&history);
+        let before = quote.lines().to_vec();
+        quote.add_lines(&json!(next), &catalog()).unwrap();
+        prop_assert!(quote.lines().len() >= before.len() + next.len());
+        prop_assert_eq!(&quote.lines()[..before.len()], &before[..]);
+    }
+}

@@ -1,0 +1,245 @@
+//! The wire protocol of DESIGN.md §3: handshake messages, JSON-RPC calls and
+//! replies, error codes, method permissions, and problem+json.
+
+use serde_json::{Value, json};
+use toolbridge_protocol::context::Role;
+use toolbridge_protocol::handshake::{HandshakeMessage, Hello, SDK_VERSION, Welcome};
+use toolbridge_protocol::manifest::ToolType;
+use toolbridge_protocol::method::Method;
+use toolbridge_protocol::problem::Problem;
+use toolbridge_protocol::rpc::{RpcError, RpcId, RpcResponse, decode_call};
+use toolbridge_protocol::{Error, ErrorCode, Violation};
+
+#[test]
+fn wire_hello_is_read_from_a_window_message() {
+    let hello = Hello::from_message(&json!({
+        "toolbridge": "hello", "protocol": 1, "sdkVersion": "2.1.0", "instance": "k3j2"
+    }))
+    .unwrap();
+    assert_eq!(hello.instance, "k3j2");
+    assert!(hello.is_supported());
+    assert_eq!(SDK_VERSION, "2.1.0");
+}
+
+#[test]
+fn wire_messages_that_are_not_a_hello_are_ignored() {
+    for message in [
+        json!("hello"),
+        json!({"type": "webpackOk"}),
+        json!({"toolbridge": "welcome", "protocol": 1, "toolType": "standalone", "methods": []}),
+        json!({"toolbridge": "hello", "protocol": 1, "sdkVersion": "2.1.0", "instance": ""}),
+        json!({"toolbridge": "hello", "protocol": 1, "sdkVersion": "2.1.0", "instance": "x".repeat(129)}),
+        json!({"toolbridge": "hello", "protocol": "1", "sdkVersion": "2.1.0", "instance": "a"}),
+    ] {
+        assert_eq!(Hello::from_message(&message), None, "{message}");
+    }
+}
+
+#[test]
+fn wire_welcome_grants_all_nine_methods_to_quoting_extensions_only() {
+    let welcome = serde_json::to_value(HandshakeMessage::Welcome(Welcome::for_tool(
+        ToolType::QuotingExtension,
+    )))
+    .unwrap();
+    assert_eq!(welcome["toolbridge"], "welcome");
+    assert_eq!(welcome["protocol"], 1);
+    assert_eq!(welcome["toolType"], "quoting_extension");
+    assert_eq!(welcome["methods"].as_array().unwrap().len(), 9);
+    let standalone = Welcome::for_tool(ToolType::Standalone);
+    assert_eq!(standalone.methods.len(), 8);
+    assert!(!standalone.methods.contains(&Method::QuotesAddLines));
+}
+
+#[test]
+fn wire_method_names_are_exactly_those_of_the_spec() {
+    let names: Vec<&str> = Method::ALL.iter().map(|m| m.name()).collect();
+    assert_eq!(
+        names,
+        [
+            "context.get",
+            "customers.list",
+            "products.list",
+            "taskTemplates.list",
+            "costItems.list",
+            "jobs.list",
+            "quotes.list",
+            "quotes.create",
+            "quotes.addLines"
+        ]
+    );
+    for method in Method::ALL {
+        assert_eq!(serde_json::to_value(method).unwrap(), json!(method.name()));
+        assert_eq!(Method::from_name(method.name()), Some(method));
+    }
+}
+
+#[test]
+fn wire_add_lines_from_a_standalone_tool_is_not_allowed() {
+    let error = Method::QuotesAddLines
+        .authorize(ToolType::Standalone, Role::Admin)
+        .unwrap_err();
+    assert_eq!(error.code(), ErrorCode::NotAllowed);
+    assert!(error.to_string().contains("quoting_extension"));
+    assert!(
+        Method::QuotesAddLines
+            .authorize(ToolType::QuotingExtension, Role::Office)
+            .is_ok()
+    );
+}
+
+#[test]
+fn wire_field_users_may_read_but_not_create_quotes() {
+    assert!(
+        Method::QuotesList
+            .authorize(ToolType::Standalone, Role::Field)
+            .is_ok()
+    );
+    let error = Method::QuotesCreate
+        .authorize(ToolType::Standalone, Role::Field)
+        .unwrap_err();
+    assert_eq!(error.code(), ErrorCode::NotAllowed);
+}
+
+#[test]
+fn wire_decodes_a_json_rpc_call() {
+    let call = decode_call(
+        &json!({"jsonrpc": "2.0", "id": 7, "method": "products.list", "params": {"pageSize": 500}}),
+    )
+    .unwrap();
+    assert_eq!(
+        (call.id, call.method),
+        (RpcId::Number(7), Method::ProductsList)
+    );
+    assert_eq!(call.params, json!({"pageSize": 500}));
+}
+
+#[test]
+fn wire_unknown_method_is_method_not_found_with_the_request_id() {
+    let rejected =
+        decode_call(&json!({"jsonrpc": "2.0", "id": "a", "method": "quotes.delete"})).unwrap_err();
+    assert_eq!(rejected.id, Some(RpcId::String("a".into())));
+    assert_eq!(rejected.error.code(), ErrorCode::MethodNotFound);
+    let reply = serde_json::to_value(RpcResponse::from(rejected)).unwrap();
+    assert_eq!(reply["error"]["code"], -32601);
+    assert_eq!(reply["error"]["data"]["code"], "METHOD_NOT_FOUND");
+}
+
+#[test]
+fn wire_malformed_calls_are_rejected_never_panicking() {
+    for message in [
+        json!(null),
+        json!([1]),
+        json!({"jsonrpc": "1.0", "id": 1, "method": "context.get"}),
+        json!({"jsonrpc": "2.0", "method": "context.get"}),
+        json!({"jsonrpc": "2.0", "id": {}, "method": "context.get"}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": 5}),
+    ] {
+        let rejected = decode_call(&message).unwrap_err();
+        assert_eq!(rejected.error.code(), ErrorCode::InvalidParams, "{message}");
+    }
+}
+
+#[test]
+fn wire_error_reply_carries_string_code_details_and_retry_after() {
+    let error = Error::InvalidParams(vec![Violation::new(
+        "lines[3].qty",
+        "must be greater than 0",
+    )]);
+    let reply = serde_json::to_value(RpcResponse::failure(Some(RpcId::Number(4)), &error)).unwrap();
+    assert_eq!(
+        reply,
+        json!({"jsonrpc": "2.0", "id": 4, "error": {
+            "code": -32602, "message": "lines[3].qty: must be greater than 0",
+            "data": {"code": "INVALID_PARAMS", "details": [{"path": "lines[3].qty", "message": "must be greater than 0"}]}
+        }})
+    );
+    let limited = serde_json::to_value(RpcResponse::failure(
+        None,
+        &Error::RateLimited { retry_after: 12 },
+    ))
+    .unwrap();
+    assert_eq!(limited["id"], Value::Null);
+    assert_eq!(
+        limited["error"]["data"],
+        json!({"code": "RATE_LIMITED", "retryAfter": 12})
+    );
+}
+
+#[test]
+fn wire_success_reply_carries_the_result() {
+    let reply =
+        serde_json::to_value(RpcResponse::success(RpcId::Number(1), json!({"ok": true}))).unwrap();
+    assert_eq!(
+        reply,
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"ok": true}})
+    );
+}
+
+#[test]
+fn wire_error_codes_have_distinct_numbers_and_round_trip() {
+    let mut numbers: Vec<i32> = ErrorCode::ALL.iter().map(|c| c.rpc_code()).collect();
+    numbers.sort_unstable();
+    numbers.dedup();
+    assert_eq!(numbers.len(), ErrorCode::ALL.len());
+    for code in ErrorCode::ALL {
+        assert_eq!(ErrorCode::from_name(code.as_str()), Some(code));
+        assert_eq!(serde_json::to_value(code).unwrap(), json!(code.as_str()));
+    }
+}
+
+#[test]
+fn wire_errors_survive_the_trip_through_json_rpc() {
+    for error in [
+        Error::invalid("pageSize", "must be from 1 to 500 (got 0)"),
+        Error::NotAllowed("no".into()),
+        Error::NoOpenQuote,
+        Error::QuoteLocked("quote Q-1 is Sent".into()),
+        Error::RateLimited { retry_after: 3 },
+        Error::BackendUnavailable("down".into()),
+    ] {
+        let wire: RpcError =
+            serde_json::from_value(serde_json::to_value(RpcError::from(&error)).unwrap()).unwrap();
+        assert_eq!(Error::from(wire), error);
+    }
+}
+
+#[test]
+fn wire_backend_status_maps_to_bridge_codes() {
+    assert_eq!(ErrorCode::from_http_status(429), ErrorCode::RateLimited);
+    assert_eq!(ErrorCode::from_http_status(401), ErrorCode::Unauthenticated);
+    assert_eq!(
+        ErrorCode::from_http_status(503),
+        ErrorCode::BackendUnavailable
+    );
+    assert_eq!(
+        ErrorCode::from_http_status(500),
+        ErrorCode::BackendUnavailable
+    );
+    assert_eq!(ErrorCode::from_http_status(422), ErrorCode::InvalidParams);
+    assert_eq!(ErrorCode::from_http_status(404), ErrorCode::NotFound);
+}
+
+#[test]
+fn problem_json_carries_status_code_and_every_path() {
+    let error = Error::InvalidParams(vec![
+        Violation::new("customerId", "is required"),
+        Violation::new("lines[0].qty", "must be greater than 0 (got 0)"),
+    ]);
+    let problem = Problem::from_error(&error).with_request_id("req-42");
+    let body = serde_json::to_value(&problem).unwrap();
+    assert_eq!(body["status"], 422);
+    assert_eq!(body["code"], "INVALID_PARAMS");
+    assert_eq!(body["requestId"], "req-42");
+    assert_eq!(body["errors"][1]["path"], "lines[0].qty");
+    assert_eq!(problem.into_error(), error);
+}
+
+#[test]
+fn problem_status_codes_follow_the_design() {
+    let status = |e: Error| Problem::from_error(&e).status;
+    assert_eq!(status(Error::Unauthenticated("no key".into())), 401);
+    assert_eq!(status(Error::NotAllowed("scope".into())), 403);
+    assert_eq!(status(Error::NotFound("quote".into())), 404);
+    assert_eq!(status(Error::invalid("x", "y")), 422);
+    assert_eq!(status(Error::RateLimited { retry_after: 1 }), 429);
+}
