@@ -1,0 +1,75 @@
+//! `cargo xtask build`: every build artifact of the workspace, in order.
+//!
+//! A new artifact (the SDK's `bridge.js`, the host module) is one more entry in [`BUILDS`].
+
+use crate::error::Error;
+use crate::pins::WASM_TARGET;
+use crate::process::{self, Ctx, describe};
+use crate::setup;
+
+/// One artifact: what it is, and how to build it (returning where it was put).
+struct Build {
+    what: &'static str,
+    run: fn(&Ctx) -> Result<String, Error>,
+}
+
+/// Every build, in the order they run.
+const BUILDS: &[Build] = &[
+    Build {
+        what: "workspace (native, debug)",
+        run: workspace,
+    },
+    Build {
+        what: "toolbridge-protocol for wasm32",
+        run: protocol_wasm32,
+    },
+];
+
+/// Runs every build and says what it built; stops at the first failure.
+pub(crate) fn run(ctx: &Ctx) -> Result<(), Error> {
+    if !setup::ensure_wasm_target(ctx) {
+        return Err(Error::failed(format!(
+            "the {WASM_TARGET} target is missing; run `cargo xtask setup`"
+        )));
+    }
+    let mut built = Vec::new();
+    for build in BUILDS {
+        let place = (build.run)(ctx)?;
+        built.push(format!("  {:<32} {place}", build.what));
+    }
+    println!("build: built");
+    for line in built {
+        println!("{line}");
+    }
+    Ok(())
+}
+
+/// Runs a cargo build with `args`; an error names the command when it fails.
+fn cargo_build(ctx: &Ctx, args: &[&str]) -> Result<(), Error> {
+    let mut command = ctx.cargo();
+    command.arg("build").args(args);
+    println!("build: running `{}`", describe(&command));
+    if process::run(&mut command)? {
+        Ok(())
+    } else {
+        Err(Error::failed(format!("`{}` failed", describe(&command))))
+    }
+}
+
+/// The target directory as people see it: `CARGO_TARGET_DIR` when set, else `target`.
+fn target_dir() -> String {
+    std::env::var("CARGO_TARGET_DIR").unwrap_or_else(|_| "target".to_owned())
+}
+
+fn workspace(ctx: &Ctx) -> Result<String, Error> {
+    cargo_build(ctx, &["--workspace"])?;
+    Ok(format!("{}/debug/", target_dir()))
+}
+
+fn protocol_wasm32(ctx: &Ctx) -> Result<String, Error> {
+    cargo_build(ctx, &["-p", "toolbridge-protocol", "--target", WASM_TARGET])?;
+    Ok(format!(
+        "{}/{WASM_TARGET}/debug/libtoolbridge_protocol.rlib",
+        target_dir()
+    ))
+}

@@ -1,0 +1,109 @@
+//! `cargo xtask`: the project's own automation, in Rust so it runs wherever cargo does.
+//!
+//! `setup` installs the toolchain pieces the checks need, `test` runs every check suite and
+//! prints their totals, `build` builds the artifacts, `serve` will run the local server.
+//! Everything runs from the workspace root.
+
+mod build_cmd;
+mod error;
+mod pins;
+mod process;
+mod serve;
+mod setup;
+mod test;
+
+use std::env;
+use std::process::ExitCode;
+
+use crate::error::Error;
+use crate::process::Ctx;
+
+const USAGE: &str = "\
+usage: cargo xtask <command>
+
+commands:
+  setup                   install what the checks need: the wasm32-unknown-unknown target,
+                          wasm-bindgen-cli (the version Cargo.lock pins), wasm-pack, Chromium,
+                          chromedriver, Firefox ESR and geckodriver; re-running installs nothing
+  test [--fuzz] [--long]  run setup, then every check suite; ends with `N passed, N failed`
+                          (--fuzz and --long select extra suites; none exist yet)
+  build                   build the workspace, and the protocol crate for wasm32
+  serve                   run the local server (not available until the server exists)
+  help                    print this text
+";
+
+fn main() -> ExitCode {
+    let args: Result<Vec<String>, _> = env::args_os()
+        .skip(1)
+        .map(std::ffi::OsString::into_string)
+        .collect();
+    let result = match args {
+        Ok(args) => dispatch(&args),
+        Err(arg) => Err(Error::usage(format!(
+            "argument {} is not valid UTF-8",
+            arg.to_string_lossy()
+        ))),
+    };
+    match result {
+        Ok(code) => code,
+        Err(Error::Usage(message)) => {
+            eprintln!("xtask: {message}\n");
+            eprint!("{USAGE}");
+            ExitCode::from(2)
+        }
+        Err(Error::Failed(message)) => {
+            eprintln!("xtask: error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn dispatch(args: &[String]) -> Result<ExitCode, Error> {
+    let Some((command, rest)) = args.split_first() else {
+        print!("{USAGE}");
+        return Ok(ExitCode::SUCCESS);
+    };
+    match command.as_str() {
+        "help" | "--help" | "-h" => {
+            no_arguments(command, rest)?;
+            print!("{USAGE}");
+            Ok(ExitCode::SUCCESS)
+        }
+        "setup" => {
+            no_arguments(command, rest)?;
+            if setup::run(&Ctx::new()?) {
+                Ok(ExitCode::SUCCESS)
+            } else {
+                Err(Error::failed(
+                    "setup is incomplete: see the FAILED lines above",
+                ))
+            }
+        }
+        "test" => {
+            let ctx = Ctx::new()?;
+            Ok(if test::run(&ctx, rest)? {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
+        "build" => {
+            no_arguments(command, rest)?;
+            build_cmd::run(&Ctx::new()?).map(|()| ExitCode::SUCCESS)
+        }
+        "serve" => {
+            no_arguments(command, rest)?;
+            serve::run().map(|()| ExitCode::SUCCESS)
+        }
+        other => Err(Error::usage(format!("unknown command `{other}`"))),
+    }
+}
+
+fn no_arguments(command: &str, rest: &[String]) -> Result<(), Error> {
+    match rest.first() {
+        None => Ok(()),
+        Some(extra) => Err(Error::usage(format!(
+            "`{command}` takes no arguments, got `{extra}`"
+        ))),
+    }
+}

@@ -1,0 +1,210 @@
+//! Running child processes: where they run, which `PATH` they see, and how their output reaches
+//! the terminal.
+
+use std::env;
+use std::ffi::{OsStr, OsString};
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::error::Error;
+
+/// What every child process shares: the workspace root as working directory, the cargo that runs
+/// xtask, and a `PATH` that also contains the directory `cargo install` writes to.
+pub(crate) struct Ctx {
+    root: PathBuf,
+    cargo: OsString,
+    path_dirs: Vec<PathBuf>,
+    path: OsString,
+}
+
+impl Ctx {
+    /// Works out the workspace root, the cargo binary and the `PATH` for child processes.
+    pub(crate) fn new() -> Result<Self, Error> {
+        let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let root = manifest_dir
+            .parent()
+            .ok_or_else(|| {
+                Error::failed(format!(
+                    "xtask lives at {}, which has no parent directory to use as workspace root",
+                    manifest_dir.display()
+                ))
+            })?
+            .to_path_buf();
+        let cargo = env::var_os("CARGO")
+            .filter(|cargo| !cargo.is_empty())
+            .unwrap_or_else(|| OsString::from("cargo"));
+
+        let mut path_dirs: Vec<PathBuf> = env::var_os("PATH")
+            .map(|path| env::split_paths(&path).collect())
+            .unwrap_or_default();
+        // Tools installed by `cargo xtask setup` must be found even when the shell that started
+        // us does not have cargo's bin directory on PATH.
+        if let Some(bin) = cargo_bin_dir() {
+            if !path_dirs.contains(&bin) {
+                path_dirs.insert(0, bin);
+            }
+        }
+        let path = env::join_paths(&path_dirs)
+            .map_err(|e| Error::failed(format!("cannot build PATH for child processes: {e}")))?;
+
+        Ok(Self {
+            root,
+            cargo,
+            path_dirs,
+            path,
+        })
+    }
+
+    /// The workspace root (the directory of the root `Cargo.toml`).
+    pub(crate) fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// A `cargo` command that runs in the workspace root.
+    pub(crate) fn cargo(&self) -> Command {
+        self.prepare(Command::new(&self.cargo))
+    }
+
+    /// A command for `program` (looked up on the extended `PATH`) that runs in the workspace root.
+    pub(crate) fn command(&self, program: &str) -> Command {
+        let resolved = self
+            .find(program)
+            .map_or_else(|| OsString::from(program), PathBuf::into_os_string);
+        self.prepare(Command::new(resolved))
+    }
+
+    /// Where `program` is on the extended `PATH`, if it is anywhere.
+    pub(crate) fn find(&self, program: &str) -> Option<PathBuf> {
+        self.path_dirs
+            .iter()
+            .map(|dir| dir.join(program))
+            .find(|candidate| is_executable(candidate))
+    }
+
+    fn prepare(&self, mut command: Command) -> Command {
+        command.current_dir(&self.root).env("PATH", &self.path);
+        command
+    }
+}
+
+/// `$CARGO_HOME/bin`, or `~/.cargo/bin` when `CARGO_HOME` is not set.
+fn cargo_bin_dir() -> Option<PathBuf> {
+    let non_empty = |value: &OsString| !value.is_empty();
+    env::var_os("CARGO_HOME")
+        .filter(non_empty)
+        .map(PathBuf::from)
+        .or_else(|| {
+            env::var_os("HOME")
+                .filter(non_empty)
+                .map(|home| PathBuf::from(home).join(".cargo"))
+        })
+        .map(|cargo_home| cargo_home.join("bin"))
+}
+
+#[cfg(unix)]
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    path.metadata()
+        .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(path: &Path) -> bool {
+    path.is_file()
+}
+
+/// The command as a person would type it, for messages: `cargo test --workspace`.
+pub(crate) fn describe(command: &Command) -> String {
+    let program = Path::new(command.get_program())
+        .file_name()
+        .unwrap_or_else(|| command.get_program());
+    std::iter::once(program)
+        .chain(command.get_args())
+        .map(OsStr::to_string_lossy)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn spawn_error(command: &Command, error: &io::Error) -> Error {
+    Error::failed(format!("could not start `{}`: {error}", describe(command)))
+}
+
+/// Runs `command` with the terminal as its stdout and stderr; `Ok(true)` when it succeeds.
+pub(crate) fn run(command: &mut Command) -> Result<bool, Error> {
+    command
+        .status()
+        .map(|status| status.success())
+        .map_err(|e| spawn_error(command, &e))
+}
+
+/// Runs `command` quietly and returns its stdout, or `None` when it cannot be started or fails.
+/// For questions such as "which version is installed?".
+pub(crate) fn probe(command: &mut Command) -> Option<String> {
+    let output = command
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    output
+        .status
+        .success()
+        .then(|| String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+/// Which output stream of a child [`run_watching`] captures.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Stream {
+    /// The child's stdout.
+    Stdout,
+    /// The child's stderr.
+    Stderr,
+}
+
+/// Runs `command` with one output stream captured: each of its lines is echoed to the same stream
+/// of ours as soon as it arrives, and handed to `on_line`. The other stream goes straight to the
+/// terminal. `Ok(true)` when the command succeeds.
+pub(crate) fn run_watching(
+    command: &mut Command,
+    stream: Stream,
+    on_line: &mut dyn FnMut(&str),
+) -> Result<bool, Error> {
+    match stream {
+        Stream::Stdout => command.stdout(Stdio::piped()),
+        Stream::Stderr => command.stderr(Stdio::piped()),
+    };
+    let mut child = command.spawn().map_err(|e| spawn_error(command, &e))?;
+    match stream {
+        Stream::Stdout => {
+            if let Some(out) = child.stdout.take() {
+                pump(out, &mut io::stdout(), on_line);
+            }
+        }
+        Stream::Stderr => {
+            if let Some(err) = child.stderr.take() {
+                pump(err, &mut io::stderr(), on_line);
+            }
+        }
+    }
+    child
+        .wait()
+        .map(|status| status.success())
+        .map_err(|e| Error::failed(format!("waiting for `{}` failed: {e}", describe(command))))
+}
+
+/// Copies `from` to `to` line by line until it ends, handing each line to `on_line`.
+fn pump(from: impl Read, to: &mut dyn Write, on_line: &mut dyn FnMut(&str)) {
+    let mut reader = BufReader::new(from);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {
+                // An echo failure (a closed terminal) must not stop us draining the child.
+                to.write_all(&line).and_then(|()| to.flush()).ok();
+                on_line(String::from_utf8_lossy(&line).trim_end());
+            }
+        }
+    }
+}

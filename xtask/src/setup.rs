@@ -1,0 +1,255 @@
+//! `cargo xtask setup`: brings this machine to the toolchain the checks need, and is cheap to
+//! repeat. Every step prints one line ending in `ok`, `installed`, what to run by hand, or FAILED.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::error::Error;
+use crate::pins::{self, GECKODRIVER, WASM_PACK, WASM_TARGET};
+use crate::process::{self, Ctx, Stream, describe};
+
+/// Debian packages for the browser test suites (`chromium-driver` provides `chromedriver`).
+const BROWSER_PACKAGES: [&str; 3] = ["chromium", "chromium-driver", "firefox-esr"];
+
+/// How one step ended.
+enum Step {
+    /// It was already in place.
+    Ok,
+    /// This run installed it.
+    Installed,
+    /// Missing, and we may not install it ourselves: a person should run this command. The
+    /// suites that need it will fail until then, but setup itself carries on and succeeds.
+    Manual(String),
+    /// Missing and could not be installed: setup as a whole fails.
+    Failed(String),
+}
+
+/// Runs every step, printing one line each. `true` when no step failed.
+pub(crate) fn run(ctx: &Ctx) -> bool {
+    let mut all_ok = ensure_wasm_target(ctx);
+
+    all_ok &= match pins::wasm_bindgen_version(ctx.root()) {
+        Ok(version) => report(
+            &format!("wasm-bindgen-cli {version}"),
+            cargo_tool(ctx, "wasm-bindgen-cli", "wasm-bindgen", &version),
+        ),
+        Err(error) => report("wasm-bindgen-cli", Step::Failed(error.to_string())),
+    };
+
+    all_ok &= report(
+        &format!("wasm-pack {WASM_PACK}"),
+        cargo_tool(ctx, "wasm-pack", "wasm-pack", WASM_PACK),
+    );
+
+    all_ok &= report("browsers (chromium, chromedriver, firefox)", browsers(ctx));
+
+    all_ok &= report(
+        &format!("geckodriver {GECKODRIVER}"),
+        cargo_tool(ctx, "geckodriver", "geckodriver", GECKODRIVER),
+    );
+
+    all_ok
+}
+
+/// The rustup step alone, for commands that only need to build for wasm32. Prints its line.
+pub(crate) fn ensure_wasm_target(ctx: &Ctx) -> bool {
+    report(&format!("rustup target {WASM_TARGET}"), wasm_target(ctx))
+}
+
+/// Prints the step's line; `false` only for a failed step.
+fn report(label: &str, step: Step) -> bool {
+    match step {
+        Step::Ok => println!("setup: {label} ... ok"),
+        Step::Installed => println!("setup: {label} ... installed"),
+        Step::Manual(command) => println!("setup: {label} ... missing; run by hand: {command}"),
+        Step::Failed(why) => {
+            println!("setup: {label} ... FAILED: {why}");
+            return false;
+        }
+    }
+    true
+}
+
+/// Says what is about to be installed, before the installer's own output starts.
+fn announce(what: &str, command: &str) {
+    println!("setup: {what} ... installing: {command}");
+}
+
+fn wasm_target(ctx: &Ctx) -> Step {
+    if ctx.find("rustup").is_none() {
+        return Step::Failed(format!(
+            "rustup not found; add the {WASM_TARGET} target to your Rust toolchain by hand"
+        ));
+    }
+    let Some(installed) =
+        process::probe(
+            ctx.command("rustup")
+                .args(["target", "list", "--installed"]),
+        )
+    else {
+        return Step::Failed("`rustup target list --installed` failed".to_owned());
+    };
+    if installed.lines().any(|line| line.trim() == WASM_TARGET) {
+        return Step::Ok;
+    }
+    let mut add = ctx.command("rustup");
+    add.args(["target", "add", WASM_TARGET]);
+    announce(&format!("rustup target {WASM_TARGET}"), &describe(&add));
+    run_installer(&mut add, || true, "")
+}
+
+/// A binary installed with `cargo install --locked <krate> --version =<version>`, checked with
+/// `<binary> --version`. A different installed version is replaced.
+fn cargo_tool(ctx: &Ctx, krate: &str, binary: &str, version: &str) -> Step {
+    let found = installed_version(ctx, binary);
+    if found.as_deref() == Some(version) {
+        return Step::Ok;
+    }
+    let what = match &found {
+        Some(other) => format!("{krate} {version} (found {other})"),
+        None => format!("{krate} {version}"),
+    };
+
+    let mut install = cargo_install(ctx, krate, version, true);
+    announce(&what, &describe(&install));
+    let mut unresolvable = false;
+    let mut result = process::run_watching(&mut install, Stream::Stderr, &mut |line| {
+        unresolvable |= line.contains("failed to select a version");
+    });
+    if matches!(result, Ok(false)) && unresolvable {
+        // The registry (a mirror that lags behind crates.io, say) lacks a dependency version
+        // that the crate's own Cargo.lock pins. The tool stays at its exact version; only its
+        // dependencies are resolved afresh.
+        install = cargo_install(ctx, krate, version, false);
+        announce(
+            &what,
+            &format!(
+                "{} (retrying unlocked: the registry lacks a version the crate's Cargo.lock pins)",
+                describe(&install)
+            ),
+        );
+        result = process::run(&mut install);
+    }
+    finish(
+        &install,
+        result,
+        || installed_version(ctx, binary).as_deref() == Some(version),
+        &format!(
+            "installed, but `{binary} --version` does not report {version}; \
+             another {binary} comes first on PATH"
+        ),
+    )
+}
+
+/// `cargo install [--locked] <krate> --version =<version>`.
+fn cargo_install(ctx: &Ctx, krate: &str, version: &str, locked: bool) -> Command {
+    let mut install = ctx.cargo();
+    install.arg("install");
+    if locked {
+        install.arg("--locked");
+    }
+    install.args([krate, "--version", &format!("={version}")]);
+    install
+}
+
+/// Runs an installer: `Installed` when it succeeds and `verify` then agrees, `Failed(unverified)`
+/// when it succeeds but `verify` does not.
+fn run_installer(command: &mut Command, verify: impl Fn() -> bool, unverified: &str) -> Step {
+    let result = process::run(command);
+    finish(command, result, verify, unverified)
+}
+
+/// Turns an installer's result into a step: see [`run_installer`].
+fn finish(
+    command: &Command,
+    result: Result<bool, Error>,
+    verify: impl Fn() -> bool,
+    unverified: &str,
+) -> Step {
+    match result {
+        Ok(true) if verify() => Step::Installed,
+        Ok(true) => Step::Failed(unverified.to_owned()),
+        Ok(false) => Step::Failed(format!(
+            "`{}` failed (its output is above); fix that and run it by hand",
+            describe(command)
+        )),
+        Err(error) => Step::Failed(error.to_string()),
+    }
+}
+
+/// The version `<binary> --version` reports (second word of the first line), if it runs.
+fn installed_version(ctx: &Ctx, binary: &str) -> Option<String> {
+    ctx.find(binary)?;
+    let output = process::probe(ctx.command(binary).arg("--version"))?;
+    let word = output.lines().next()?.split_whitespace().nth(1)?;
+    Some(word.trim_start_matches('v').to_owned())
+}
+
+/// Chromium with its driver and Firefox ESR, from apt when we are root on Debian.
+fn browsers(ctx: &Ctx) -> Step {
+    if !Path::new("/etc/debian_version").exists() {
+        let chrome = ["chromium", "chromium-browser", "google-chrome"]
+            .iter()
+            .any(|name| ctx.find(name).is_some());
+        let rest = ["chromedriver", "firefox"]
+            .iter()
+            .all(|name| ctx.find(name).is_some());
+        return if chrome && rest {
+            Step::Ok
+        } else {
+            Step::Manual(
+                "install Chromium (or Chrome) with a matching chromedriver, and Firefox, \
+                 with your system's package manager"
+                    .to_owned(),
+            )
+        };
+    }
+
+    let missing: Vec<&str> = BROWSER_PACKAGES
+        .into_iter()
+        .filter(|package| !dpkg_installed(ctx, package))
+        .collect();
+    if missing.is_empty() {
+        return Step::Ok;
+    }
+    let list = missing.join(" ");
+    let by_hand = format!(
+        "sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive \
+         apt-get install -y --no-install-recommends {list}"
+    );
+    if !is_root(ctx) {
+        return Step::Manual(by_hand);
+    }
+
+    let mut update = ctx.command("apt-get");
+    update.arg("update");
+    announce(&format!("browsers ({list})"), &describe(&update));
+    if let Step::Failed(why) = run_installer(&mut update, || true, "") {
+        return Step::Failed(why);
+    }
+    let mut install = ctx.command("apt-get");
+    install
+        .env("DEBIAN_FRONTEND", "noninteractive")
+        .args(["install", "-y", "--no-install-recommends"])
+        .args(&missing);
+    announce(&format!("browsers ({list})"), &describe(&install));
+    run_installer(
+        &mut install,
+        || missing.iter().all(|package| dpkg_installed(ctx, package)),
+        &format!("apt-get finished, but dpkg does not list all of {list} as installed"),
+    )
+}
+
+/// `dpkg-query` says the package is installed.
+fn dpkg_installed(ctx: &Ctx, package: &str) -> bool {
+    process::probe(
+        ctx.command("dpkg-query")
+            .args(["-W", "-f=${Status}", package]),
+    )
+    .is_some_and(|status| status.contains("install ok installed"))
+}
+
+/// `id -u` says 0.
+fn is_root(ctx: &Ctx) -> bool {
+    process::probe(ctx.command("id").arg("-u")).is_some_and(|uid| uid.trim() == "0")
+}
