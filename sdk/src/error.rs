@@ -1,0 +1,128 @@
+//! `BridgeError`: what every failed call rejects with. A real `Error` (so it
+//! has a stack and prints well) whose prototype is `BridgeError.prototype`,
+//! carrying `code`, `message`, `details` and `retryAfter`.
+
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+
+use js_sys::{Array, Function, Object};
+use wasm_bindgen::prelude::*;
+
+use crate::object::{function, get, set};
+
+/// No host answered the handshake.
+pub(crate) const NOT_CONNECTED: &str = "NOT_CONNECTED";
+/// No reply within the call deadline.
+pub(crate) const TIMEOUT: &str = "TIMEOUT";
+/// The arguments could not be sent.
+pub(crate) const INVALID_PARAMS: &str = "INVALID_PARAMS";
+/// Anything else.
+pub(crate) const INTERNAL: &str = "INTERNAL";
+
+/// JSON-RPC error numbers, for replies whose `data.code` is missing.
+const RPC_CODES: [(i32, &str); 12] = [
+    (-32602, INVALID_PARAMS),
+    (-32601, "METHOD_NOT_FOUND"),
+    (-32603, INTERNAL),
+    (-32001, "NOT_ALLOWED"),
+    (-32002, "NO_OPEN_QUOTE"),
+    (-32003, "QUOTE_LOCKED"),
+    (-32004, "NOT_FOUND"),
+    (-32005, "RATE_LIMITED"),
+    (-32006, "UNAUTHENTICATED"),
+    (-32007, "BACKEND_UNAVAILABLE"),
+    (-32008, TIMEOUT),
+    (-32009, NOT_CONNECTED),
+];
+
+/// `BridgeError.prototype` and the `bridge.BridgeError` function.
+pub(crate) struct ErrorClass {
+    prototype: Object,
+    constructor: Function,
+}
+
+impl ErrorClass {
+    /// Makes the class: a prototype inheriting from `Error.prototype`, and a
+    /// function whose `prototype` is it, so `instanceof` works. Calling the
+    /// function with `{code, message, details?, retryAfter?}` makes an error
+    /// shaped like the host's (handy in a tool's own tests).
+    pub(crate) fn new() -> Self {
+        let error_prototype = Object::get_prototype_of(&js_sys::Error::new("").into());
+        let prototype = Object::create(&error_prototype);
+        set(&prototype, "name", &"BridgeError".into());
+        let proto = prototype.clone();
+        let constructor = function(move |init| {
+            let code = get(&init, "code")
+                .as_string()
+                .unwrap_or_else(|| INTERNAL.to_owned());
+            let message = get(&init, "message").as_string().unwrap_or_default();
+            let details = get(&init, "details")
+                .dyn_into::<Array>()
+                .unwrap_or_default();
+            make(&proto, &code, &message, &details, &get(&init, "retryAfter"))
+        });
+        set(&constructor, "prototype", &prototype);
+        set(&prototype, "constructor", &constructor);
+        Self {
+            prototype,
+            constructor,
+        }
+    }
+
+    /// `bridge.BridgeError`.
+    pub(crate) fn constructor(&self) -> &Function {
+        &self.constructor
+    }
+
+    /// A `BridgeError` raised by the SDK itself.
+    pub(crate) fn local(&self, code: &str, message: &str) -> JsValue {
+        make(
+            &self.prototype,
+            code,
+            message,
+            &Array::new(),
+            &JsValue::UNDEFINED,
+        )
+    }
+
+    /// The `BridgeError` for a JSON-RPC `error` object from the host.
+    pub(crate) fn for_reply(&self, error: &JsValue) -> JsValue {
+        let data = get(error, "data");
+        let code = get(&data, "code").as_string().unwrap_or_else(|| {
+            let number = get(error, "code").as_f64();
+            RPC_CODES
+                .iter()
+                .find(|(n, _)| Some(f64::from(*n)) == number)
+                .map_or(INTERNAL, |(_, name)| name)
+                .to_owned()
+        });
+        let message = get(error, "message")
+            .as_string()
+            .unwrap_or_else(|| String::from("the host reported an error without a message"));
+        let details = get(&data, "details")
+            .dyn_into::<Array>()
+            .unwrap_or_default();
+        let retry_after = get(&data, "retryAfter");
+        let retry_after = if retry_after.as_f64().is_some() {
+            retry_after
+        } else {
+            JsValue::UNDEFINED
+        };
+        make(&self.prototype, &code, &message, &details, &retry_after)
+    }
+}
+
+fn make(
+    prototype: &Object,
+    code: &str,
+    message: &str,
+    details: &Array,
+    retry_after: &JsValue,
+) -> JsValue {
+    let error: JsValue = js_sys::Error::new(message).into();
+    Object::set_prototype_of(error.unchecked_ref::<Object>(), prototype);
+    set(&error, "code", &code.into());
+    set(&error, "details", details);
+    set(&error, "retryAfter", retry_after);
+    error
+}

@@ -1,0 +1,270 @@
+//! `bridge.js` in real browsers (headless Chromium and Firefox).
+//!
+//! A host stand-in (`tests/support/stand_in.js`) mounts a tool page that
+//! loads the real built `dist/bridge.js` in a same-origin frame, a
+//! cross-origin frame (`localhost` against the test page's `127.0.0.1`), and
+//! a `sandbox="allow-scripts"` frame with an opaque origin; the tool page
+//! runs a scenario and reports back. Build `dist/bridge.js` first with
+//! `cargo xtask build` (`cargo xtask test` does).
+
+#![cfg(target_arch = "wasm32")]
+// Test code: a panic is how a helper reports a failed expectation.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use serde_json::{Value, json};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+#[wasm_bindgen(module = "/tests/support/stand_in.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = runScenario)]
+    fn run_scenario(kind: &str, scenario: &str, options: &JsValue) -> js_sys::Promise;
+
+    #[wasm_bindgen(js_name = runUnframed)]
+    fn run_unframed() -> js_sys::Promise;
+}
+
+/// The three kinds of frame a tool may be mounted in.
+#[derive(Clone, Copy, Debug)]
+enum Frame {
+    SameOrigin,
+    CrossOrigin,
+    Sandboxed,
+}
+
+impl Frame {
+    fn name(self) -> &'static str {
+        match self {
+            Frame::SameOrigin => "same-origin",
+            Frame::CrossOrigin => "cross-origin",
+            Frame::Sandboxed => "sandboxed",
+        }
+    }
+}
+
+fn to_json(value: &JsValue) -> Value {
+    let text = js_sys::JSON::stringify(value).unwrap().as_string().unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+async fn settle(promise: js_sys::Promise) -> Value {
+    let report = JsFuture::from(promise)
+        .await
+        .unwrap_or_else(|error| panic!("the stand-in failed: {error:?}"));
+    let report = to_json(&report);
+    assert!(
+        report.get("crashed").is_none(),
+        "the tool page crashed: {}",
+        report["crashed"]
+    );
+    report
+}
+
+/// Runs `scenario` in a tool page mounted in a frame of `kind`.
+async fn scenario(kind: Frame, scenario_name: &str, options: &Value) -> Value {
+    let options = js_sys::JSON::parse(&options.to_string()).unwrap();
+    settle(run_scenario(kind.name(), scenario_name, &options)).await
+}
+
+async fn call_made_before_the_handshake_resolves(kind: Frame) {
+    let report = scenario(kind, "early", &json!({})).await;
+    assert_eq!(report["shape"]["version"], "2.1.0");
+    assert_eq!(report["shape"]["methods"], json!(vec!["function"; 9]));
+    assert_eq!(report["shape"]["returnsPromise"], true);
+    assert_eq!(report["shape"]["frozen"], true);
+    assert_eq!(report["shape"]["supportsBeforeHandshake"], false);
+    assert_eq!(report["userName"], "Test User");
+    assert_eq!(report["toolType"], "quoting_extension");
+    assert_eq!(report["methods"], 9);
+    assert_eq!(report["supportsAfter"], true);
+}
+
+async fn a_thousand_concurrent_calls_each_get_their_own_reply(kind: Frame) {
+    let report = scenario(kind, "concurrent", &json!({"expect": 1000})).await;
+    assert_eq!(report["count"], 1000);
+    assert_eq!(report["mismatches"], 0);
+}
+
+async fn error_replies_reject_with_a_bridge_error(kind: Frame) {
+    let report = scenario(kind, "errors", &json!({})).await;
+    let invalid = &report["invalid"];
+    assert_eq!(invalid["isBridgeError"], true);
+    assert_eq!(invalid["isError"], true);
+    assert_eq!(invalid["name"], "BridgeError");
+    assert_eq!(invalid["code"], "INVALID_PARAMS");
+    assert_eq!(
+        invalid["message"],
+        "lines[0].qty: must be greater than 0 (got 0)"
+    );
+    assert_eq!(
+        invalid["details"],
+        json!([{"path": "lines[0].qty", "message": "must be greater than 0 (got 0)"}])
+    );
+    assert_eq!(invalid["retryAfter"], "undefined");
+    assert_eq!(report["limited"]["code"], "RATE_LIMITED");
+    assert_eq!(report["limited"]["retryAfter"], 7);
+    assert_eq!(report["limited"]["details"], json!([]));
+    // Only the JSON-RPC number: the SDK still names the code.
+    assert_eq!(report["numberOnly"]["code"], "METHOD_NOT_FOUND");
+}
+
+async fn forged_welcomes_from_a_sibling_or_the_page_itself_are_ignored(kind: Frame) {
+    let report = scenario(
+        kind,
+        "forged",
+        &json!({"sibling": true, "welcomeDelayMs": 300}),
+    )
+    .await;
+    assert_eq!(report["userName"], "Test User");
+}
+
+#[wasm_bindgen_test]
+async fn same_origin_frame_call_made_before_the_handshake_resolves() {
+    call_made_before_the_handshake_resolves(Frame::SameOrigin).await;
+}
+
+#[wasm_bindgen_test]
+async fn cross_origin_frame_call_made_before_the_handshake_resolves() {
+    call_made_before_the_handshake_resolves(Frame::CrossOrigin).await;
+}
+
+#[wasm_bindgen_test]
+async fn sandboxed_opaque_frame_call_made_before_the_handshake_resolves() {
+    call_made_before_the_handshake_resolves(Frame::Sandboxed).await;
+}
+
+#[wasm_bindgen_test]
+async fn same_origin_frame_1000_concurrent_calls_each_get_their_own_reply() {
+    a_thousand_concurrent_calls_each_get_their_own_reply(Frame::SameOrigin).await;
+}
+
+#[wasm_bindgen_test]
+async fn cross_origin_frame_1000_concurrent_calls_each_get_their_own_reply() {
+    a_thousand_concurrent_calls_each_get_their_own_reply(Frame::CrossOrigin).await;
+}
+
+#[wasm_bindgen_test]
+async fn sandboxed_opaque_frame_1000_concurrent_calls_each_get_their_own_reply() {
+    a_thousand_concurrent_calls_each_get_their_own_reply(Frame::Sandboxed).await;
+}
+
+#[wasm_bindgen_test]
+async fn same_origin_frame_error_replies_reject_with_a_bridge_error() {
+    error_replies_reject_with_a_bridge_error(Frame::SameOrigin).await;
+}
+
+#[wasm_bindgen_test]
+async fn cross_origin_frame_error_replies_reject_with_a_bridge_error() {
+    error_replies_reject_with_a_bridge_error(Frame::CrossOrigin).await;
+}
+
+#[wasm_bindgen_test]
+async fn sandboxed_opaque_frame_error_replies_reject_with_a_bridge_error() {
+    error_replies_reject_with_a_bridge_error(Frame::Sandboxed).await;
+}
+
+#[wasm_bindgen_test]
+async fn same_origin_frame_forged_welcomes_are_ignored() {
+    forged_welcomes_from_a_sibling_or_the_page_itself_are_ignored(Frame::SameOrigin).await;
+}
+
+#[wasm_bindgen_test]
+async fn cross_origin_frame_forged_welcomes_are_ignored() {
+    forged_welcomes_from_a_sibling_or_the_page_itself_are_ignored(Frame::CrossOrigin).await;
+}
+
+#[wasm_bindgen_test]
+async fn sandboxed_opaque_frame_forged_welcomes_are_ignored() {
+    forged_welcomes_from_a_sibling_or_the_page_itself_are_ignored(Frame::Sandboxed).await;
+}
+
+#[wasm_bindgen_test]
+async fn page_whose_host_never_answers_rejects_with_not_connected() {
+    let report = scenario(
+        Frame::CrossOrigin,
+        "nohost",
+        &json!({"silent": true, "query": {"connectTimeoutMs": 300}}),
+    )
+    .await;
+    for outcome in ["call", "ready", "later"] {
+        assert_eq!(report[outcome]["code"], "NOT_CONNECTED", "{outcome}");
+        assert_eq!(report[outcome]["isBridgeError"], true, "{outcome}");
+    }
+    let message = report["call"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("no host answered within 300 ms"),
+        "{message}"
+    );
+    assert!(
+        message.contains("not running inside a toolbridge host"),
+        "{message}"
+    );
+    assert_eq!(report["supports"], false);
+    // The hello was repeated with back-off while waiting.
+    assert!(report["hellos"].as_u64().unwrap() >= 3, "{report}");
+}
+
+#[wasm_bindgen_test]
+async fn call_without_a_reply_rejects_with_timeout_after_the_deadline() {
+    let report = scenario(
+        Frame::CrossOrigin,
+        "timeout",
+        &json!({"query": {"callTimeoutMs": 300}}),
+    )
+    .await;
+    assert_eq!(report["code"], "TIMEOUT");
+    assert_eq!(
+        report["message"],
+        "no reply to jobs.list within 300 ms: the host did not answer in time"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn standalone_tool_is_not_granted_add_lines() {
+    let report = scenario(
+        Frame::CrossOrigin,
+        "standalone",
+        &json!({"toolType": "standalone"}),
+    )
+    .await;
+    assert_eq!(report["toolType"], "standalone");
+    assert_eq!(report["addLines"], false);
+    assert_eq!(report["list"], true);
+    assert_eq!(report["unknown"], false);
+}
+
+#[wasm_bindgen_test]
+async fn deprecated_product_id_is_warned_about_once() {
+    let report = scenario(Frame::CrossOrigin, "deprecation", &json!({})).await;
+    let warnings = report["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].as_str().unwrap().contains("linkedItemId"));
+}
+
+#[wasm_bindgen_test]
+async fn arguments_that_cannot_be_cloned_reject_with_invalid_params() {
+    let report = scenario(Frame::CrossOrigin, "uncloneable", &json!({})).await;
+    assert_eq!(report["code"], "INVALID_PARAMS");
+    let message = report["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("the arguments of context.get cannot be sent to the host"),
+        "{message}"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn page_outside_any_frame_rejects_at_once_with_not_connected() {
+    let report = settle(run_unframed()).await;
+    assert_eq!(report["settled"], "rejected");
+    assert_eq!(report["code"], "NOT_CONNECTED");
+    assert!(
+        report["message"]
+            .as_str()
+            .unwrap()
+            .contains("not inside a host frame")
+    );
+    assert!(report["ms"].as_f64().unwrap() < 1000.0, "{report}");
+}
