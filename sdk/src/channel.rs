@@ -7,16 +7,14 @@
 //! calls fail with `NOT_CONNECTED`; a host that answers later still connects.
 
 use alloc::rc::Rc;
-use alloc::string::String;
 
 use js_sys::{Array, Function, Object, Promise};
 use wasm_bindgen::prelude::*;
 use web_sys::{MessageEvent, MessagePort};
 
 use crate::error::NOT_CONNECTED;
-use crate::object::{function, get, object};
-use crate::sdk::{Link, Sdk};
-use crate::text;
+use crate::object::{duration, function, get, object, set, take_all, text};
+use crate::sdk::Sdk;
 use crate::{PROTOCOL_VERSION, SDK_VERSION};
 
 /// First hello repeat, in ms.
@@ -28,19 +26,17 @@ const NOT_FRAMED: &str = "this page is not inside a host frame: tools run inside
 /// `{toolbridge:"hello", protocol, sdkVersion, instance}` with a random
 /// instance token, so the host can tell a reload.
 pub(crate) fn hello_message() -> Object {
-    let mut instance = String::new();
-    for _ in 0..2 {
-        let part: String = js_sys::Number::from(js_sys::Math::random())
+    let random = || {
+        js_sys::Number::from(js_sys::Math::random())
             .to_string_with_radix(36)
-            .map(String::from)
-            .unwrap_or_default();
-        instance.push_str(part.get(2..).unwrap_or_default());
-    }
+            .map_or_else(|_| "0".into(), |digits| digits.slice(2, 12))
+    };
+    let instance = text(&[&random(), &random()]);
     object(&[
         ("toolbridge", &"hello".into()),
         ("protocol", &PROTOCOL_VERSION.into()),
         ("sdkVersion", &SDK_VERSION.into()),
-        ("instance", &instance.into()),
+        ("instance", &instance),
     ])
 }
 
@@ -63,7 +59,7 @@ impl Sdk {
             .flatten()
             .is_some_and(|parent| !Object::is(&parent, &self.window));
         if !framed {
-            *self.link.borrow_mut() = Link::NoHost(String::from(NOT_FRAMED));
+            set(&self.link, "reason", &NOT_FRAMED.into());
             return;
         }
         let sdk = Rc::clone(self);
@@ -83,7 +79,7 @@ impl Sdk {
             .window
             .set_timeout_with_callback_and_timeout_and_arguments_0(
                 &on_deadline,
-                i32::try_from(self.config.connect_timeout_ms).unwrap_or(i32::MAX),
+                self.config.connect_timeout_ms,
             );
         self.hello_tick();
     }
@@ -93,16 +89,16 @@ impl Sdk {
     /// answers.
     pub(crate) fn ready(&self) -> Promise {
         Promise::new(&mut |resolve, reject| {
-            let settled = match &*self.link.borrow() {
-                Link::Connected { info, .. } => Some((resolve, info.clone().into())),
-                Link::NoHost(message) => Some((reject, self.errors.local(NOT_CONNECTED, message))),
-                Link::Connecting => {
-                    self.waiters.borrow_mut().push((resolve, reject));
-                    None
-                }
-            };
-            if let Some((settle, value)) = settled {
-                let _ = settle.call1(&JsValue::UNDEFINED, &value);
+            let info = get(&self.link, "info");
+            if !info.is_undefined() {
+                let _ = resolve.call1(&JsValue::UNDEFINED, &info);
+            } else if let Some(reason) = self.no_host_reason() {
+                let _ = reject.call1(
+                    &JsValue::UNDEFINED,
+                    &self.errors.local(NOT_CONNECTED, &reason),
+                );
+            } else {
+                self.waiters.push(&Array::of2(&resolve, &reject));
             }
         })
     }
@@ -110,16 +106,13 @@ impl Sdk {
     /// `bridge.supports(method)`: whether the host granted the method to
     /// this tool; `false` until connected.
     pub(crate) fn supports(&self, method: &JsValue) -> bool {
-        match &*self.link.borrow() {
-            Link::Connected { info, .. } => get(info, "methods")
-                .dyn_into::<Array>()
-                .is_ok_and(|methods| methods.includes(method, 0)),
-            _ => false,
-        }
+        get(&get(&self.link, "info"), "methods")
+            .dyn_into::<Array>()
+            .is_ok_and(|methods| methods.includes(method, 0))
     }
 
     fn hello_tick(&self) {
-        if matches!(*self.link.borrow(), Link::Connected { .. }) {
+        if self.port().is_some() {
             return;
         }
         if let Ok(Some(parent)) = self.window.parent() {
@@ -136,9 +129,9 @@ impl Sdk {
 
     fn window_message(&self, event: &MessageEvent) {
         let data = event.data();
-        if get(&data, "toolbridge").as_string().as_deref() != Some("welcome")
+        if get(&data, "toolbridge") != "welcome"
             || get(&data, "protocol").as_f64() != Some(f64::from(PROTOCOL_VERSION))
-            || matches!(*self.link.borrow(), Link::Connected { .. })
+            || self.port().is_some()
         {
             return;
         }
@@ -150,44 +143,41 @@ impl Sdk {
             .zip(event.source())
             .is_some_and(|(parent, source)| Object::is(&parent, &source));
         let ports = event.ports();
-        let port = ports.get(0).dyn_into::<MessagePort>();
-        let (true, 1, Ok(port)) = (from_parent, ports.length(), port) else {
+        if !from_parent || ports.length() != 1 {
             return;
-        };
+        }
+        // `MessageEvent.ports` only ever holds ports.
+        let port: MessagePort = ports.get(0).unchecked_into();
         let info = object(&[
             ("toolType", &get(&data, "toolType")),
             ("methods", &Array::from(&get(&data, "methods"))),
             ("sdkVersion", &SDK_VERSION.into()),
             ("protocol", &PROTOCOL_VERSION.into()),
         ]);
-        *self.link.borrow_mut() = Link::Connected {
-            port: port.clone(),
-            info: info.clone(),
-        };
+        set(&self.link, "port", &port);
+        set(&self.link, "info", &info);
+        set(&self.link, "reason", &JsValue::UNDEFINED);
         self.flush_queue(&port);
-        let waiters = core::mem::take(&mut *self.waiters.borrow_mut());
-        for (resolve, _) in waiters {
-            let _ = resolve.call1(&JsValue::UNDEFINED, &info);
+        for waiter in take_all(&self.waiters).iter() {
+            let _ = Function::from(Array::from(&waiter).get(0)).call1(&JsValue::UNDEFINED, &info);
         }
     }
 
     fn connect_deadline(&self) {
-        if !matches!(*self.link.borrow(), Link::Connecting) {
+        if self.port().is_some() || self.no_host_reason().is_some() {
             return;
         }
-        let mut message = String::from("no host answered within ");
-        text::push_duration(&mut message, self.config.connect_timeout_ms);
-        message.push_str(
-            ": this page is not running inside a toolbridge host (open the tool from the app, or run it with `toolbridge serve --dev-tool`)",
-        );
-        *self.link.borrow_mut() = Link::NoHost(message.clone());
-        self.fail_queue(&message);
-        let waiters = core::mem::take(&mut *self.waiters.borrow_mut());
-        for (_, reject) in waiters {
-            let _ = reject.call1(
-                &JsValue::UNDEFINED,
-                &self.errors.local(NOT_CONNECTED, &message),
-            );
+        let reason: JsValue = text(&[
+            &"no host answered within ".into(),
+            &duration(self.config.connect_timeout_ms),
+            &": this page is not running inside a toolbridge host (open the tool from the app, or run it with `toolbridge serve --dev-tool`)".into(),
+        ])
+        .into();
+        set(&self.link, "reason", &reason);
+        self.fail_queue(&reason);
+        for waiter in take_all(&self.waiters).iter() {
+            let error = self.errors.local(NOT_CONNECTED, &reason);
+            let _ = Function::from(Array::from(&waiter).get(1)).call1(&JsValue::UNDEFINED, &error);
         }
     }
 }

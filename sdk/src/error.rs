@@ -2,9 +2,6 @@
 //! has a stack and prints well) whose prototype is `BridgeError.prototype`,
 //! carrying `code`, `message`, `details` and `retryAfter`.
 
-use alloc::borrow::ToOwned;
-use alloc::string::String;
-
 use js_sys::{Array, Function, Object};
 use wasm_bindgen::prelude::*;
 
@@ -17,7 +14,7 @@ pub(crate) const TIMEOUT: &str = "TIMEOUT";
 /// The arguments could not be sent.
 pub(crate) const INVALID_PARAMS: &str = "INVALID_PARAMS";
 /// Anything else.
-pub(crate) const INTERNAL: &str = "INTERNAL";
+const INTERNAL: &str = "INTERNAL";
 
 /// JSON-RPC error numbers, for replies whose `data.code` is missing.
 const RPC_CODES: [(i32, &str); 12] = [
@@ -52,14 +49,13 @@ impl ErrorClass {
         set(&prototype, "name", &"BridgeError".into());
         let proto = prototype.clone();
         let constructor = function(move |init| {
-            let code = get(&init, "code")
-                .as_string()
-                .unwrap_or_else(|| INTERNAL.to_owned());
-            let message = get(&init, "message").as_string().unwrap_or_default();
-            let details = get(&init, "details")
-                .dyn_into::<Array>()
-                .unwrap_or_default();
-            make(&proto, &code, &message, &details, &get(&init, "retryAfter"))
+            make(
+                &proto,
+                &string_or(get(&init, "code"), INTERNAL),
+                &string_or(get(&init, "message"), ""),
+                &get(&init, "details"),
+                &get(&init, "retryAfter"),
+            )
         });
         set(&constructor, "prototype", &prototype);
         set(&prototype, "constructor", &constructor);
@@ -75,12 +71,12 @@ impl ErrorClass {
     }
 
     /// A `BridgeError` raised by the SDK itself.
-    pub(crate) fn local(&self, code: &str, message: &str) -> JsValue {
+    pub(crate) fn local(&self, code: &str, message: &JsValue) -> JsValue {
         make(
             &self.prototype,
-            code,
+            &code.into(),
             message,
-            &Array::new(),
+            &JsValue::UNDEFINED,
             &JsValue::UNDEFINED,
         )
     }
@@ -88,41 +84,61 @@ impl ErrorClass {
     /// The `BridgeError` for a JSON-RPC `error` object from the host.
     pub(crate) fn for_reply(&self, error: &JsValue) -> JsValue {
         let data = get(error, "data");
-        let code = get(&data, "code").as_string().unwrap_or_else(|| {
+        let mut code = get(&data, "code");
+        if !code.is_string() {
             let number = get(error, "code").as_f64();
-            RPC_CODES
+            let name = RPC_CODES
                 .iter()
                 .find(|(n, _)| Some(f64::from(*n)) == number)
-                .map_or(INTERNAL, |(_, name)| name)
-                .to_owned()
-        });
-        let message = get(error, "message")
-            .as_string()
-            .unwrap_or_else(|| String::from("the host reported an error without a message"));
-        let details = get(&data, "details")
-            .dyn_into::<Array>()
-            .unwrap_or_default();
-        let retry_after = get(&data, "retryAfter");
-        let retry_after = if retry_after.as_f64().is_some() {
-            retry_after
-        } else {
-            JsValue::UNDEFINED
-        };
-        make(&self.prototype, &code, &message, &details, &retry_after)
+                .map_or(INTERNAL, |(_, name)| name);
+            code = name.into();
+        }
+        let message = string_or(
+            get(error, "message"),
+            "the host reported an error without a message",
+        );
+        make(
+            &self.prototype,
+            &code,
+            &message,
+            &get(&data, "details"),
+            &get(&data, "retryAfter"),
+        )
     }
 }
 
+fn string_or(value: JsValue, fallback: &str) -> JsValue {
+    if value.is_string() {
+        value
+    } else {
+        fallback.into()
+    }
+}
+
+/// An `Error` with `BridgeError.prototype`; `details` is always an array and
+/// `retryAfter` a number or `undefined`.
 fn make(
     prototype: &Object,
-    code: &str,
-    message: &str,
-    details: &Array,
+    code: &JsValue,
+    message: &JsValue,
+    details: &JsValue,
     retry_after: &JsValue,
 ) -> JsValue {
-    let error: JsValue = js_sys::Error::new(message).into();
+    let error: JsValue = js_sys::Error::new("").into();
     Object::set_prototype_of(error.unchecked_ref::<Object>(), prototype);
-    set(&error, "code", &code.into());
-    set(&error, "details", details);
-    set(&error, "retryAfter", retry_after);
+    set(&error, "message", message);
+    set(&error, "code", code);
+    let details = if Array::is_array(details) {
+        details.clone()
+    } else {
+        Array::new().into()
+    };
+    set(&error, "details", &details);
+    let retry_after = if retry_after.as_f64().is_some() {
+        retry_after.clone()
+    } else {
+        JsValue::UNDEFINED
+    };
+    set(&error, "retryAfter", &retry_after);
     error
 }

@@ -25,9 +25,16 @@ mod error;
 mod object;
 mod runtime;
 mod sdk;
-mod text;
 
 use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+extern "C" {
+    /// The page's `window` (a script tag only ever runs in one). Bound
+    /// directly: `web_sys::window()` probes four globals to find it.
+    #[wasm_bindgen(thread_local_v2, js_name = window)]
+    static WINDOW: web_sys::Window;
+}
 
 /// The SDK version reported as `window.bridge.version`.
 pub const SDK_VERSION: &str = "2.1.0";
@@ -40,10 +47,8 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// leaves the first one in place.
 #[wasm_bindgen(start)]
 pub fn start() {
-    let Some(window) = web_sys::window() else {
-        return;
-    };
-    if api::is_installed(&window) {
+    let window = WINDOW.with(Clone::clone);
+    if !window.is_object() || api::is_installed(&window) {
         return;
     }
     let sdk = sdk::Sdk::new(window);

@@ -1,42 +1,19 @@
 //! The state of the bridge on one page, shared by the closures that make up
 //! `window.bridge` and the handlers of the handshake and the port.
+//!
+//! Collections live in JS (`Map`, `Array`) rather than in Rust: they hold JS
+//! values anyway, and it keeps Rust's collection code out of the script.
 
 use alloc::rc::Rc;
-use alloc::string::String;
-use alloc::vec::Vec;
-use core::cell::{Cell, OnceCell, RefCell};
+use core::cell::{Cell, OnceCell};
 
-use js_sys::{Function, Object};
+use js_sys::{Array, Function, Map, Object};
+use wasm_bindgen::JsValue;
 use web_sys::{MessagePort, Window};
 
 use crate::config::Config;
 use crate::error::ErrorClass;
-
-/// Where the connection stands.
-pub(crate) enum Link {
-    /// Waiting for the welcome.
-    Connecting,
-    /// Welcomed: calls go over this port; `info` is what `ready()` gives.
-    Connected {
-        /// The private port.
-        port: MessagePort,
-        /// `{toolType, methods, sdkVersion, protocol}`.
-        info: Object,
-    },
-    /// No host: calls fail at once with this message.
-    NoHost(String),
-}
-
-/// A call waiting for its reply.
-pub(crate) struct Pending {
-    pub(crate) id: u32,
-    pub(crate) method: &'static str,
-    pub(crate) resolve: Function,
-    pub(crate) reject: Function,
-    pub(crate) timer: i32,
-    /// The request, while it waits for the handshake.
-    pub(crate) queued: Option<Object>,
-}
+use crate::object::{get, object};
 
 /// The handlers registered with the browser, made once.
 pub(crate) struct Handlers {
@@ -52,14 +29,17 @@ pub(crate) struct Handlers {
 pub(crate) struct Sdk {
     pub(crate) window: Window,
     pub(crate) config: Config,
-    pub(crate) link: RefCell<Link>,
+    /// `{port, info}` once welcomed, `{reason}` once given up on.
+    pub(crate) link: Object,
     pub(crate) hello: Object,
     pub(crate) hello_delay_ms: Cell<i32>,
-    /// `ready()` promises waiting for the welcome: (resolve, reject).
-    pub(crate) waiters: RefCell<Vec<(Function, Function)>>,
     pub(crate) next_id: Cell<u32>,
-    /// In id order, so the queue flushes in call order.
-    pub(crate) pending: RefCell<Vec<Pending>>,
+    /// Calls waiting for their reply: id → `[resolve, reject, timer, method]`.
+    pub(crate) pending: Map,
+    /// Requests made before the handshake, in call order: `[id, request]`.
+    pub(crate) queue: Array,
+    /// `ready()` promises waiting for the welcome: `[resolve, reject]`.
+    pub(crate) waiters: Array,
     pub(crate) warned_product_id: Cell<bool>,
     pub(crate) errors: ErrorClass,
     pub(crate) handlers: OnceCell<Handlers>,
@@ -69,16 +49,16 @@ impl Sdk {
     /// The bridge for this page, before the handshake starts.
     pub(crate) fn new(window: Window) -> Rc<Self> {
         let config = Config::from_current_script(&window);
-        let hello = crate::channel::hello_message();
         let sdk = Rc::new(Self {
             window,
             config,
-            link: RefCell::new(Link::Connecting),
-            hello,
+            link: object(&[]),
+            hello: crate::channel::hello_message(),
             hello_delay_ms: Cell::new(crate::channel::FIRST_HELLO_DELAY_MS),
-            waiters: RefCell::new(Vec::new()),
             next_id: Cell::new(1),
-            pending: RefCell::new(Vec::new()),
+            pending: Map::new(),
+            queue: Array::new(),
+            waiters: Array::new(),
             warned_product_id: Cell::new(false),
             errors: ErrorClass::new(),
             handlers: OnceCell::new(),
@@ -94,5 +74,17 @@ impl Sdk {
     /// The registered handlers (always set by [`Sdk::new`]).
     pub(crate) fn handlers(&self) -> Option<&Handlers> {
         self.handlers.get()
+    }
+
+    /// The private port, once welcomed.
+    pub(crate) fn port(&self) -> Option<MessagePort> {
+        let port = get(&self.link, "port");
+        (!port.is_undefined()).then(|| wasm_bindgen::JsCast::unchecked_into(port))
+    }
+
+    /// Why there is no host, once the SDK has given up waiting.
+    pub(crate) fn no_host_reason(&self) -> Option<JsValue> {
+        let reason = get(&self.link, "reason");
+        (!reason.is_undefined()).then_some(reason)
     }
 }

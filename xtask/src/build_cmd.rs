@@ -1,7 +1,8 @@
 //! `cargo xtask build`: every build artifact of the workspace, in order.
 //!
-//! A new artifact (the SDK's `bridge.js`, the host module) is one more entry in [`BUILDS`].
+//! A new artifact (the host module, say) is one more entry in [`BUILDS`].
 
+use crate::bridge_js;
 use crate::error::Error;
 use crate::pins::WASM_TARGET;
 use crate::process::{self, Ctx, describe};
@@ -22,6 +23,10 @@ const BUILDS: &[Build] = &[
     Build {
         what: "toolbridge-protocol for wasm32",
         run: protocol_wasm32,
+    },
+    Build {
+        what: "bridge.js and bridge.d.ts",
+        run: bridge_js,
     },
 ];
 
@@ -56,20 +61,25 @@ fn cargo_build(ctx: &Ctx, args: &[&str]) -> Result<(), Error> {
     }
 }
 
-/// The target directory as people see it: `CARGO_TARGET_DIR` when set, else `target`.
-fn target_dir() -> String {
-    std::env::var("CARGO_TARGET_DIR").unwrap_or_else(|_| "target".to_owned())
-}
-
 fn workspace(ctx: &Ctx) -> Result<String, Error> {
     cargo_build(ctx, &["--workspace"])?;
-    Ok(format!("{}/debug/", target_dir()))
+    Ok(format!("{}/", ctx.shown(&ctx.target_dir().join("debug"))))
 }
 
 fn protocol_wasm32(ctx: &Ctx) -> Result<String, Error> {
     cargo_build(ctx, &["-p", "toolbridge-protocol", "--target", WASM_TARGET])?;
+    Ok(ctx.shown(
+        &ctx.target_dir()
+            .join(WASM_TARGET)
+            .join("debug")
+            .join("libtoolbridge_protocol.rlib"),
+    ))
+}
+
+fn bridge_js(ctx: &Ctx) -> Result<String, Error> {
+    let script = bridge_js::build(ctx)?;
     Ok(format!(
-        "{}/{WASM_TARGET}/debug/libtoolbridge_protocol.rlib",
-        target_dir()
+        "{} (and bridge.d.ts next to it)",
+        ctx.shown(&script)
     ))
 }

@@ -1,16 +1,22 @@
 //! `cargo xtask`: the project's own automation, in Rust so it runs wherever cargo does.
 //!
 //! `setup` installs the toolchain pieces the checks need, `test` runs every check suite and
-//! prints their totals, `build` builds the artifacts, `serve` will run the local server.
+//! prints their totals, `build` builds the artifacts, `bench` measures the budgets, `serve` will
+//! run the local server.
 //! Everything runs from the workspace root.
 
+mod base64;
+mod bench;
+mod bridge_js;
 mod build_cmd;
 mod error;
+mod js_tools;
 mod pins;
 mod process;
 mod serve;
 mod setup;
 mod test;
+mod wasm_names;
 
 use std::env;
 use std::process::ExitCode;
@@ -24,10 +30,16 @@ usage: cargo xtask <command>
 commands:
   setup                   install what the checks need: the wasm32-unknown-unknown target,
                           wasm-bindgen-cli (the version Cargo.lock pins), wasm-pack, Chromium,
-                          chromedriver, Firefox ESR and geckodriver; re-running installs nothing
-  test [--fuzz] [--long]  run setup, then every check suite; ends with `N passed, N failed`
-                          (--fuzz and --long select extra suites; none exist yet)
-  build                   build the workspace, and the protocol crate for wasm32
+                          chromedriver, Firefox ESR, geckodriver, and (with npm) the TypeScript
+                          of sdk/types-test; re-running installs nothing
+  test [--fuzz] [--long]  run setup, then every check suite (fmt, clippy, native tests, wasm32
+                          builds, the SDK in Chromium and Firefox, its typings); ends with
+                          `N passed, N failed` (--fuzz and --long select extra suites; none
+                          exist yet)
+  build                   build the workspace, the protocol crate for wasm32, and the SDK as
+                          sdk/dist/bridge.js with sdk/dist/bridge.d.ts
+  bench [--quick]         build bridge.js and report its size against the gzip budget, also in
+                          target/bench/bench.json (--quick is accepted; it changes nothing yet)
   serve                   run the local server (not available until the server exists)
   help                    print this text
 ";
@@ -91,6 +103,7 @@ fn dispatch(args: &[String]) -> Result<ExitCode, Error> {
             no_arguments(command, rest)?;
             build_cmd::run(&Ctx::new()?).map(|()| ExitCode::SUCCESS)
         }
+        "bench" => bench::run(&Ctx::new()?, rest).map(|()| ExitCode::SUCCESS),
         "serve" => {
             no_arguments(command, rest)?;
             serve::run().map(|()| ExitCode::SUCCESS)

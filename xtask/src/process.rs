@@ -82,6 +82,24 @@ impl Ctx {
             .find(|candidate| is_executable(candidate))
     }
 
+    /// Cargo's target directory: `CARGO_TARGET_DIR` when set (relative to the workspace root, as
+    /// the cargo we start sees it), else `target` in the workspace root.
+    pub(crate) fn target_dir(&self) -> PathBuf {
+        let dir = env::var_os("CARGO_TARGET_DIR")
+            .filter(|dir| !dir.is_empty())
+            .map_or_else(|| PathBuf::from("target"), PathBuf::from);
+        self.root.join(dir)
+    }
+
+    /// `path` for messages and for arguments of commands (which run in the workspace root):
+    /// relative to the root when it lies inside it, else as it is.
+    pub(crate) fn shown(&self, path: &Path) -> String {
+        path.strip_prefix(&self.root)
+            .unwrap_or(path)
+            .display()
+            .to_string()
+    }
+
     fn prepare(&self, mut command: Command) -> Command {
         command.current_dir(&self.root).env("PATH", &self.path);
         command
@@ -150,6 +168,21 @@ pub(crate) fn probe(command: &mut Command) -> Option<String> {
         .status
         .success()
         .then(|| String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+/// Runs `command` with stdin closed and stderr on the terminal, and returns its stdout as bytes.
+/// An error names the command when it cannot start or fails.
+pub(crate) fn capture(command: &mut Command) -> Result<Vec<u8>, Error> {
+    let output = command
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| spawn_error(command, &e))?;
+    if output.status.success() {
+        Ok(output.stdout)
+    } else {
+        Err(Error::failed(format!("`{}` failed", describe(command))))
+    }
 }
 
 /// Which output stream of a child [`run_watching`] captures.

@@ -5,6 +5,7 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::error::Error;
+use crate::js_tools::{self, Tool};
 use crate::pins::{self, GECKODRIVER, WASM_PACK, WASM_TARGET};
 use crate::process::{self, Ctx, Stream, describe};
 
@@ -46,6 +47,11 @@ pub(crate) fn run(ctx: &Ctx) -> bool {
     all_ok &= report(
         &format!("geckodriver {GECKODRIVER}"),
         cargo_tool(ctx, "geckodriver", "geckodriver", GECKODRIVER),
+    );
+
+    all_ok &= report(
+        &format!("js tools (npm in {})", js_tools::PROJECT_DIR),
+        npm_tools(ctx),
     );
 
     all_ok
@@ -183,6 +189,57 @@ fn installed_version(ctx: &Ctx, binary: &str) -> Option<String> {
     let output = process::probe(ctx.command(binary).arg("--version"))?;
     let word = output.lines().next()?.split_whitespace().nth(1)?;
     Some(word.trim_start_matches('v').to_owned())
+}
+
+/// The JavaScript tools `sdk/js-tools/package.json` pins (tsc, wasm-opt, terser), installed by
+/// npm into its `node_modules`: `npm ci` when there is a lock file, else `npm install`.
+fn npm_tools(ctx: &Ctx) -> Step {
+    let mut stale = Vec::new();
+    for tool in js_tools::ALL {
+        let pinned = match js_tools::pinned_version(ctx.root(), tool) {
+            Ok(version) => version,
+            Err(why) => return Step::Failed(why),
+        };
+        if js_tools::installed_version(ctx.root(), tool).as_deref() != Some(pinned.as_str()) {
+            stale.push(format!("{} {pinned}", tool.package));
+        }
+    }
+    if stale.is_empty() {
+        return Step::Ok;
+    }
+    let npm_args: &[&str] = if js_tools::has_lock_file(ctx) {
+        &["ci", "--no-audit", "--no-fund"]
+    } else {
+        &["install", "--no-audit", "--no-fund"]
+    };
+    if ctx.find("npm").is_none() {
+        return Step::Manual(format!(
+            "cd {} && npm {}",
+            js_tools::PROJECT_DIR,
+            npm_args.join(" ")
+        ));
+    }
+    let mut install = ctx.command("npm");
+    install
+        .args(npm_args)
+        .current_dir(js_tools::project_dir(ctx));
+    announce(
+        &stale.join(", "),
+        &format!("{} (in {})", describe(&install), js_tools::PROJECT_DIR),
+    );
+    let all_pinned = |tool: Tool| {
+        js_tools::pinned_version(ctx.root(), tool).ok()
+            == js_tools::installed_version(ctx.root(), tool)
+    };
+    run_installer(
+        &mut install,
+        || js_tools::ALL.into_iter().all(all_pinned),
+        &format!(
+            "npm finished, but {}/node_modules does not hold the pinned versions; \
+             check package-lock.json",
+            js_tools::PROJECT_DIR
+        ),
+    )
 }
 
 /// Chromium with its driver and Firefox ESR, from apt when we are root on Debian.

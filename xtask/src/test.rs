@@ -7,7 +7,9 @@ use std::ops::AddAssign;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use crate::bridge_js;
 use crate::error::Error;
+use crate::js_tools;
 use crate::pins::WASM_TARGET;
 use crate::process::{self, Ctx, Stream, describe};
 use crate::setup;
@@ -86,6 +88,27 @@ const SUITES: &[Suite] = &[
         name: "protocol on wasm32",
         group: Group::Always,
         run: protocol_wasm32,
+    },
+    // Builds sdk/dist/ once; suites after it that read sdk/dist/ use this build.
+    Suite {
+        name: "bridge.js build",
+        group: Group::Always,
+        run: bridge_js_build,
+    },
+    Suite {
+        name: "sdk in chromium",
+        group: Group::Always,
+        run: sdk_in_chromium,
+    },
+    Suite {
+        name: "sdk in firefox",
+        group: Group::Always,
+        run: sdk_in_firefox,
+    },
+    Suite {
+        name: "sdk typings",
+        group: Group::Always,
+        run: sdk_typings,
     },
 ];
 
@@ -175,17 +198,37 @@ fn fmt(ctx: &Ctx) -> Outcome {
     single_check(command)
 }
 
+/// Three checks: the workspace for the host, the SDK (with its tests) for wasm32, and the SDK's
+/// `no_std` library for wasm32 as bridge.js builds it.
 fn clippy(ctx: &Ctx) -> Outcome {
-    let mut command = ctx.cargo();
-    command.args([
-        "clippy",
-        "--workspace",
-        "--all-targets",
-        "--",
-        "-D",
-        "warnings",
-    ]);
-    single_check(command)
+    let runs: [&[&str]; 3] = [
+        &["--workspace", "--all-targets"],
+        &[
+            "-p",
+            "toolbridge-sdk",
+            "--target",
+            WASM_TARGET,
+            "--all-targets",
+        ],
+        &[
+            "-p",
+            "toolbridge-sdk",
+            "--target",
+            WASM_TARGET,
+            "--no-default-features",
+            "--lib",
+        ],
+    ];
+    let mut outcome = Outcome::default();
+    for args in runs {
+        let mut command = ctx.cargo();
+        command
+            .arg("clippy")
+            .args(args)
+            .args(["--", "-D", "warnings"]);
+        outcome += single_check(command);
+    }
+    outcome
 }
 
 fn protocol_wasm32(ctx: &Ctx) -> Outcome {
@@ -205,6 +248,98 @@ fn protocol_wasm32(ctx: &Ctx) -> Outcome {
 fn native_tests(ctx: &Ctx) -> Outcome {
     let mut command = ctx.cargo();
     command.args(["test", "--workspace", "--no-fail-fast"]);
+    counted_tests(command)
+}
+
+/// One check: `sdk/dist/` builds (bridge.js and its typings).
+fn bridge_js_build(ctx: &Ctx) -> Outcome {
+    match bridge_js::build(ctx) {
+        Ok(_) => Outcome::PASS,
+        Err(error) => {
+            println!("test: {error}");
+            Outcome::FAIL
+        }
+    }
+}
+
+/// A browser for the SDK's wasm-bindgen tests: the driver binary and the variable that hands its
+/// path to `wasm-bindgen-test-runner` (which picks the browser by the variable that is set).
+struct Browser {
+    driver: &'static str,
+    variable: &'static str,
+}
+
+/// The browsers the SDK's tests run in.
+const CHROMIUM: Browser = Browser {
+    driver: "chromedriver",
+    variable: "CHROMEDRIVER",
+};
+const FIREFOX: Browser = Browser {
+    driver: "geckodriver",
+    variable: "GECKODRIVER",
+};
+
+/// Every driver variable the runner looks at, so that all but the chosen one can be removed.
+const DRIVER_VARIABLES: [&str; 3] = ["CHROMEDRIVER", "GECKODRIVER", "SAFARIDRIVER"];
+
+fn sdk_in_chromium(ctx: &Ctx) -> Outcome {
+    sdk_in_browser(ctx, &CHROMIUM)
+}
+
+fn sdk_in_firefox(ctx: &Ctx) -> Outcome {
+    sdk_in_browser(ctx, &FIREFOX)
+}
+
+/// `cargo test -p toolbridge-sdk --target wasm32-unknown-unknown` in one headless browser; every
+/// test counts.
+fn sdk_in_browser(ctx: &Ctx, browser: &Browser) -> Outcome {
+    let Some(driver) = ctx.find(browser.driver) else {
+        println!(
+            "test: {} not found; run `cargo xtask setup`",
+            browser.driver
+        );
+        return Outcome::FAIL;
+    };
+    let Some(runner) = ctx.find("wasm-bindgen-test-runner") else {
+        println!("test: wasm-bindgen-test-runner not found; run `cargo xtask setup`");
+        return Outcome::FAIL;
+    };
+    let mut command = ctx.cargo();
+    command.args([
+        "test",
+        "-p",
+        "toolbridge-sdk",
+        "--target",
+        WASM_TARGET,
+        "--no-fail-fast",
+    ]);
+    for variable in DRIVER_VARIABLES {
+        command.env_remove(variable);
+    }
+    command
+        .env(browser.variable, driver)
+        // The runner .cargo/config.toml names, found where setup installed it.
+        .env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER", runner)
+        .env("WASM_BINDGEN_TEST_NO_ORIGIN_ISOLATION", "1")
+        .env("WASM_BINDGEN_TEST_TIMEOUT", "180");
+    counted_tests(command)
+}
+
+/// One check: `tsc` compiles the typings test project without errors.
+fn sdk_typings(ctx: &Ctx) -> Outcome {
+    match js_tools::typings_check(ctx) {
+        Ok(command) => single_check(command),
+        Err(why) => {
+            println!("test: {why}");
+            Outcome::FAIL
+        }
+    }
+}
+
+/// Runs a `cargo test` and counts its tests from libtest-style result lines. A failure that no
+/// result line accounts for (a build error, a test binary or runner that crashed) adds one
+/// failed check.
+fn counted_tests(mut command: Command) -> Outcome {
     println!("test: running `{}`", describe(&command));
     let mut counted = Outcome::default();
     let succeeded = process::run_watching(&mut command, Stream::Stdout, &mut |line| {
@@ -217,6 +352,9 @@ fn native_tests(ctx: &Ctx) -> Outcome {
         Ok(false) if counted.failed == 0 => {
             println!("test: `{}` failed outside any test", describe(&command));
             counted += Outcome::FAIL;
+        }
+        Ok(true) if counted == Outcome::default() => {
+            println!("test: `{}` ran no tests", describe(&command));
         }
         Ok(_) => {}
         Err(error) => {

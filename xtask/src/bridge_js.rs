@@ -1,0 +1,290 @@
+//! `bridge.js`: the SDK as one classic script, with its typings next to it in `sdk/dist/`.
+//!
+//! The SDK crate is built `no_std` for wasm32 with the size-oriented `wasm-release` profile and
+//! `wasm-bindgen` writes `no-modules` glue for it. binaryen's `wasm-opt` (the npm build pinned in
+//! `sdk/js-tools`, never Debian's `binaryen` 108, which corrupts wasm-bindgen output) shrinks the
+//! module and gives its imports and exports short names, the glue is rewritten to those names
+//! and minified with terser, and the script is that glue inside an arrow function (so
+//! `wasm_bindgen` stays off the global scope) followed by `initSync` with the module inlined as
+//! base64.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::base64;
+use crate::error::Error;
+use crate::js_tools::{self, TERSER, WASM_OPT};
+use crate::pins::WASM_TARGET;
+use crate::process::{self, Ctx, describe};
+use crate::wasm_names;
+
+/// The SDK's package name.
+const PACKAGE: &str = "toolbridge-sdk";
+
+/// The SDK's crate name as it appears in file names.
+const CRATE_FILE_NAME: &str = "toolbridge_sdk";
+
+/// The cargo profile bridge.js is built with.
+const PROFILE: &str = "wasm-release";
+
+/// Where the published files go, relative to the workspace root.
+const DIST_DIR: &str = "sdk/dist";
+
+/// The hand-written typings, relative to the workspace root.
+const TYPINGS: &str = "sdk/bridge.d.ts";
+
+/// The file of the SDK crate that holds the `SDK_VERSION` const.
+const VERSION_SOURCE: &str = "sdk/src/lib.rs";
+
+/// The WebAssembly features the module uses (Rust's defaults for wasm32), for `wasm-opt`.
+const WASM_FEATURES: [&str; 6] = [
+    "--enable-bulk-memory",
+    "--enable-multivalue",
+    "--enable-mutable-globals",
+    "--enable-nontrapping-float-to-int",
+    "--enable-reference-types",
+    "--enable-sign-ext",
+];
+
+/// The two pieces bridge.js is composed of.
+pub(crate) struct Pieces {
+    /// The optimized wasm module (what is inlined).
+    pub(crate) wasm: PathBuf,
+    /// The minified JavaScript glue.
+    pub(crate) glue: PathBuf,
+}
+
+/// Where [`build`] leaves the pieces.
+pub(crate) fn pieces(ctx: &Ctx) -> Pieces {
+    let dir = bindgen_dir(ctx);
+    Pieces {
+        wasm: dir.join("bridge.wasm"),
+        glue: dir.join("bridge.glue.min.js"),
+    }
+}
+
+/// Builds `sdk/dist/bridge.js` and copies `sdk/bridge.d.ts` next to it, printing each command it
+/// runs. Returns the path of bridge.js.
+pub(crate) fn build(ctx: &Ctx) -> Result<PathBuf, Error> {
+    let mut cargo = ctx.cargo();
+    cargo.args([
+        "build",
+        "-p",
+        PACKAGE,
+        "--target",
+        WASM_TARGET,
+        "--profile",
+        PROFILE,
+        "--no-default-features",
+    ]);
+    run(&mut cargo)?;
+
+    if ctx.find("wasm-bindgen").is_none() {
+        return Err(Error::failed(
+            "wasm-bindgen not found; run `cargo xtask setup`",
+        ));
+    }
+    let module = ctx
+        .target_dir()
+        .join(WASM_TARGET)
+        .join(PROFILE)
+        .join(format!("{CRATE_FILE_NAME}.wasm"));
+    let mut bindgen = ctx.command("wasm-bindgen");
+    bindgen.args([
+        "--target",
+        "no-modules",
+        "--no-typescript",
+        "--remove-name-section",
+        "--remove-producers-section",
+        "--out-dir",
+        &ctx.shown(&bindgen_dir(ctx)),
+        &ctx.shown(&module),
+    ]);
+    run(&mut bindgen)?;
+
+    let pieces = shrink(ctx)?;
+    let glue = read_text(&pieces.glue)?;
+    let wasm = fs::read(&pieces.wasm)
+        .map_err(|e| Error::failed(format!("cannot read {}: {e}", pieces.wasm.display())))?;
+    let version = sdk_version(ctx.root())?;
+
+    let dist = ctx.root().join(DIST_DIR);
+    fs::create_dir_all(&dist)
+        .map_err(|e| Error::failed(format!("cannot create {}: {e}", dist.display())))?;
+    let script_path = dist.join("bridge.js");
+    let script = compose(&version, &glue, &base64::encode(&wasm));
+    write(&script_path, script.as_bytes())?;
+    println!(
+        "bridge.js: wrote {} ({} bytes)",
+        ctx.shown(&script_path),
+        script.len()
+    );
+
+    let typings = ctx.root().join(TYPINGS);
+    if !typings.is_file() {
+        return Err(Error::failed(format!(
+            "{TYPINGS} is missing: the SDK's typings are written by hand and copied to \
+             {DIST_DIR}/bridge.d.ts; write it, then build again"
+        )));
+    }
+    let typings_copy = dist.join("bridge.d.ts");
+    fs::copy(&typings, &typings_copy).map_err(|e| {
+        Error::failed(format!(
+            "cannot copy {} to {}: {e}",
+            typings.display(),
+            typings_copy.display()
+        ))
+    })?;
+    println!(
+        "bridge.js: copied {TYPINGS} to {}",
+        ctx.shown(&typings_copy)
+    );
+    Ok(script_path)
+}
+
+/// Optimizes the module with short import and export names, rewrites the glue to match, and
+/// minifies it.
+fn shrink(ctx: &Ctx) -> Result<Pieces, Error> {
+    let dir = bindgen_dir(ctx);
+    let pieces = pieces(ctx);
+    let mut wasm_opt = js_tools::command(ctx, WASM_OPT).map_err(Error::failed)?;
+    wasm_opt
+        .arg(ctx.shown(&dir.join(format!("{CRATE_FILE_NAME}_bg.wasm"))))
+        .arg("-Oz")
+        .args(WASM_FEATURES)
+        .args([
+            "--strip-target-features",
+            "--minify-imports-and-exports-and-modules",
+            "-o",
+            &ctx.shown(&pieces.wasm),
+        ]);
+    println!("bridge.js: running `{}`", describe(&wasm_opt));
+    let map = process::capture(&mut wasm_opt)?;
+    let renames = wasm_names::parse_map(&String::from_utf8_lossy(&map))?;
+    let wasm = fs::read(&pieces.wasm)
+        .map_err(|e| Error::failed(format!("cannot read {}: {e}", pieces.wasm.display())))?;
+    let module = wasm_names::first_import_module(&wasm)
+        .ok_or_else(|| Error::failed(format!("{} has no import section", pieces.wasm.display())))?;
+    let glue = read_text(&dir.join(format!("{CRATE_FILE_NAME}.js")))?;
+    let renamed_glue = dir.join("bridge.glue.js");
+    write(
+        &renamed_glue,
+        wasm_names::rewrite_glue(&glue, &renames, &module)?.as_bytes(),
+    )?;
+
+    let mut terser = js_tools::command(ctx, TERSER).map_err(Error::failed)?;
+    terser.args([
+        &ctx.shown(&renamed_glue),
+        "--compress",
+        "--mangle",
+        "-o",
+        &ctx.shown(&pieces.glue),
+    ]);
+    run(&mut terser)?;
+    Ok(pieces)
+}
+
+/// The directory `wasm-bindgen` writes to.
+fn bindgen_dir(ctx: &Ctx) -> PathBuf {
+    ctx.target_dir().join("bridge-js")
+}
+
+/// Runs a build step, saying first what it runs.
+fn run(command: &mut Command) -> Result<(), Error> {
+    println!("bridge.js: running `{}`", describe(command));
+    if process::run(command)? {
+        Ok(())
+    } else {
+        Err(Error::failed(format!("`{}` failed", describe(command))))
+    }
+}
+
+/// The classic script: a header line, then the glue and `initSync` inside an arrow function.
+fn compose(version: &str, glue: &str, wasm_base64: &str) -> String {
+    let mut script = String::with_capacity(glue.len() + wasm_base64.len() + 256);
+    script.push_str("/*! bridge.js: toolbridge SDK ");
+    script.push_str(version);
+    script.push_str(" (window.bridge); built by cargo xtask build */\n(()=>{");
+    script.push_str(glue);
+    script.push_str("\nwasm_bindgen.initSync({module:Uint8Array.from(atob(\"");
+    script.push_str(wasm_base64);
+    script.push_str("\"),c=>c.charCodeAt(0))});\n})();\n");
+    script
+}
+
+/// The value of `SDK_VERSION` in the SDK crate's source.
+fn sdk_version(root: &Path) -> Result<String, Error> {
+    let path = root.join(VERSION_SOURCE);
+    let source = read_text(&path)?;
+    version_const(&source).ok_or_else(|| {
+        Error::failed(format!(
+            "{VERSION_SOURCE} has no `pub const SDK_VERSION: &str = \"...\";` line"
+        ))
+    })
+}
+
+/// The string of the first `const SDK_VERSION: &str = "...";` line of Rust source.
+fn version_const(source: &str) -> Option<String> {
+    source.lines().find_map(|line| {
+        let line = line.trim();
+        let rest = line
+            .strip_prefix("pub ")
+            .unwrap_or(line)
+            .strip_prefix("const SDK_VERSION")?;
+        let value = rest.split_once('=')?.1.trim();
+        let inner = value.strip_prefix('"')?;
+        let end = inner.find('"')?;
+        let version = &inner[..end];
+        (!version.is_empty()).then(|| version.to_owned())
+    })
+}
+
+fn read_text(path: &Path) -> Result<String, Error> {
+    fs::read_to_string(path)
+        .map_err(|e| Error::failed(format!("cannot read {}: {e}", path.display())))
+}
+
+fn write(path: &Path, contents: &[u8]) -> Result<(), Error> {
+    fs::write(path, contents)
+        .map_err(|e| Error::failed(format!("cannot write {}: {e}", path.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_script_wraps_the_glue_and_inlines_the_module() {
+        let script = compose(
+            "2.1.0",
+            "let wasm_bindgen = (function(exports) {})({});",
+            "AGFzbQ==",
+        );
+        assert_eq!(
+            script,
+            "/*! bridge.js: toolbridge SDK 2.1.0 (window.bridge); built by cargo xtask build */\n\
+             (()=>{let wasm_bindgen = (function(exports) {})({});\n\
+             wasm_bindgen.initSync({module:Uint8Array.from(atob(\"AGFzbQ==\"),\
+             c=>c.charCodeAt(0))});\n})();\n"
+        );
+    }
+
+    #[test]
+    fn the_version_const_is_found() {
+        let source = "//! docs\n\n/// The version.\npub const SDK_VERSION: &str = \"2.1.0\";\n";
+        assert_eq!(version_const(source).as_deref(), Some("2.1.0"));
+        assert_eq!(
+            version_const("const SDK_VERSION: &str = \"0.3.0\";").as_deref(),
+            Some("0.3.0")
+        );
+        assert_eq!(version_const("pub const PROTOCOL_VERSION: u32 = 1;"), None);
+    }
+
+    #[test]
+    fn the_real_sdk_has_a_version() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let version = sdk_version(root).unwrap();
+        assert!(!version.is_empty());
+    }
+}
