@@ -55,6 +55,11 @@ pub(crate) struct Pieces {
     pub(crate) glue: PathBuf,
 }
 
+/// Where [`build`] writes bridge.js.
+pub(crate) fn output(ctx: &Ctx) -> PathBuf {
+    ctx.root().join(DIST_DIR).join("bridge.js")
+}
+
 /// Where [`build`] leaves the pieces.
 pub(crate) fn pieces(ctx: &Ctx) -> Pieces {
     let dir = bindgen_dir(ctx);
@@ -112,7 +117,7 @@ pub(crate) fn build(ctx: &Ctx) -> Result<PathBuf, Error> {
     let dist = ctx.root().join(DIST_DIR);
     fs::create_dir_all(&dist)
         .map_err(|e| Error::failed(format!("cannot create {}: {e}", dist.display())))?;
-    let script_path = dist.join("bridge.js");
+    let script_path = output(ctx);
     let script = compose(&version, &glue, &base64::encode(&wasm));
     write(&script_path, script.as_bytes())?;
     println!(

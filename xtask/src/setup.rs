@@ -4,10 +4,14 @@
 use std::path::Path;
 use std::process::Command;
 
+use crate::bridge_js;
 use crate::error::Error;
 use crate::js_tools::{self, Tool};
 use crate::pins::{self, GECKODRIVER, WASM_PACK, WASM_TARGET};
 use crate::process::{self, Ctx, Stream, describe};
+
+/// The label of the step that builds bridge.js.
+const BRIDGE_JS_STEP: &str = "sdk/dist/bridge.js (what the SDK browser tests load)";
 
 /// Debian packages for the browser test suites (`chromium-driver` provides `chromedriver`).
 const BROWSER_PACKAGES: [&str; 3] = ["chromium", "chromium-driver", "firefox-esr"];
@@ -53,6 +57,9 @@ pub(crate) fn run(ctx: &Ctx) -> bool {
         &format!("js tools (npm in {})", js_tools::PROJECT_DIR),
         npm_tools(ctx),
     );
+
+    // Last: building it needs the steps above.
+    all_ok &= report(BRIDGE_JS_STEP, bridge_js(ctx));
 
     all_ok
 }
@@ -240,6 +247,19 @@ fn npm_tools(ctx: &Ctx) -> Step {
             js_tools::PROJECT_DIR
         ),
     )
+}
+
+/// The built SDK, so that `wasm-pack test` inside `sdk/` works right after setup. Built only when
+/// missing: after changing the SDK, `cargo xtask build` (or `cargo xtask test`) rebuilds it.
+fn bridge_js(ctx: &Ctx) -> Step {
+    if bridge_js::output(ctx).is_file() {
+        return Step::Ok;
+    }
+    announce(BRIDGE_JS_STEP, "the bridge.js step of `cargo xtask build`");
+    match bridge_js::build(ctx) {
+        Ok(_) => Step::Installed,
+        Err(error) => Step::Failed(error.to_string()),
+    }
 }
 
 /// Chromium with its driver and Firefox ESR, from apt when we are root on Debian.

@@ -83,11 +83,24 @@ function answer(request, port, state) {
   }
 }
 
+let built;
+
+/// Fails with the fix when the SDK under test has not been built.
+function requireBuilt() {
+  built = built || fetch("/dist/bridge.js", { method: "HEAD" }).then((response) => {
+    if (!response.ok) {
+      throw new Error("sdk/dist/bridge.js is missing: build it with `cargo xtask build` (`cargo xtask setup` and `cargo xtask test` do too)");
+    }
+  });
+  return built;
+}
+
 /// Mounts a tool page running `scenario` in a frame of `kind` and resolves
 /// with its report. Options: `silent` (never welcome), `welcomeDelayMs`,
 /// `toolType`, `expect` (products.list calls to hold), `sibling` (also mount
 /// a frame that forges welcomes), `query` (extra query parameters).
-export function runScenario(kind, scenario, options = {}) {
+export async function runScenario(kind, scenario, options = {}) {
+  await requireBuilt();
   return new Promise((resolve, reject) => {
     const state = { held: [], expect: options.expect, hellos: 0 };
     const query = { scenario, ...(options.query || {}) };
@@ -136,6 +149,7 @@ function methodsFor(toolType) {
 /// Loads bridge.js into this (top-level) test page itself, where there is no
 /// parent to answer, and reports what a first call does.
 export async function runUnframed() {
+  await requireBuilt();
   if (!window.bridge) {
     await new Promise((resolve, reject) => {
       const script = document.createElement("script");
