@@ -11,6 +11,7 @@ use std::path::Path;
 use crate::base64;
 use crate::bridge_js;
 use crate::error::Error;
+use crate::files::{create_dir, read, write};
 use crate::pins::WASM_TARGET;
 use crate::process::{self, Ctx};
 use crate::setup;
@@ -41,8 +42,7 @@ pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<(), Error> {
     let script = bridge_js::build(ctx)?;
     let pieces = bridge_js::pieces(ctx);
     let bench_dir = ctx.target_dir().join("bench");
-    fs::create_dir_all(&bench_dir)
-        .map_err(|e| Error::failed(format!("cannot create {}: {e}", bench_dir.display())))?;
+    create_dir(&bench_dir)?;
 
     // The module as bridge.js carries it: base64 text, which gzip shrinks less than the binary.
     let wasm = read(&pieces.wasm)?;
@@ -111,15 +111,6 @@ fn report_json(bridge: Size, over: bool, parts: &[(&str, Size)]) -> String {
     json.push_str(&entries.join(",\n"));
     json.push_str("\n  }\n}\n");
     json
-}
-
-fn read(path: &Path) -> Result<Vec<u8>, Error> {
-    fs::read(path).map_err(|e| Error::failed(format!("cannot read {}: {e}", path.display())))
-}
-
-fn write(path: &Path, contents: &[u8]) -> Result<(), Error> {
-    fs::write(path, contents)
-        .map_err(|e| Error::failed(format!("cannot write {}: {e}", path.display())))
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ use std::process::Command;
 
 use crate::base64;
 use crate::error::Error;
+use crate::files::{create_dir, read, read_text, write};
 use crate::js_tools::{self, TERSER, WASM_OPT};
 use crate::pins::WASM_TARGET;
 use crate::process::{self, Ctx, describe};
@@ -110,13 +111,11 @@ pub(crate) fn build(ctx: &Ctx) -> Result<PathBuf, Error> {
 
     let pieces = shrink(ctx)?;
     let glue = read_text(&pieces.glue)?;
-    let wasm = fs::read(&pieces.wasm)
-        .map_err(|e| Error::failed(format!("cannot read {}: {e}", pieces.wasm.display())))?;
+    let wasm = read(&pieces.wasm)?;
     let version = sdk_version(ctx.root())?;
 
     let dist = ctx.root().join(DIST_DIR);
-    fs::create_dir_all(&dist)
-        .map_err(|e| Error::failed(format!("cannot create {}: {e}", dist.display())))?;
+    create_dir(&dist)?;
     let script_path = output(ctx);
     let script = compose(&version, &glue, &base64::encode(&wasm));
     write(&script_path, script.as_bytes())?;
@@ -167,8 +166,7 @@ fn shrink(ctx: &Ctx) -> Result<Pieces, Error> {
     println!("bridge.js: running `{}`", describe(&wasm_opt));
     let map = process::capture(&mut wasm_opt)?;
     let renames = wasm_names::parse_map(&String::from_utf8_lossy(&map))?;
-    let wasm = fs::read(&pieces.wasm)
-        .map_err(|e| Error::failed(format!("cannot read {}: {e}", pieces.wasm.display())))?;
+    let wasm = read(&pieces.wasm)?;
     let module = wasm_names::first_import_module(&wasm)
         .ok_or_else(|| Error::failed(format!("{} has no import section", pieces.wasm.display())))?;
     let glue = read_text(&dir.join(format!("{CRATE_FILE_NAME}.js")))?;
@@ -243,16 +241,6 @@ fn version_const(source: &str) -> Option<String> {
         let version = &inner[..end];
         (!version.is_empty()).then(|| version.to_owned())
     })
-}
-
-fn read_text(path: &Path) -> Result<String, Error> {
-    fs::read_to_string(path)
-        .map_err(|e| Error::failed(format!("cannot read {}: {e}", path.display())))
-}
-
-fn write(path: &Path, contents: &[u8]) -> Result<(), Error> {
-    fs::write(path, contents)
-        .map_err(|e| Error::failed(format!("cannot write {}: {e}", path.display())))
 }
 
 #[cfg(test)]

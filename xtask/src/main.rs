@@ -10,6 +10,7 @@ mod bench;
 mod bridge_js;
 mod build_cmd;
 mod error;
+mod files;
 mod js_tools;
 mod pins;
 mod process;
@@ -30,8 +31,9 @@ usage: cargo xtask <command>
 commands:
   setup                   install what the checks need: the wasm32-unknown-unknown target,
                           wasm-bindgen-cli (the version Cargo.lock pins), wasm-pack, Chromium,
-                          chromedriver, Firefox ESR, geckodriver, and (with npm) the TypeScript
-                          of sdk/types-test; re-running installs nothing
+                          chromedriver, Firefox ESR, geckodriver, the Node tools pinned in
+                          sdk/js-tools (TypeScript, wasm-opt, terser), and sdk/dist/bridge.js
+                          when it is missing; re-running installs nothing
   test [--fuzz] [--long]  run setup, then every check suite (fmt, clippy, native tests, wasm32
                           builds, the SDK in Chromium and Firefox, its typings); ends with
                           `N passed, N failed` (--fuzz and --long select extra suites; none
