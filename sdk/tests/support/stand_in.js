@@ -130,6 +130,15 @@ export async function runScenario(kind, scenario, options = {}) {
       welcomed = true;
       const channel = new MessageChannel();
       channel.port1.onmessage = (message) => answer(message.data, channel.port1, state);
+      // Noise the SDK must ignore without throwing: replies to ids it never
+      // sent, things that are not replies, and messages on the window that
+      // are not a welcome (or a welcome without a port).
+      for (const junk of [{ jsonrpc: "2.0", id: 987654, result: 1 }, { jsonrpc: "2.0", id: "x", error: {} }, "text", null, 42]) {
+        channel.port1.postMessage(junk);
+      }
+      for (const junk of ["text", { toolbridge: "welcome", protocol: 1 }, { toolbridge: "welcome", protocol: 2 }, { type: "webpackOk" }]) {
+        frame.contentWindow.postMessage(junk, "*");
+      }
       const welcome = () => frame.contentWindow.postMessage(
         { toolbridge: "welcome", protocol: 1, toolType: options.toolType || "quoting_extension", methods: methodsFor(options.toolType || "quoting_extension") },
         kind === "sandboxed" ? "*" : expectedOrigin(kind),
