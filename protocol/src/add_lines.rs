@@ -16,6 +16,7 @@ use crate::limits::{
 use crate::tax::normalise_add_line_rate;
 
 /// What a line's `linkedItemId` points at.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LineType {
@@ -63,6 +64,7 @@ impl fmt::Display for LineType {
 }
 
 /// Unit of measure of a line.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub enum Unit {
     /// Each.
@@ -103,6 +105,7 @@ impl fmt::Display for Unit {
 }
 
 /// One line of a `quotes.addLines` call, with SPEC.md's field names.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BridgeAddLineDto {

@@ -13,6 +13,7 @@ use crate::limits;
 use crate::money::as_number;
 
 /// A catalog SKU (`products.list`, `GET /api/v1/products`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BridgeProductDto {
@@ -29,6 +30,7 @@ pub struct BridgeProductDto {
 }
 
 /// A task template (`taskTemplates.list`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BridgeTaskTemplateDto {
@@ -41,6 +43,7 @@ pub struct BridgeTaskTemplateDto {
 }
 
 /// A cost-of-business item (`costItems.list`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BridgeCostItemDto {
@@ -56,6 +59,7 @@ pub struct BridgeCostItemDto {
 }
 
 /// `GET /api/v1/catalog/index`: the active rows a quote's lines may link to.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CatalogIndex {
@@ -68,6 +72,7 @@ pub struct CatalogIndex {
 }
 
 /// An active product in the catalog index.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct IndexedProduct {
@@ -81,6 +86,7 @@ pub struct IndexedProduct {
 }
 
 /// One entry of a product's task sequence.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskSequenceStep {
@@ -88,10 +94,12 @@ pub struct TaskSequenceStep {
     pub task_template_id: String,
     /// Task quantity per unit of the product (0.5 h per m², say).
     #[serde(with = "as_number")]
+    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
     pub qty_per_unit: Decimal,
 }
 
 /// An active task template in the catalog index.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct IndexedTaskTemplate {
@@ -103,13 +111,16 @@ pub struct IndexedTaskTemplate {
     pub name: String,
     /// Sell price per unit of injected task lines.
     #[serde(with = "as_number")]
+    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
     pub unit_price: Decimal,
     /// Cost price per unit of injected task lines.
     #[serde(with = "as_number")]
+    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
     pub cost_price: Decimal,
 }
 
 /// An active cost item in the catalog index.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct IndexedCostItem {

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 /// `context.get()`: the signed-in user and their tenant.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BridgeContextDto {
@@ -21,6 +22,7 @@ pub struct BridgeContextDto {
 }
 
 /// A user's role. The wire token is the snake-case name (`super_user`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {

@@ -14,6 +14,7 @@ use crate::limits::{
 use crate::tax::fraction_rate;
 
 /// `quotes.create(request)`, with SPEC.md's field names.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BridgeCreateQuoteRequest {
@@ -43,6 +44,7 @@ pub struct BridgeCreateQuoteRequest {
 }
 
 /// A line of `quotes.create`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BridgeQuoteLineRequest {
@@ -61,6 +63,7 @@ pub struct BridgeQuoteLineRequest {
 }
 
 /// `POST /api/v1/quotes` body.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RestCreateQuoteRequest {
@@ -77,6 +80,7 @@ pub struct RestCreateQuoteRequest {
 }
 
 /// A line of `POST /api/v1/quotes`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RestQuoteLineRequest {

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 /// A customer (`customers.list`, `GET /api/v1/customers`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BridgeCustomerDto {

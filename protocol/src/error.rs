@@ -6,6 +6,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 /// One rule broken by one field of a request, e.g. `lines[3].qty`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Violation {
     /// Where the problem is: `lines[3].qty`, `customerEmail`, `pageSize`.
@@ -36,6 +37,7 @@ impl fmt::Display for Violation {
 
 /// The stable string codes of bridge and REST errors (`data.code` on the wire,
 /// `code` in problem+json bodies).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ErrorCode {

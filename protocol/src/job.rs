@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 /// An active job (`jobs.list`, `GET /api/v1/jobs`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BridgeJobDto {

@@ -9,6 +9,7 @@ use crate::error::Error;
 use crate::manifest::ToolType;
 
 /// A bridge method, named on the wire exactly as SPEC.md names it.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Method {
     /// `context.get`

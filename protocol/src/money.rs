@@ -43,20 +43,25 @@ fn add(a: Decimal, b: Decimal) -> Decimal {
 }
 
 /// The amounts of one quote line.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LineAmounts {
     /// qty × SELL, rounded.
     #[serde(with = "as_number")]
+    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
     pub nett: Decimal,
     /// nett × tax rate, rounded.
     #[serde(with = "as_number")]
+    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
     pub tax: Decimal,
     /// nett + tax.
     #[serde(with = "as_number")]
+    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
     pub total: Decimal,
     /// qty × BUY, rounded.
     #[serde(with = "as_number")]
+    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
     pub cost: Decimal,
 }
 
@@ -75,26 +80,33 @@ impl LineAmounts {
 }
 
 /// The totals of a quote: sums of its lines' amounts, plus margin.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Totals {
     /// Sum of line costs (qty × BUY).
     #[serde(with = "as_number")]
+    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
     pub cost: Decimal,
     /// nett − cost.
     #[serde(with = "as_number")]
+    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
     pub margin: Decimal,
     /// margin / nett as a percentage, rounded to 2 places; 0 when nett is 0.
     #[serde(with = "as_number")]
+    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
     pub margin_percent: Decimal,
     /// Sum of line netts.
     #[serde(with = "as_number")]
+    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
     pub nett: Decimal,
     /// Sum of line taxes.
     #[serde(with = "as_number")]
+    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
     pub tax: Decimal,
     /// Sum of line totals.
     #[serde(with = "as_number")]
+    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
     pub total: Decimal,
 }
 

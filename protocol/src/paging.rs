@@ -9,6 +9,7 @@ use crate::input::{Fields, Recorded, index};
 use crate::limits::{DEFAULT_PAGE, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, TEXT_MAX_CHARS};
 
 /// The envelope of every list, bridge and REST alike.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BridgePagedResult<T> {

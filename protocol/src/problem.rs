@@ -9,6 +9,7 @@ pub const PROBLEM_CONTENT_TYPE: &str = "application/problem+json";
 
 /// A problem body: RFC 9457's members plus the bridge error `code`, the
 /// per-field `errors`, and the request id to quote when reporting it.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Problem {

@@ -13,6 +13,7 @@ use crate::money::{LineAmounts, Totals, as_number};
 
 /// The states of a quote. New quotes are Draft; Send Quote moves Draft to
 /// Sent and locks it.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum QuoteStatus {
     /// Editable.
@@ -78,6 +79,7 @@ impl fmt::Display for QuoteStatus {
 }
 
 /// Quote or Estimate; changeable while Draft only.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub enum QuoteType {
     /// A firm price.
@@ -88,6 +90,7 @@ pub enum QuoteType {
 }
 
 /// A quote in a list (`quotes.list`, `GET /api/v1/quotes`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BridgeQuoteDto {
@@ -107,6 +110,7 @@ pub struct BridgeQuoteDto {
 }
 
 /// What `quotes.create` resolves with.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BridgeCreateQuoteResult {
@@ -130,6 +134,7 @@ impl BridgeCreateQuoteResult {
 }
 
 /// The header of a full quote: everything but its lines.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct QuoteHeader {
@@ -160,6 +165,7 @@ pub struct QuoteHeader {
 }
 
 /// One line of a quote, as stored and as edited.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct QuoteLine {
@@ -183,17 +189,21 @@ pub struct QuoteLine {
     pub location: Option<String>,
     /// Quantity.
     #[serde(with = "as_number")]
+    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
     pub qty: Decimal,
     /// Unit of measure.
     pub unit: Unit,
     /// SELL per unit.
     #[serde(with = "as_number")]
+    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
     pub unit_price: Decimal,
     /// BUY per unit.
     #[serde(with = "as_number")]
+    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
     pub cost_price: Decimal,
     /// Tax as a fraction (0.15 is 15%).
     #[serde(with = "as_number")]
+    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
     pub tax_rate: Decimal,
     /// Section label; `None` renders under "Ungrouped".
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -216,6 +226,7 @@ impl QuoteLine {
 }
 
 /// A line with its amounts, as a full quote shows it.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PricedLine {
     /// The line.
@@ -228,6 +239,7 @@ pub struct PricedLine {
 
 /// A full quote: header, lines with amounts, group keys and totals
 /// (`GET /api/v1/quotes/{id}`, and the host's open quote).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct QuoteDto {

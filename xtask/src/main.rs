@@ -1,8 +1,8 @@
 //! `cargo xtask`: the project's own automation, in Rust so it runs wherever cargo does.
 //!
 //! `setup` installs the toolchain pieces the checks need, `test` runs every check suite and
-//! prints their totals, `build` builds the artifacts, `bench` measures the budgets, `serve` will
-//! run the local server.
+//! prints their totals, `build` builds the artifacts, `bench` measures the budgets, `serve` runs
+//! the local server.
 //! Everything runs from the workspace root.
 
 mod base64;
@@ -42,7 +42,9 @@ commands:
                           sdk/dist/bridge.js with sdk/dist/bridge.d.ts
   bench [--quick]         build bridge.js and report its size against the gzip budget, also in
                           target/bench/bench.json (--quick is accepted; it changes nothing yet)
-  serve                   run the local server (not available until the server exists)
+  serve [ARGS]            run setup and the builds, then the toolbridge server on
+                          http://localhost:8080 with demo data (database in target/serve/);
+                          ARGS go to `toolbridge serve`, e.g. --port 9000
   help                    print this text
 ";
 
@@ -106,10 +108,7 @@ fn dispatch(args: &[String]) -> Result<ExitCode, Error> {
             build_cmd::run(&Ctx::new()?).map(|()| ExitCode::SUCCESS)
         }
         "bench" => bench::run(&Ctx::new()?, rest).map(|()| ExitCode::SUCCESS),
-        "serve" => {
-            no_arguments(command, rest)?;
-            serve::run().map(|()| ExitCode::SUCCESS)
-        }
+        "serve" => serve::run(&Ctx::new()?, rest).map(|()| ExitCode::SUCCESS),
         other => Err(Error::usage(format!("unknown command `{other}`"))),
     }
 }

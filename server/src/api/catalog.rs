@@ -1,0 +1,108 @@
+//! The catalog: products, task templates, cost items, and the index the
+//! host validates `quotes.addLines` against.
+
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
+use toolbridge_protocol::catalog::{
+    BridgeCostItemDto, BridgeProductDto, BridgeTaskTemplateDto, CatalogIndex,
+};
+use toolbridge_protocol::paging::BridgePagedResult;
+use toolbridge_store::Scope;
+
+use super::{Query, list, page};
+use crate::app::AppState;
+use crate::auth::Principal;
+use crate::error::ApiError;
+
+/// `GET /api/v1/products`: the active catalog SKUs, paged.
+#[utoipa::path(get, path = "/api/v1/products", tag = "catalog",
+    params(("page" = Option<u32>, Query, description = "from 1"), ("pageSize" = Option<u32>, Query, description = "1 to 500, default 50")),
+    responses((status = 200, body = BridgePagedResult<BridgeProductDto>), (status = 401), (status = 403), (status = 422), (status = 429)),
+    security(("api_key" = ["products:read"])))]
+pub async fn products(
+    State(state): State<AppState>,
+    Extension(principal): Extension<Principal>,
+    query: Query,
+) -> Result<Json<BridgePagedResult<BridgeProductDto>>, ApiError> {
+    principal.require(Scope::ProductsRead)?;
+    Ok(Json(
+        state
+            .store
+            .products(principal.tenant_id(), page(&query)?)
+            .await?,
+    ))
+}
+
+/// `GET /api/v1/task-templates`: active task templates, paged, or all those
+/// whose code is in `codes=A,B` (paging ignored).
+#[utoipa::path(get, path = "/api/v1/task-templates", tag = "catalog",
+    params(("codes" = Option<String>, Query, description = "comma-separated stable codes"), ("page" = Option<u32>, Query), ("pageSize" = Option<u32>, Query)),
+    responses((status = 200, body = BridgePagedResult<BridgeTaskTemplateDto>), (status = 401), (status = 403), (status = 422), (status = 429)),
+    security(("api_key" = ["catalog:read"])))]
+pub async fn task_templates(
+    State(state): State<AppState>,
+    Extension(principal): Extension<Principal>,
+    query: Query,
+) -> Result<Json<BridgePagedResult<BridgeTaskTemplateDto>>, ApiError> {
+    principal.require(Scope::CatalogRead)?;
+    Ok(Json(
+        state
+            .store
+            .task_templates(principal.tenant_id(), &list(&query)?)
+            .await?,
+    ))
+}
+
+/// `GET /api/v1/cost-items`: active cost-of-business items, like task templates.
+#[utoipa::path(get, path = "/api/v1/cost-items", tag = "catalog",
+    params(("codes" = Option<String>, Query, description = "comma-separated stable codes"), ("page" = Option<u32>, Query), ("pageSize" = Option<u32>, Query)),
+    responses((status = 200, body = BridgePagedResult<BridgeCostItemDto>), (status = 401), (status = 403), (status = 422), (status = 429)),
+    security(("api_key" = ["catalog:read"])))]
+pub async fn cost_items(
+    State(state): State<AppState>,
+    Extension(principal): Extension<Principal>,
+    query: Query,
+) -> Result<Json<BridgePagedResult<BridgeCostItemDto>>, ApiError> {
+    principal.require(Scope::CatalogRead)?;
+    Ok(Json(
+        state
+            .store
+            .cost_items(principal.tenant_id(), &list(&query)?)
+            .await?,
+    ))
+}
+
+/// `GET /api/v1/catalog/index`: the active ids a quote's lines may link to,
+/// with each product's task sequence. Answers `304` to a matching
+/// `If-None-Match`.
+#[utoipa::path(get, path = "/api/v1/catalog/index", tag = "catalog",
+    responses((status = 200, body = CatalogIndex, headers(("ETag" = String))), (status = 304, description = "unchanged since the ETag sent"), (status = 401), (status = 403), (status = 429)),
+    security(("api_key" = ["catalog:read"])))]
+pub async fn index(
+    State(state): State<AppState>,
+    Extension(principal): Extension<Principal>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    principal.require(Scope::CatalogRead)?;
+    let (index, version) = state.store.catalog_index(principal.tenant_id()).await?;
+    let etag = format!("\"{version}\"");
+    let fresh = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|sent| sent.split(',').any(|tag| tag.trim() == etag));
+    let mut response = if fresh {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        Json(index).into_response()
+    };
+    if let Ok(value) = HeaderValue::from_str(&etag) {
+        response.headers_mut().insert(header::ETAG, value);
+    }
+    response.headers_mut().insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, no-cache"),
+    );
+    Ok(response)
+}

@@ -1,0 +1,61 @@
+//! Who and what the tenant works with: the signed-in user, customers, jobs.
+
+use axum::extract::State;
+use axum::{Extension, Json};
+use toolbridge_protocol::context::BridgeContextDto;
+use toolbridge_protocol::customer::BridgeCustomerDto;
+use toolbridge_protocol::job::BridgeJobDto;
+use toolbridge_protocol::paging::BridgePagedResult;
+use toolbridge_store::Scope;
+
+use super::{Query, page};
+use crate::app::AppState;
+use crate::auth::Principal;
+use crate::error::ApiError;
+
+/// `GET /api/v1/me`: the signed-in user (session only).
+#[utoipa::path(get, path = "/api/v1/me", tag = "session",
+    responses((status = 200, body = BridgeContextDto), (status = 401, description = "no session"), (status = 403, description = "an API key has no user")))]
+pub async fn me(
+    Extension(principal): Extension<Principal>,
+) -> Result<Json<BridgeContextDto>, ApiError> {
+    Ok(Json(principal.user()?.context()))
+}
+
+/// `GET /api/v1/customers`: the tenant's customers, paged.
+#[utoipa::path(get, path = "/api/v1/customers", tag = "customers",
+    params(("page" = Option<u32>, Query, description = "from 1"), ("pageSize" = Option<u32>, Query, description = "1 to 500, default 50")),
+    responses((status = 200, body = BridgePagedResult<BridgeCustomerDto>), (status = 401), (status = 403), (status = 422), (status = 429)),
+    security(("api_key" = ["customers:read"])))]
+pub async fn customers(
+    State(state): State<AppState>,
+    Extension(principal): Extension<Principal>,
+    query: Query,
+) -> Result<Json<BridgePagedResult<BridgeCustomerDto>>, ApiError> {
+    principal.require(Scope::CustomersRead)?;
+    Ok(Json(
+        state
+            .store
+            .customers(principal.tenant_id(), page(&query)?)
+            .await?,
+    ))
+}
+
+/// `GET /api/v1/jobs`: the tenant's active jobs, paged.
+#[utoipa::path(get, path = "/api/v1/jobs", tag = "jobs",
+    params(("page" = Option<u32>, Query), ("pageSize" = Option<u32>, Query)),
+    responses((status = 200, body = BridgePagedResult<BridgeJobDto>), (status = 401), (status = 403), (status = 422), (status = 429)),
+    security(("api_key" = ["jobs:read"])))]
+pub async fn jobs(
+    State(state): State<AppState>,
+    Extension(principal): Extension<Principal>,
+    query: Query,
+) -> Result<Json<BridgePagedResult<BridgeJobDto>>, ApiError> {
+    principal.require(Scope::JobsRead)?;
+    Ok(Json(
+        state
+            .store
+            .jobs(principal.tenant_id(), page(&query)?)
+            .await?,
+    ))
+}

@@ -1,0 +1,66 @@
+//! The REST API v1 (`/api/v1`): thin handlers over the store.
+
+use std::collections::HashMap;
+use std::hash::BuildHasher;
+
+use axum::Router;
+use axum::middleware;
+use axum::routing::{get, post, put};
+use toolbridge_protocol::paging::{ListRequest, PageRequest};
+
+use crate::app::AppState;
+use crate::auth;
+use crate::error::ApiError;
+use crate::openapi;
+
+pub mod catalog;
+pub mod directory;
+pub mod quotes;
+
+/// The `/api/v1` routes. Everything but the OpenAPI document needs a
+/// caller: an API key or the app's session.
+pub fn routes(state: AppState) -> Router<AppState> {
+    Router::new()
+        .route("/me", get(directory::me))
+        .route("/customers", get(directory::customers))
+        .route("/jobs", get(directory::jobs))
+        .route("/products", get(catalog::products))
+        .route("/task-templates", get(catalog::task_templates))
+        .route("/cost-items", get(catalog::cost_items))
+        .route("/catalog/index", get(catalog::index))
+        .route("/quotes", get(quotes::list).post(quotes::create))
+        .route("/quotes/{id}", get(quotes::get))
+        .route("/quotes/{id}/lines", put(quotes::save_lines))
+        .route("/quotes/{id}/send", post(quotes::send))
+        .route_layer(middleware::from_fn_with_state(state, auth::middleware))
+        .route("/openapi.json", get(openapi::document))
+}
+
+/// Query parameters, as sent.
+pub type Query = axum::extract::Query<HashMap<String, String>>;
+
+/// `page` and `pageSize` from the query (`INVALID_PARAMS` / 422 when out of range).
+pub fn page<S: BuildHasher>(query: &HashMap<String, String, S>) -> Result<PageRequest, ApiError> {
+    Ok(PageRequest::from_query(
+        query.get("page").map(String::as_str),
+        query.get("pageSize").map(String::as_str),
+    )?)
+}
+
+/// `page`, `pageSize` and `codes=A,B` from the query.
+pub fn list<S: BuildHasher>(query: &HashMap<String, String, S>) -> Result<ListRequest, ApiError> {
+    let codes = query.get("codes").map(|codes| {
+        codes
+            .split(',')
+            .map(str::trim)
+            .filter(|code| !code.is_empty())
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    });
+    let paging = if codes.is_some() {
+        PageRequest::default()
+    } else {
+        page(query)?
+    };
+    Ok(ListRequest { paging, codes })
+}

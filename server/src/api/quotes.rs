@@ -1,0 +1,183 @@
+//! Quotes: list, read, create (with `Idempotency-Key`), save the lines of an
+//! open quote, send.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+use toolbridge_protocol::create_quote::{
+    RestCreateQuoteRequest, validate_bridge_create, validate_rest_create,
+};
+use toolbridge_protocol::paging::BridgePagedResult;
+use toolbridge_protocol::quote::{BridgeQuoteDto, QuoteDto, QuoteLine};
+use toolbridge_store::{Idempotency, Scope};
+
+use super::{Query, page};
+use crate::app::AppState;
+use crate::auth::Principal;
+use crate::error::ApiError;
+use crate::json::{JsonBody, typed};
+
+/// Longest `Idempotency-Key` accepted.
+const IDEMPOTENCY_KEY_MAX: usize = 255;
+
+/// `GET /api/v1/quotes`: the tenant's quotes, newest first.
+#[utoipa::path(get, path = "/api/v1/quotes", tag = "quotes",
+    params(("page" = Option<u32>, Query), ("pageSize" = Option<u32>, Query)),
+    responses((status = 200, body = BridgePagedResult<BridgeQuoteDto>), (status = 401), (status = 403), (status = 422), (status = 429)),
+    security(("api_key" = ["quotes:read"])))]
+pub async fn list(
+    State(state): State<AppState>,
+    Extension(principal): Extension<Principal>,
+    query: Query,
+) -> Result<Json<BridgePagedResult<BridgeQuoteDto>>, ApiError> {
+    principal.require(Scope::QuotesRead)?;
+    Ok(Json(
+        state
+            .store
+            .quotes(principal.tenant_id(), page(&query)?)
+            .await?,
+    ))
+}
+
+/// `GET /api/v1/quotes/{id}`: the full quote with its lines and totals.
+#[utoipa::path(get, path = "/api/v1/quotes/{id}", tag = "quotes",
+    params(("id" = String, Path, description = "quote id")),
+    responses((status = 200, body = QuoteDto), (status = 401), (status = 403), (status = 404), (status = 429)),
+    security(("api_key" = ["quotes:read"])))]
+pub async fn get(
+    State(state): State<AppState>,
+    Extension(principal): Extension<Principal>,
+    Path(id): Path<String>,
+) -> Result<Json<QuoteDto>, ApiError> {
+    principal.require(Scope::QuotesRead)?;
+    Ok(Json(state.store.quote(principal.tenant_id(), &id).await?))
+}
+
+/// `POST /api/v1/quotes`: a new Draft quote. API keys send the REST form
+/// (`customerId`, lines with `skuId`); the app's session sends the bridge
+/// form of `quotes.create`. Both pass the same validation. An
+/// `Idempotency-Key` makes a retry return the first answer instead of a
+/// second quote.
+#[utoipa::path(post, path = "/api/v1/quotes", tag = "quotes",
+    request_body(content = RestCreateQuoteRequest, description = "REST form (API keys); the app's session sends BridgeCreateQuoteRequest"),
+    params(("Idempotency-Key" = Option<String>, Header, description = "repeat a request safely: the same key and body return the first quote")),
+    responses((status = 201, body = QuoteDto, headers(("Location" = String))), (status = 400), (status = 401), (status = 403), (status = 404, description = "the job named by jobId does not exist"), (status = 422), (status = 429)),
+    security(("api_key" = ["quotes:write"])))]
+pub async fn create(
+    State(state): State<AppState>,
+    Extension(principal): Extension<Principal>,
+    headers: HeaderMap,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    principal.require(Scope::QuotesWrite)?;
+    let request = match principal {
+        Principal::Key(_) => validate_rest_create(&body.value)?,
+        Principal::User(_) => validate_bridge_create(&body.value)?,
+    };
+    let idempotency = idempotency(&headers, &principal, &body.bytes)?;
+    let created = state
+        .store
+        .create_quote(principal.tenant_id(), &request, idempotency.as_ref())
+        .await?;
+    let location = format!("/api/v1/quotes/{}", created.quote.header.id);
+    let mut response = (StatusCode::CREATED, Json(created.quote)).into_response();
+    if let Ok(value) = HeaderValue::from_str(&location) {
+        response.headers_mut().insert(header::LOCATION, value);
+    }
+    if created.replayed {
+        response
+            .headers_mut()
+            .insert("idempotent-replayed", HeaderValue::from_static("true"));
+    }
+    Ok(response)
+}
+
+/// The `Idempotency-Key` of a request, with the hash of its body.
+fn idempotency(
+    headers: &HeaderMap,
+    principal: &Principal,
+    body: &[u8],
+) -> Result<Option<Idempotency>, ApiError> {
+    let Some(value) = headers.get("idempotency-key") else {
+        return Ok(None);
+    };
+    let key = value
+        .to_str()
+        .ok()
+        .map(str::trim)
+        .filter(|key| !key.is_empty() && key.len() <= IDEMPOTENCY_KEY_MAX)
+        .ok_or_else(|| {
+            toolbridge_protocol::Error::invalid(
+                "Idempotency-Key",
+                format!("must be 1 to {IDEMPOTENCY_KEY_MAX} visible ASCII characters"),
+            )
+        })?;
+    let body_hash = Sha256::digest(body)
+        .iter()
+        .fold(String::with_capacity(64), |mut hex, byte| {
+            let _ = write!(hex, "{byte:02x}");
+            hex
+        });
+    Ok(Some(Idempotency {
+        key_id: principal.id(),
+        key: key.to_owned(),
+        body_hash,
+    }))
+}
+
+/// `PUT /api/v1/quotes/{id}/lines`: what the host saves from the editor.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SaveLines {
+    /// The quote's lines, in order.
+    pub lines: Vec<QuoteLine>,
+    /// The group-key map.
+    #[serde(default)]
+    pub group_keys: BTreeMap<String, u32>,
+}
+
+/// `PUT /api/v1/quotes/{id}/lines`: replaces a Draft quote's lines
+/// (`QUOTE_LOCKED` / 409 once sent).
+#[utoipa::path(put, path = "/api/v1/quotes/{id}/lines", tag = "quotes",
+    params(("id" = String, Path)),
+    request_body = SaveLines,
+    responses((status = 200, body = QuoteDto), (status = 400), (status = 401), (status = 403), (status = 404), (status = 409, description = "the quote is no longer a Draft"), (status = 422), (status = 429)),
+    security(("api_key" = ["quotes:write"])))]
+pub async fn save_lines(
+    State(state): State<AppState>,
+    Extension(principal): Extension<Principal>,
+    Path(id): Path<String>,
+    body: JsonBody,
+) -> Result<Json<QuoteDto>, ApiError> {
+    principal.require(Scope::QuotesWrite)?;
+    let SaveLines { lines, group_keys } = typed(body.value)?;
+    Ok(Json(
+        state
+            .store
+            .save_lines(principal.tenant_id(), &id, lines, group_keys)
+            .await?,
+    ))
+}
+
+/// `POST /api/v1/quotes/{id}/send`: Send Quote; a Draft becomes Sent and
+/// locked (`QUOTE_LOCKED` / 409 for any other state).
+#[utoipa::path(post, path = "/api/v1/quotes/{id}/send", tag = "quotes",
+    params(("id" = String, Path)),
+    responses((status = 200, body = QuoteDto), (status = 401), (status = 403), (status = 404), (status = 409), (status = 429)),
+    security(("api_key" = ["quotes:write"])))]
+pub async fn send(
+    State(state): State<AppState>,
+    Extension(principal): Extension<Principal>,
+    Path(id): Path<String>,
+) -> Result<Json<QuoteDto>, ApiError> {
+    principal.require(Scope::QuotesWrite)?;
+    Ok(Json(
+        state.store.send_quote(principal.tenant_id(), &id).await?,
+    ))
+}

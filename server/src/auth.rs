@@ -1,0 +1,179 @@
+//! Who is calling: an API key (`Authorization: Bearer …`, with scopes and a
+//! rate limit) or the host app's session cookie, which only counts when the
+//! request comes from the app's own origin, so a tool page (another origin)
+//! cannot use it directly.
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use toolbridge_protocol::context::Role;
+use toolbridge_store::{ApiKey, Scope, User};
+
+use crate::app::AppState;
+use crate::error::ApiError;
+
+/// The session cookie's name.
+pub const SESSION_COOKIE: &str = "tb_session";
+
+/// The caller of a request.
+#[derive(Debug, Clone)]
+pub enum Principal {
+    /// An API key.
+    Key(ApiKey),
+    /// A signed-in user of the host app.
+    User(User),
+}
+
+impl Principal {
+    /// The tenant every read and write is scoped to.
+    pub fn tenant_id(&self) -> &str {
+        match self {
+            Principal::Key(key) => &key.tenant_id,
+            Principal::User(user) => &user.tenant_id,
+        }
+    }
+
+    /// An id for idempotency records: the key's, or the user's.
+    pub fn id(&self) -> String {
+        match self {
+            Principal::Key(key) => format!("key:{}", key.id),
+            Principal::User(user) => format!("user:{}", user.id),
+        }
+    }
+
+    /// `NOT_ALLOWED` (403) unless the caller may use `scope`: a key needs it
+    /// granted; a user's role decides (Field users do not write quotes).
+    pub fn require(&self, scope: Scope) -> Result<(), ApiError> {
+        match self {
+            Principal::Key(key) if key.scopes.contains(&scope) => Ok(()),
+            Principal::Key(_) => Err(ApiError::not_allowed(format!(
+                "this API key lacks the `{}` scope",
+                scope.as_str()
+            ))),
+            Principal::User(user)
+                if scope == Scope::QuotesWrite && !user.role.can_write_quotes() =>
+            {
+                Err(ApiError::not_allowed(format!(
+                    "{} users can read quotes but not create or change them",
+                    Role::label(user.role)
+                )))
+            }
+            Principal::User(_) => Ok(()),
+        }
+    }
+
+    /// The signed-in user, for endpoints that describe one.
+    pub fn user(&self) -> Result<&User, ApiError> {
+        match self {
+            Principal::User(user) => Ok(user),
+            Principal::Key(_) => Err(ApiError::not_allowed(
+                "this endpoint describes a signed-in user of the app; API keys have none",
+            )),
+        }
+    }
+}
+
+/// Middleware for `/api/v1`: authenticates, applies the key's rate limit
+/// (its `X-RateLimit-*` headers go on every keyed response), and hands the
+/// [`Principal`] to the handler.
+pub async fn middleware(
+    State(state): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let principal = match authenticate(&state, request.headers()).await {
+        Ok(principal) => principal,
+        Err(error) => return error.into_response(),
+    };
+    let quota = match &principal {
+        Principal::Key(key) => Some(state.rate_limiter.check(&key.id, key.rate_limit)),
+        Principal::User(_) => None,
+    };
+    if let Some(quota) = quota.filter(|quota| !quota.allowed) {
+        let limited = toolbridge_protocol::Error::RateLimited {
+            retry_after: quota.retry_after,
+        };
+        let mut response = ApiError::Rule(limited).into_response();
+        quota.write_headers(response.headers_mut());
+        return response;
+    }
+    request.extensions_mut().insert(principal);
+    let mut response = next.run(request).await;
+    if let Some(quota) = quota {
+        quota.write_headers(response.headers_mut());
+    }
+    response
+}
+
+/// The caller of a request with these headers.
+pub async fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<Principal, ApiError> {
+    if let Some(authorization) = headers.get(header::AUTHORIZATION) {
+        let token = authorization
+            .to_str()
+            .ok()
+            .and_then(|value| value.strip_prefix("Bearer "))
+            .map(str::trim)
+            .filter(|token| !token.is_empty())
+            .ok_or_else(|| {
+                ApiError::unauthenticated("the Authorization header must be `Bearer <API key>`")
+            })?;
+        return state
+            .store
+            .api_key(token)
+            .await?
+            .map(Principal::Key)
+            .ok_or_else(|| {
+                ApiError::unauthenticated("the API key is unknown or has been revoked")
+            });
+    }
+    if let Some(token) = session_token(headers) {
+        if !same_origin(headers) {
+            return Err(ApiError::not_allowed(
+                "session requests must come from the app's own origin; other sites and tool pages use an API key or the bridge",
+            ));
+        }
+        return state
+            .store
+            .session_user(token)
+            .await?
+            .map(Principal::User)
+            .ok_or_else(|| ApiError::unauthenticated("the session has ended; sign in again"));
+    }
+    Err(ApiError::unauthenticated(
+        "send an API key as `Authorization: Bearer <key>` (create one with `toolbridge keys create`)",
+    ))
+}
+
+/// The session token from the `Cookie` header, if any.
+pub fn session_token(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(';'))
+        .find_map(|pair| {
+            let (name, value) = pair.trim().split_once('=')?;
+            (name == SESSION_COOKIE && !value.is_empty()).then_some(value)
+        })
+}
+
+/// Whether a request comes from the app's own origin: `Sec-Fetch-Site:
+/// same-origin` from a browser, or (without that header) an `Origin` that
+/// names this host.
+pub fn same_origin(headers: &HeaderMap) -> bool {
+    if let Some(site) = headers.get("sec-fetch-site") {
+        return site.as_bytes() == b"same-origin";
+    }
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    let origin = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok());
+    match (origin, host) {
+        (Some(origin), Some(host)) => {
+            origin
+                .strip_prefix("http://")
+                .or_else(|| origin.strip_prefix("https://"))
+                == Some(host)
+        }
+        _ => false,
+    }
+}

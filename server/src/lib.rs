@@ -1,0 +1,21 @@
+//! The toolbridge backend: the public REST API v1 (API keys, scopes, rate
+//! limits), the session API the host page uses, and the wiring around the
+//! SQLite store.
+//!
+//! Handlers are thin: they read the request, call `toolbridge-protocol` to
+//! validate it and `toolbridge-store` to answer it, and return DTOs. Errors
+//! become problem+json bodies in exactly one place ([`error`]).
+
+#![deny(missing_docs)]
+
+pub mod api;
+pub mod app;
+pub mod auth;
+pub mod error;
+pub mod json;
+pub mod openapi;
+pub mod rate_limit;
+pub mod request_id;
+pub mod session;
+
+pub use app::{AppState, router};

@@ -1,0 +1,87 @@
+//! The session API the host app uses: sign in with email and password (a
+//! session cookie, `HttpOnly` and `SameSite=Strict`), read the signed-in
+//! user, sign out.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use toolbridge_protocol::context::BridgeContextDto;
+
+use crate::app::AppState;
+use crate::auth::{self, SESSION_COOKIE};
+use crate::error::ApiError;
+use crate::json::{JsonBody, typed};
+
+/// How long a session lasts: 12 hours.
+pub const SESSION_TTL_SECS: u64 = 12 * 60 * 60;
+
+/// `POST /api/session` body.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SignIn {
+    /// The user's email.
+    pub email: String,
+    /// The user's password.
+    pub password: String,
+}
+
+/// `POST /api/session`: signs in and sets the session cookie.
+#[utoipa::path(post, path = "/api/session", tag = "session", request_body = SignIn,
+    responses((status = 200, body = BridgeContextDto), (status = 400), (status = 401, description = "wrong email or password"), (status = 403, description = "not from the app's origin")))]
+pub async fn sign_in(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: JsonBody,
+) -> Result<Response, ApiError> {
+    if headers.contains_key("sec-fetch-site") && !auth::same_origin(&headers) {
+        return Err(ApiError::not_allowed("sign in from the app's own page"));
+    }
+    let SignIn { email, password } = typed(body.value)?;
+    let user = state
+        .store
+        .verify_password(&email, &password)
+        .await?
+        .ok_or_else(|| ApiError::unauthenticated("the email or password is wrong"))?;
+    let token = state
+        .store
+        .create_session(&user.id, SESSION_TTL_SECS)
+        .await?;
+    let mut response = Json(user.context()).into_response();
+    set_cookie(&mut response, &token, SESSION_TTL_SECS);
+    Ok(response)
+}
+
+/// `GET /api/session`: the signed-in user.
+#[utoipa::path(get, path = "/api/session", tag = "session",
+    responses((status = 200, body = BridgeContextDto), (status = 401), (status = 403)))]
+pub async fn current(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Json<BridgeContextDto>, ApiError> {
+    let principal = auth::authenticate(&state, &headers).await?;
+    Ok(Json(principal.user()?.context()))
+}
+
+/// `DELETE /api/session`: signs out.
+#[utoipa::path(delete, path = "/api/session", tag = "session", responses((status = 204)))]
+pub async fn sign_out(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    if let Some(token) = auth::session_token(&headers) {
+        state.store.delete_session(token).await?;
+    }
+    let mut response = StatusCode::NO_CONTENT.into_response();
+    set_cookie(&mut response, "", 0);
+    Ok(response)
+}
+
+fn set_cookie(response: &mut Response, token: &str, max_age: u64) {
+    let cookie =
+        format!("{SESSION_COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/; Max-Age={max_age}");
+    if let Ok(value) = HeaderValue::from_str(&cookie) {
+        response.headers_mut().insert(header::SET_COOKIE, value);
+    }
+}

@@ -1,0 +1,200 @@
+//! 400, 401, 403 and the session rule of DESIGN.md §5.
+
+use reqwest::Method;
+
+use crate::harness::{Server, json};
+use toolbridge_store::{RateLimit, Scope};
+
+#[tokio::test]
+async fn a_missing_key_is_401_with_www_authenticate() {
+    let server = Server::start().await;
+    let response = server
+        .request(Method::GET, "/api/v1/products")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 401);
+    assert_eq!(response.headers()["www-authenticate"], "Bearer");
+    let (_, body) = json(response).await;
+    assert_eq!(body["code"], "UNAUTHENTICATED");
+    assert!(body["detail"].as_str().unwrap().contains("Bearer"));
+}
+
+#[tokio::test]
+async fn an_unknown_or_revoked_key_is_401() {
+    let server = Server::start().await;
+    for token in ["tbk_nothing_here", "not-even-a-key"] {
+        let response = server.get(token, "/api/v1/products").await;
+        assert_eq!(response.status(), 401, "{token}");
+        assert_eq!(response.headers()["www-authenticate"], "Bearer");
+    }
+    let key = server.full_key().await;
+    assert_eq!(server.get(&key, "/api/v1/products").await.status(), 200);
+    let tenant = server.tenant().await;
+    let listed = server.store.list_api_keys(&tenant).await.unwrap();
+    let id = &listed.last().unwrap().id;
+    assert!(server.store.revoke_api_key(&tenant, id).await.unwrap());
+    assert_eq!(server.get(&key, "/api/v1/products").await.status(), 401);
+}
+
+#[tokio::test]
+async fn a_key_without_the_scope_is_403_naming_it() {
+    let server = Server::start().await;
+    let key = server
+        .key(&[Scope::ProductsRead], RateLimit::default())
+        .await;
+    assert_eq!(server.get(&key, "/api/v1/products").await.status(), 200);
+    let (status, body) = json(server.get(&key, "/api/v1/customers").await).await;
+    assert_eq!(status, 403);
+    assert_eq!(body["code"], "NOT_ALLOWED");
+    assert!(body["detail"].as_str().unwrap().contains("customers:read"));
+}
+
+#[tokio::test]
+async fn malformed_json_is_400() {
+    let server = Server::start().await;
+    let key = server.full_key().await;
+    let response = server
+        .request(Method::POST, "/api/v1/quotes")
+        .bearer_auth(&key)
+        .header("content-type", "application/json")
+        .body("{\"customerId\": ")
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = json(response).await;
+    assert_eq!(status, 400);
+    assert!(
+        body["detail"].as_str().unwrap().contains("not valid JSON"),
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn a_session_cookie_works_from_the_apps_own_origin_only() {
+    let server = Server::start().await;
+    let cookie = server.sign_in("office@harbour.test").await;
+    let same = server
+        .request(Method::GET, "/api/v1/me")
+        .header("cookie", &cookie)
+        .header("sec-fetch-site", "same-origin")
+        .send()
+        .await
+        .unwrap();
+    let (status, me) = json(same).await;
+    assert_eq!(status, 200);
+    assert_eq!(me["userRole"], "office");
+    assert_eq!(me["tenantName"], "Harbour Flooring Ltd");
+
+    let cross = server
+        .request(Method::GET, "/api/v1/quotes")
+        .header("cookie", &cookie)
+        .header("sec-fetch-site", "cross-site")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(cross.status(), 403);
+
+    let foreign = server
+        .request(Method::GET, "/api/v1/quotes")
+        .header("cookie", &cookie)
+        .header("origin", "http://evil.test")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(foreign.status(), 403);
+
+    let matching = server
+        .request(Method::GET, "/api/v1/quotes")
+        .header("cookie", &cookie)
+        .header("origin", server.base.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(matching.status(), 200);
+}
+
+#[tokio::test]
+async fn sign_in_sets_a_strict_http_only_cookie_and_sign_out_ends_it() {
+    let server = Server::start().await;
+    let response = server
+        .request(Method::POST, "/api/session")
+        .json(&serde_json::json!({"email": "ADMIN@harbour.test", "password": "demo-password"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let set_cookie = response.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        set_cookie.contains("HttpOnly") && set_cookie.contains("SameSite=Strict"),
+        "{set_cookie}"
+    );
+    let cookie = set_cookie.split(';').next().unwrap().to_owned();
+    let out = server
+        .request(Method::DELETE, "/api/session")
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(out.status(), 204);
+    let after = server
+        .request(Method::GET, "/api/session")
+        .header("cookie", &cookie)
+        .header("sec-fetch-site", "same-origin")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(after.status(), 401);
+}
+
+#[tokio::test]
+async fn a_wrong_password_is_401() {
+    let server = Server::start().await;
+    let response = server
+        .request(Method::POST, "/api/session")
+        .json(&serde_json::json!({"email": "admin@harbour.test", "password": "nope"}))
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = json(response).await;
+    assert_eq!(status, 401);
+    assert_eq!(body["detail"], "the email or password is wrong");
+}
+
+#[tokio::test]
+async fn field_users_read_quotes_but_cannot_create_them() {
+    let server = Server::start().await;
+    let cookie = server.sign_in("field@harbour.test").await;
+    let send = |method: Method, path: &str| {
+        server
+            .request(method, path)
+            .header("cookie", cookie.clone())
+            .header("sec-fetch-site", "same-origin")
+    };
+    assert_eq!(
+        send(Method::GET, "/api/v1/quotes")
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+    let created = send(Method::POST, "/api/v1/quotes")
+        .json(&serde_json::json!({"customerName": "A", "lines": [{"qty": 1, "unitPrice": 1, "taxRate": 0.15}]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(created.status(), 403);
+}
+
+#[tokio::test]
+async fn an_unknown_endpoint_is_a_problem_404() {
+    let server = Server::start().await;
+    let key = server.full_key().await;
+    let (status, body) = json(server.get(&key, "/api/v2/products").await).await;
+    assert_eq!(status, 404);
+    assert_eq!(body["code"], "NOT_FOUND");
+}

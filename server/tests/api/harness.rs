@@ -1,0 +1,166 @@
+//! Starting a server and talking to it.
+
+use std::path::{Path, PathBuf};
+
+use reqwest::{Client, Method, RequestBuilder, Response};
+use serde_json::Value;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use toolbridge_server::{AppState, router};
+use toolbridge_store::{RateLimit, Scope, Store};
+
+/// Products in the test catalog: enough for paging, quick to seed.
+const PRODUCTS: u32 = 120;
+
+/// A running server on its own database file.
+pub(crate) struct Server {
+    pub(crate) base: String,
+    pub(crate) store: Store,
+    pub(crate) db: PathBuf,
+    pub(crate) client: Client,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<()>>,
+    dir: Option<tempfile::TempDir>,
+}
+
+impl Server {
+    /// A server on a new, seeded database.
+    pub(crate) async fn start() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("toolbridge.sqlite3");
+        let mut server = Self::start_on(&db).await;
+        server.dir = Some(dir);
+        server
+    }
+
+    /// A server on `db` (seeded if new).
+    pub(crate) async fn start_on(db: &Path) -> Self {
+        let store = Store::open(db).await.unwrap();
+        if !store.is_seeded().await.unwrap() {
+            store.seed_demo(PRODUCTS).await.unwrap();
+        }
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let (stop, stopped) = oneshot::channel::<()>();
+        let app = router(AppState::new(store.clone()));
+        let task = tokio::spawn(async move {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(async {
+                    let _ = stopped.await;
+                })
+                .await
+                .unwrap();
+        });
+        Self {
+            base,
+            store,
+            db: db.to_owned(),
+            client: Client::new(),
+            stop: Some(stop),
+            task: Some(task),
+            dir: None,
+        }
+    }
+
+    /// Stops the server and waits until it has.
+    pub(crate) async fn stop(mut self) -> Option<tempfile::TempDir> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(task) = self.task.take() {
+            task.await.unwrap();
+        }
+        self.dir.take()
+    }
+
+    /// The demo tenant's id.
+    pub(crate) async fn tenant(&self) -> String {
+        self.store.default_tenant().await.unwrap().unwrap().id
+    }
+
+    /// A new API key of the demo tenant.
+    pub(crate) async fn key(&self, scopes: &[Scope], limit: RateLimit) -> String {
+        let tenant = self.tenant().await;
+        self.store
+            .create_api_key(&tenant, "test", scopes, limit)
+            .await
+            .unwrap()
+            .token
+    }
+
+    /// A key with every scope and a generous limit.
+    pub(crate) async fn full_key(&self) -> String {
+        self.key(
+            &Scope::ALL,
+            RateLimit {
+                requests: 10_000,
+                window_secs: 60,
+            },
+        )
+        .await
+    }
+
+    /// A request to `path`.
+    pub(crate) fn request(&self, method: Method, path: &str) -> RequestBuilder {
+        self.client.request(method, format!("{}{path}", self.base))
+    }
+
+    /// `GET path` with a key.
+    pub(crate) async fn get(&self, key: &str, path: &str) -> Response {
+        self.request(Method::GET, path)
+            .bearer_auth(key)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// `POST path` with a key and a JSON body.
+    pub(crate) async fn post(&self, key: &str, path: &str, body: &Value) -> Response {
+        self.request(Method::POST, path)
+            .bearer_auth(key)
+            .json(body)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// Signs in as `email` and returns the session cookie (`name=value`).
+    pub(crate) async fn sign_in(&self, email: &str) -> String {
+        let response = self
+            .request(Method::POST, "/api/session")
+            .header("sec-fetch-site", "same-origin")
+            .json(&serde_json::json!({"email": email, "password": "demo-password"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200, "{}", response.text().await.unwrap());
+        let cookie = response.headers()["set-cookie"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        cookie.split(';').next().unwrap().to_owned()
+    }
+}
+
+/// The status and the JSON body of a response.
+pub(crate) async fn json(response: Response) -> (u16, Value) {
+    let status = response.status().as_u16();
+    let text = response.text().await.unwrap();
+    let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
+    (status, body)
+}
+
+/// A REST quote body for `customer` with one line of `product`.
+pub(crate) fn quote_body(customer: &str, product: &str) -> Value {
+    serde_json::json!({"customerId": customer, "lines": [{"skuId": product, "qty": 2, "unitPrice": 89.5}]})
+}
+
+/// The first customer and first product the key can see.
+pub(crate) async fn customer_and_product(server: &Server, key: &str) -> (String, String) {
+    let (_, customers) = json(server.get(key, "/api/v1/customers?pageSize=1").await).await;
+    let (_, products) = json(server.get(key, "/api/v1/products?pageSize=1").await).await;
+    (
+        customers["items"][0]["id"].as_str().unwrap().to_owned(),
+        products["items"][0]["id"].as_str().unwrap().to_owned(),
+    )
+}

@@ -1,0 +1,12 @@
+//! The REST API over real HTTP: the server on an ephemeral port, a fresh
+//! SQLite file per test, and an HTTP client.
+
+// Test code: a panic is how a helper reports a failed expectation.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod harness;
+
+mod auth;
+mod quotes;
+mod rate_limits;
+mod reads;

@@ -1,0 +1,258 @@
+//! Creating, reading, saving and sending quotes; idempotency; 404, 409, 422;
+//! persistence across a restart.
+
+use reqwest::Method;
+use serde_json::json as body;
+
+use crate::harness::{Server, customer_and_product, json, quote_body};
+
+#[tokio::test]
+async fn create_answers_201_with_location_and_the_full_quote() {
+    let server = Server::start().await;
+    let key = server.full_key().await;
+    let (customer, product) = customer_and_product(&server, &key).await;
+    let response = server
+        .post(&key, "/api/v1/quotes", &quote_body(&customer, &product))
+        .await;
+    assert_eq!(response.status(), 201);
+    let location = response.headers()["location"].to_str().unwrap().to_owned();
+    let (_, quote) = json(response).await;
+    assert_eq!(
+        location,
+        format!("/api/v1/quotes/{}", quote["id"].as_str().unwrap())
+    );
+    assert_eq!(quote["status"], "Draft");
+    assert_eq!(quote["lines"][0]["linkedItemId"], product.as_str());
+    assert_eq!(quote["lines"][0]["qty"], 2.0);
+    // 2 x 89.50 = 179.00, tax at the tenant's 15% = 26.85.
+    assert_eq!(quote["totals"]["nett"], 179.0);
+    assert_eq!(quote["totals"]["total"], 205.85);
+    let (status, read) = json(server.get(&key, &location).await).await;
+    assert_eq!(status, 200);
+    assert_eq!(read, quote);
+}
+
+#[tokio::test]
+async fn an_invalid_quote_is_422_listing_every_path() {
+    let server = Server::start().await;
+    let key = server.full_key().await;
+    let (customer, product) = customer_and_product(&server, &key).await;
+    let bad = body!({"customerId": customer, "lines": [
+        {"skuId": product, "qty": 0, "unitPrice": 1},
+        {"skuId": "no-such-sku", "qty": 1, "unitPrice": 1},
+        {"skuId": product, "qty": 1, "unitPrice": 1, "taxRate": 15}
+    ]});
+    let before = server
+        .store
+        .quote_count(&server.tenant().await)
+        .await
+        .unwrap();
+    let (status, problem) = json(server.post(&key, "/api/v1/quotes", &bad).await).await;
+    assert_eq!(status, 422);
+    let paths: Vec<&str> = problem["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["lines[0].qty", "lines[2].taxRate"]);
+    // Once the shape is right, the references are checked.
+    let unknown = body!({"customerId": "no-such-customer", "lines": [{"skuId": "no-such-sku", "qty": 1, "unitPrice": 1}]});
+    let (status, problem) = json(server.post(&key, "/api/v1/quotes", &unknown).await).await;
+    assert_eq!(status, 422);
+    let paths: Vec<&str> = problem["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        paths.contains(&"customerId") || paths.contains(&"lines[0].skuId"),
+        "{problem}"
+    );
+    assert_eq!(
+        server
+            .store
+            .quote_count(&server.tenant().await)
+            .await
+            .unwrap(),
+        before
+    );
+}
+
+#[tokio::test]
+async fn an_unknown_quote_and_another_tenants_quote_are_both_404() {
+    let server = Server::start().await;
+    let key = server.full_key().await;
+    let (status, body) = json(
+        server
+            .get(&key, "/api/v1/quotes/00000000-0000-4000-8000-000000000000")
+            .await,
+    )
+    .await;
+    assert_eq!(status, 404);
+    assert_eq!(body["code"], "NOT_FOUND");
+    let other = server.sign_in("admin@other.test").await;
+    let (_, theirs) = json(
+        server
+            .request(Method::GET, "/api/v1/quotes")
+            .header("cookie", &other)
+            .header("sec-fetch-site", "same-origin")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    let their_id = theirs["items"][0]["id"].as_str().unwrap();
+    let (status, body) = json(
+        server
+            .get(&key, &format!("/api/v1/quotes/{their_id}"))
+            .await,
+    )
+    .await;
+    assert_eq!(status, 404);
+    assert!(!body["detail"].as_str().unwrap().contains("Other Co"));
+}
+
+#[tokio::test]
+async fn the_same_idempotency_key_twice_creates_one_quote() {
+    let server = Server::start().await;
+    let key = server.full_key().await;
+    let tenant = server.tenant().await;
+    let (customer, product) = customer_and_product(&server, &key).await;
+    let before = server.store.quote_count(&tenant).await.unwrap();
+    let send = |payload: serde_json::Value| {
+        server
+            .request(Method::POST, "/api/v1/quotes")
+            .bearer_auth(&key)
+            .header("idempotency-key", "order-4711")
+            .json(&payload)
+            .send()
+    };
+    let (first_status, first) = json(send(quote_body(&customer, &product)).await.unwrap()).await;
+    let (second_status, second) = json(send(quote_body(&customer, &product)).await.unwrap()).await;
+    assert_eq!((first_status, second_status), (201, 201));
+    assert_eq!(first["id"], second["id"]);
+    assert_eq!(server.store.quote_count(&tenant).await.unwrap(), before + 1);
+    let mut other = quote_body(&customer, &product);
+    other["lines"][0]["qty"] = body!(3);
+    let (status, problem) = json(send(other).await.unwrap()).await;
+    assert_eq!(status, 422);
+    assert_eq!(problem["errors"][0]["path"], "Idempotency-Key");
+    assert_eq!(server.store.quote_count(&tenant).await.unwrap(), before + 1);
+}
+
+#[tokio::test]
+async fn saved_lines_are_validated_and_a_sent_quote_is_locked() {
+    let server = Server::start().await;
+    let key = server.full_key().await;
+    let (customer, product) = customer_and_product(&server, &key).await;
+    let (_, quote) = json(
+        server
+            .post(&key, "/api/v1/quotes", &quote_body(&customer, &product))
+            .await,
+    )
+    .await;
+    let id = quote["id"].as_str().unwrap();
+    let mut lines = quote["lines"].clone();
+    lines[0]["qty"] = body!(5);
+    lines[0]["section"] = body!("Kitchen");
+    let save = |lines: serde_json::Value| {
+        server
+            .request(Method::PUT, &format!("/api/v1/quotes/{id}/lines"))
+            .bearer_auth(&key)
+            .json(&body!({"lines": lines, "groupKeys": {}}))
+            .send()
+    };
+    let (status, saved) = json(save(lines.clone()).await.unwrap()).await;
+    assert_eq!(status, 200, "{saved}");
+    assert_eq!(saved["lines"][0]["qty"], 5.0);
+    assert_eq!(saved["lines"][0]["section"], "Kitchen");
+    let mut bad = lines.clone();
+    bad[0]["taxRate"] = body!(15);
+    let (status, problem) = json(save(bad).await.unwrap()).await;
+    assert_eq!(status, 422);
+    assert_eq!(problem["errors"][0]["path"], "lines[0].taxRate");
+    let mut wrong_type = lines.clone();
+    wrong_type[0]["qty"] = body!("five");
+    let (status, problem) = json(save(wrong_type).await.unwrap()).await;
+    assert_eq!(status, 422);
+    assert!(
+        problem["errors"][0]["path"]
+            .as_str()
+            .unwrap()
+            .starts_with("lines[0].qty"),
+        "{problem}"
+    );
+
+    let sent = server
+        .post(&key, &format!("/api/v1/quotes/{id}/send"), &body!({}))
+        .await;
+    let (status, sent) = json(sent).await;
+    assert_eq!(status, 200);
+    assert_eq!(sent["status"], "Sent");
+    let (status, locked) = json(save(lines).await.unwrap()).await;
+    assert_eq!(status, 409);
+    assert_eq!(locked["code"], "QUOTE_LOCKED");
+    let (status, again) = json(
+        server
+            .post(&key, &format!("/api/v1/quotes/{id}/send"), &body!({}))
+            .await,
+    )
+    .await;
+    assert_eq!(
+        (status, again["code"].as_str()),
+        (409, Some("QUOTE_LOCKED"))
+    );
+}
+
+#[tokio::test]
+async fn the_app_session_creates_quotes_with_the_bridge_form() {
+    let server = Server::start().await;
+    let cookie = server.sign_in("office@harbour.test").await;
+    let response = server
+        .request(Method::POST, "/api/v1/quotes")
+        .header("cookie", &cookie)
+        .header("sec-fetch-site", "same-origin")
+        .json(&body!({"customerEmail": "new.person@example.test", "upsertByEmail": true, "customerName": "New Person",
+                      "lines": [{"description": "Oak", "productCode": "oak-01", "qty": 10, "unitPrice": 89.5, "taxRate": 0.15}]}))
+        .send()
+        .await
+        .unwrap();
+    let (status, quote) = json(response).await;
+    assert_eq!(status, 201, "{quote}");
+    assert_eq!(quote["customerName"], "New Person");
+    assert!(
+        quote["lines"][0]["linkedItemId"].is_string(),
+        "productCode matched OAK-01: {quote}"
+    );
+}
+
+#[tokio::test]
+async fn a_created_quote_is_there_after_a_restart_on_the_same_file() {
+    let server = Server::start().await;
+    let key = server.full_key().await;
+    let (customer, product) = customer_and_product(&server, &key).await;
+    let (_, quote) = json(
+        server
+            .post(&key, "/api/v1/quotes", &quote_body(&customer, &product))
+            .await,
+    )
+    .await;
+    let db = server.db.clone();
+    let dir = server.stop().await;
+    let restarted = Server::start_on(&db).await;
+    let (status, read) = json(
+        restarted
+            .get(
+                &key,
+                &format!("/api/v1/quotes/{}", quote["id"].as_str().unwrap()),
+            )
+            .await,
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(read, quote);
+    drop(restarted.stop().await);
+    drop(dir);
+}

@@ -1,0 +1,434 @@
+//! Users, passwords (argon2id), sessions and API keys.
+//!
+//! Secrets are never stored: sessions keep the SHA-256 of their token, API
+//! keys the SHA-256 of their secret, users an argon2id hash.
+
+use std::sync::OnceLock;
+
+use argon2::Argon2;
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use rand::RngCore;
+use rand::rngs::OsRng;
+use subtle::ConstantTimeEq;
+use toolbridge_protocol::catalog::id_key;
+use toolbridge_protocol::context::{BridgeContextDto, Role};
+
+use crate::util::{hex, is_hex, new_id, now_iso, now_unix, random_hex, sha256};
+use crate::{ApiKey, Error, NewApiKey, RateLimit, Scope, Store, User};
+
+/// Random bytes of a session token (shown as hex).
+const SESSION_TOKEN_BYTES: usize = 32;
+/// Random bytes of an API key's public prefix.
+const KEY_PREFIX_BYTES: usize = 6;
+/// Random bytes of an API key's secret.
+const KEY_SECRET_BYTES: usize = 32;
+/// Every API key token starts with this.
+const KEY_TOKEN_START: &str = "tbk_";
+/// Longest API key name.
+const KEY_NAME_MAX_CHARS: usize = 100;
+
+/// Hashes a password with argon2id and a fresh salt (PHC string).
+fn hash_password_now(password: &str) -> Result<String, Error> {
+    let mut salt = [0_u8; 16];
+    OsRng.fill_bytes(&mut salt);
+    let salt = SaltString::encode_b64(&salt)
+        .map_err(|error| Error::Database(format!("password salt: {error}")))?;
+    Argon2::default()
+        .hash_password(password.as_bytes(), &salt)
+        .map(|hash| hash.to_string())
+        .map_err(|error| Error::Database(format!("password hashing: {error}")))
+}
+
+/// Whether `password` matches the PHC string `hash`.
+fn password_matches(password: &str, hash: &str) -> bool {
+    PasswordHash::new(hash).is_ok_and(|parsed| {
+        Argon2::default()
+            .verify_password(password.as_bytes(), &parsed)
+            .is_ok()
+    })
+}
+
+/// A hash to verify against when the email is unknown, so that an unknown
+/// email costs as much time as a wrong password.
+fn dummy_hash() -> &'static str {
+    static DUMMY: OnceLock<String> = OnceLock::new();
+    DUMMY.get_or_init(|| hash_password_now(&random_hex(16)).unwrap_or_default())
+}
+
+/// Runs CPU-heavy hashing off the async threads.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, Error> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|error| Error::Database(format!("password hashing task failed: {error}")))
+}
+
+/// Hashes a password off the async threads.
+pub(crate) async fn hash_password(password: &str) -> Result<String, Error> {
+    let password = password.to_owned();
+    blocking(move || hash_password_now(&password)).await?
+}
+
+/// The columns [`user_from_row`] reads, joined with the tenant.
+const USER_COLUMNS: &str = "u.id, u.name, u.email, u.role, u.tenant_id, t.name, t.culture_code";
+
+type UserRow = (String, String, String, String, String, String, String);
+
+/// A [`UserRow`] followed by the password hash.
+type UserRowWithHash = (
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+);
+
+fn user_from_row(row: UserRow) -> Result<User, Error> {
+    let (id, name, email, role, tenant_id, tenant_name, culture_code) = row;
+    let role =
+        Role::from_token(&role).ok_or_else(|| Error::corrupt(format_args!("role {role:?}")))?;
+    Ok(User {
+        id,
+        name,
+        email,
+        role,
+        tenant_id,
+        tenant_name,
+        culture_code,
+    })
+}
+
+/// An API key's token split into its prefix and secret, if well-formed.
+fn split_token(token: &str) -> Option<(&str, &str)> {
+    let (prefix, secret) = token
+        .trim()
+        .strip_prefix(KEY_TOKEN_START)?
+        .split_once('_')?;
+    let well_formed = prefix.len() == KEY_PREFIX_BYTES * 2
+        && secret.len() == KEY_SECRET_BYTES * 2
+        && is_hex(prefix)
+        && is_hex(secret);
+    well_formed.then_some((prefix, secret))
+}
+
+fn scopes_to_text(scopes: &[Scope]) -> String {
+    scopes
+        .iter()
+        .map(|scope| scope.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn scopes_from_text(text: &str) -> Result<Vec<Scope>, Error> {
+    text.split_whitespace()
+        .map(|token| {
+            Scope::parse(token).ok_or_else(|| Error::corrupt(format_args!("scope {token:?}")))
+        })
+        .collect()
+}
+
+/// The columns of [`KEY_COLUMNS`], in order.
+type KeyRow = (
+    String,
+    String,
+    String,
+    String,
+    String,
+    i64,
+    i64,
+    String,
+    Option<String>,
+);
+
+const KEY_COLUMNS: &str =
+    "id, tenant_id, name, prefix, scopes, rate_requests, rate_window_secs, created_at, revoked_at";
+
+fn key_from_row(row: KeyRow) -> Result<ApiKey, Error> {
+    let (id, tenant_id, name, prefix, scopes, requests, window, created_at, revoked_at) = row;
+    let rate = |value: i64| {
+        u32::try_from(value).map_err(|_| Error::corrupt(format_args!("rate limit {value}")))
+    };
+    Ok(ApiKey {
+        id,
+        tenant_id,
+        name,
+        prefix,
+        scopes: scopes_from_text(&scopes)?,
+        rate_limit: RateLimit {
+            requests: rate(requests)?,
+            window_secs: rate(window)?,
+        },
+        created_at,
+        revoked_at,
+    })
+}
+
+impl Store {
+    /// The user with this email (case-insensitive) and password (argon2id);
+    /// `None` for an unknown email, an inactive user or a wrong password.
+    /// An unknown email costs one hash too, so timing does not tell which.
+    pub async fn verify_password(
+        &self,
+        email: &str,
+        password: &str,
+    ) -> Result<Option<User>, Error> {
+        let row: Option<UserRowWithHash> = sqlx::query_as(&format!(
+            "SELECT {USER_COLUMNS}, u.password_hash FROM users u \
+                 JOIN tenants t ON t.id = u.tenant_id \
+                 WHERE u.email_lower = ? AND u.active = 1"
+        ))
+        .bind(email.trim().to_lowercase())
+        .fetch_optional(&self.pool)
+        .await?;
+        let (user, hash) = match row {
+            Some((id, name, email, role, tenant_id, tenant_name, culture, hash)) => (
+                Some((id, name, email, role, tenant_id, tenant_name, culture)),
+                hash,
+            ),
+            None => (None, dummy_hash().to_owned()),
+        };
+        let password = password.to_owned();
+        let matches = blocking(move || password_matches(&password, &hash)).await?;
+        match user {
+            Some(row) if matches => Ok(Some(user_from_row(row)?)),
+            _ => Ok(None),
+        }
+    }
+
+    /// Starts a session for a user: a random token (64 hex characters) of
+    /// which only the SHA-256 is stored. Expired sessions are swept here.
+    pub async fn create_session(&self, user_id: &str, ttl_secs: u64) -> Result<String, Error> {
+        let token = random_hex(SESSION_TOKEN_BYTES);
+        let now = now_unix();
+        let expires = now.saturating_add(i64::try_from(ttl_secs).unwrap_or(i64::MAX));
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        sqlx::query("DELETE FROM sessions WHERE expires_at <= ?")
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        let user_exists: bool =
+            sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM users WHERE id = ? AND active = 1)")
+                .bind(user_id)
+                .fetch_one(&mut *tx)
+                .await?;
+        if !user_exists {
+            return Err(
+                toolbridge_protocol::Error::NotFound(format!("user {user_id} not found")).into(),
+            );
+        }
+        sqlx::query(
+            "INSERT INTO sessions (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
+        )
+        .bind(hex(&sha256(token.as_bytes())))
+        .bind(user_id)
+        .bind(now_iso())
+        .bind(expires)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(token)
+    }
+
+    /// The user of an unexpired session; `None` for an unknown, expired or
+    /// ended session (or a user made inactive since).
+    pub async fn session_user(&self, token: &str) -> Result<Option<User>, Error> {
+        let row: Option<UserRow> = sqlx::query_as(&format!(
+            "SELECT {USER_COLUMNS} FROM sessions s \
+             JOIN users u ON u.id = s.user_id \
+             JOIN tenants t ON t.id = u.tenant_id \
+             WHERE s.token_hash = ? AND s.expires_at > ? AND u.active = 1"
+        ))
+        .bind(hex(&sha256(token.as_bytes())))
+        .bind(now_unix())
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(user_from_row).transpose()
+    }
+
+    /// Ends a session (nothing happens for an unknown token).
+    pub async fn delete_session(&self, token: &str) -> Result<(), Error> {
+        sqlx::query("DELETE FROM sessions WHERE token_hash = ?")
+            .bind(hex(&sha256(token.as_bytes())))
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// `context.get()` for a user: the same as [`User::context`].
+    #[allow(clippy::unused_async)]
+    pub async fn context(&self, user: &User) -> BridgeContextDto {
+        user.context()
+    }
+
+    /// Makes an API key for a tenant. `name`: 1 to 100 characters after
+    /// trimming; at least one scope (duplicates are dropped); the rate limit
+    /// at least 1 request per at least 1 second. The token is in the answer
+    /// only: the store keeps a SHA-256 of its secret.
+    pub async fn create_api_key(
+        &self,
+        tenant_id: &str,
+        name: &str,
+        scopes: &[Scope],
+        rate_limit: RateLimit,
+    ) -> Result<NewApiKey, Error> {
+        let mut violations = Vec::new();
+        let name = name.trim();
+        if name.is_empty() || name.chars().count() > KEY_NAME_MAX_CHARS {
+            violations.push(toolbridge_protocol::Violation::new(
+                "name",
+                format!("must be 1 to {KEY_NAME_MAX_CHARS} characters"),
+            ));
+        }
+        let scopes: Vec<Scope> = Scope::ALL
+            .into_iter()
+            .filter(|scope| scopes.contains(scope))
+            .collect();
+        if scopes.is_empty() {
+            violations.push(toolbridge_protocol::Violation::new(
+                "scopes",
+                "a key needs at least one scope",
+            ));
+        }
+        if rate_limit.requests == 0 || rate_limit.window_secs == 0 {
+            violations.push(toolbridge_protocol::Violation::new(
+                "rateLimit",
+                "must allow at least 1 request per window of at least 1 second",
+            ));
+        }
+        if !violations.is_empty() {
+            return Err(toolbridge_protocol::Error::InvalidParams(violations).into());
+        }
+
+        let tenant_exists: bool =
+            sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM tenants WHERE id = ?)")
+                .bind(tenant_id)
+                .fetch_one(&self.pool)
+                .await?;
+        if !tenant_exists {
+            return Err(toolbridge_protocol::Error::NotFound(format!(
+                "tenant {tenant_id} not found"
+            ))
+            .into());
+        }
+
+        let secret = random_hex(KEY_SECRET_BYTES);
+        let key = ApiKey {
+            id: new_id(),
+            tenant_id: tenant_id.to_owned(),
+            name: name.to_owned(),
+            prefix: random_hex(KEY_PREFIX_BYTES),
+            scopes,
+            rate_limit,
+            created_at: now_iso(),
+            revoked_at: None,
+        };
+        sqlx::query(
+            "INSERT INTO api_keys (id, tenant_id, name, prefix, secret_hash, scopes, \
+             rate_requests, rate_window_secs, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&key.id)
+        .bind(&key.tenant_id)
+        .bind(&key.name)
+        .bind(&key.prefix)
+        .bind(hex(&sha256(secret.as_bytes())))
+        .bind(scopes_to_text(&key.scopes))
+        .bind(i64::from(key.rate_limit.requests))
+        .bind(i64::from(key.rate_limit.window_secs))
+        .bind(&key.created_at)
+        .execute(&self.pool)
+        .await?;
+        let token = format!("{KEY_TOKEN_START}{}_{secret}", key.prefix);
+        Ok(NewApiKey { key, token })
+    }
+
+    /// The key a bearer token names; `None` for a malformed, unknown or
+    /// revoked token or a wrong secret. The secret's hash is compared in
+    /// constant time.
+    pub async fn api_key(&self, token: &str) -> Result<Option<ApiKey>, Error> {
+        let Some((prefix, secret)) = split_token(token) else {
+            return Ok(None);
+        };
+        let row: Option<(String, KeyRow)> = sqlx::query_as::<_, KeyRowWithHash>(&format!(
+            "SELECT secret_hash, {KEY_COLUMNS} FROM api_keys WHERE prefix = ?"
+        ))
+        .bind(prefix)
+        .fetch_optional(&self.pool)
+        .await?
+        .map(split_hash);
+        let presented = hex(&sha256(secret.as_bytes()));
+        // The prefix is public (lists show it); the secret is what must not
+        // leak through timing.
+        let Some((stored, row)) = row else {
+            return Ok(None);
+        };
+        let matches: bool = presented.as_bytes().ct_eq(stored.as_bytes()).into();
+        if !matches {
+            return Ok(None);
+        }
+        let key = key_from_row(row)?;
+        Ok(key.revoked_at.is_none().then_some(key))
+    }
+
+    /// The tenant's keys, revoked ones included, oldest first.
+    pub async fn list_api_keys(&self, tenant_id: &str) -> Result<Vec<ApiKey>, Error> {
+        let rows: Vec<KeyRow> = sqlx::query_as(&format!(
+            "SELECT {KEY_COLUMNS} FROM api_keys WHERE tenant_id = ? ORDER BY created_at, rowid"
+        ))
+        .bind(tenant_id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter().map(key_from_row).collect()
+    }
+
+    /// Revokes a key of the tenant. `true` when the tenant has that key (now
+    /// revoked; a key revoked before keeps its first revocation time),
+    /// `false` when it has not (unknown id, or another tenant's).
+    pub async fn revoke_api_key(&self, tenant_id: &str, key_id: &str) -> Result<bool, Error> {
+        let key_id = id_key(key_id);
+        sqlx::query(
+            "UPDATE api_keys SET revoked_at = ? \
+             WHERE tenant_id = ? AND id = ? AND revoked_at IS NULL",
+        )
+        .bind(now_iso())
+        .bind(tenant_id)
+        .bind(&key_id)
+        .execute(&self.pool)
+        .await?;
+        let exists: bool = sqlx::query_scalar(
+            "SELECT EXISTS (SELECT 1 FROM api_keys WHERE tenant_id = ? AND id = ?)",
+        )
+        .bind(tenant_id)
+        .bind(&key_id)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(exists)
+    }
+}
+
+/// `secret_hash` followed by a [`KeyRow`].
+type KeyRowWithHash = (
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    i64,
+    i64,
+    String,
+    Option<String>,
+);
+
+fn split_hash(row: KeyRowWithHash) -> (String, KeyRow) {
+    let (hash, id, tenant_id, name, prefix, scopes, requests, window, created_at, revoked_at) = row;
+    (
+        hash,
+        (
+            id, tenant_id, name, prefix, scopes, requests, window, created_at, revoked_at,
+        ),
+    )
+}

@@ -1,0 +1,103 @@
+//! The one boundary to toolbridge's database.
+//!
+//! Handlers talk to a [`Store`] and never to SQL: tenants, users and their
+//! sessions, API keys, the catalog (products, task templates, cost items),
+//! customers, jobs and quotes. Today the store is one `SQLite` file (WAL,
+//! foreign keys on, migrations run on open); a `PostgreSQL` store can sit
+//! behind the same methods later.
+//!
+//! Every read and write is scoped to a tenant: another tenant's id behaves
+//! exactly like an id that does not exist (`NOT_FOUND`, or an
+//! `INVALID_PARAMS` violation where the id is a field of a request).
+//!
+//! Failures come as one [`Error`]: a [`toolbridge_protocol::Error`] for what
+//! the caller did wrong, or [`Error::Database`].
+
+#![deny(missing_docs)]
+
+mod auth;
+mod error;
+mod quotes;
+mod reads;
+mod seed;
+mod types;
+mod util;
+
+use std::path::Path;
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::SqlitePool;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+
+pub use error::Error;
+pub use seed::{DEFAULT_SEED_PRODUCTS, DEMO_PASSWORD};
+pub use types::{
+    ApiKey, Created, DemoSignIn, Idempotency, NewApiKey, RateLimit, Scope, Tenant, User,
+};
+
+/// Connections in the pool: readers run side by side (WAL); writers take
+/// turns (`BEGIN IMMEDIATE`).
+const MAX_CONNECTIONS: u32 = 16;
+
+/// How long a statement waits for another connection's write lock.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The database. Cheap to clone: clones share one connection pool.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pool: SqlitePool,
+}
+
+impl Store {
+    /// Opens (creating if missing) a `SQLite` file: WAL, foreign keys on,
+    /// busy timeout 5 s; runs the migrations that have not run yet.
+    pub async fn open(path: &Path) -> Result<Store, Error> {
+        let options = SqliteConnectOptions::from_str("sqlite:")?
+            .filename(path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .foreign_keys(true)
+            .busy_timeout(BUSY_TIMEOUT);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(MAX_CONNECTIONS)
+            .min_connections(1)
+            .connect_with(options)
+            .await?;
+        sqlx::migrate!("./migrations").run(&pool).await?;
+        Ok(Store { pool })
+    }
+
+    /// Closes every connection (the store is unusable afterwards).
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+
+    /// Whether any tenant exists yet.
+    pub async fn is_seeded(&self) -> Result<bool, Error> {
+        let exists: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM tenants)")
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(exists)
+    }
+
+    /// The first tenant made (the demo tenant), for the CLI.
+    pub async fn default_tenant(&self) -> Result<Option<Tenant>, Error> {
+        let row: Option<(String, String)> =
+            sqlx::query_as("SELECT id, name FROM tenants ORDER BY rowid LIMIT 1")
+                .fetch_optional(&self.pool)
+                .await?;
+        Ok(row.map(|(id, name)| Tenant { id, name }))
+    }
+
+    /// The tenant with this id.
+    pub async fn tenant(&self, tenant_id: &str) -> Result<Option<Tenant>, Error> {
+        let row: Option<(String, String)> =
+            sqlx::query_as("SELECT id, name FROM tenants WHERE id = ?")
+                .bind(toolbridge_protocol::catalog::id_key(tenant_id))
+                .fetch_optional(&self.pool)
+                .await?;
+        Ok(row.map(|(id, name)| Tenant { id, name }))
+    }
+}

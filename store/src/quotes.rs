@@ -1,0 +1,710 @@
+//! Quotes: reading one in full, creating one (with idempotency), saving its
+//! lines, sending it.
+
+use std::collections::BTreeMap;
+
+use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection};
+use toolbridge_protocol::Decimal;
+use toolbridge_protocol::Violation;
+use toolbridge_protocol::add_lines::{LineType, Unit};
+use toolbridge_protocol::catalog::id_key;
+use toolbridge_protocol::create_quote::{CustomerChoice, LineProduct, NewQuote, NewQuoteLine};
+use toolbridge_protocol::money::Totals;
+use toolbridge_protocol::open_quote::OpenQuote;
+use toolbridge_protocol::quote::{
+    PricedLine, QuoteDto, QuoteHeader, QuoteLine, QuoteStatus, QuoteType,
+};
+
+use crate::util::{decimal, new_id, now_iso, to_u32};
+use crate::{Created, Error, Idempotency, Store};
+
+/// Days a new quote stays valid.
+pub(crate) const NEW_QUOTE_EXPIRY_DAYS: u32 = 30;
+/// Longest `Idempotency-Key`.
+const IDEMPOTENCY_KEY_MAX_CHARS: usize = 255;
+/// Lines per multi-row `INSERT` (18 parameters each).
+const LINES_PER_INSERT: usize = 200;
+
+type Rule = toolbridge_protocol::Error;
+
+pub(crate) fn quote_type_name(quote_type: QuoteType) -> &'static str {
+    match quote_type {
+        QuoteType::Quote => "Quote",
+        QuoteType::Estimate => "Estimate",
+    }
+}
+
+fn quote_type_from_name(name: &str) -> Result<QuoteType, Error> {
+    match name {
+        "Quote" => Ok(QuoteType::Quote),
+        "Estimate" => Ok(QuoteType::Estimate),
+        other => Err(Error::corrupt(format_args!("quote type {other:?}"))),
+    }
+}
+
+fn status_from_name(name: &str) -> Result<QuoteStatus, Error> {
+    QuoteStatus::from_name(name).ok_or_else(|| Error::corrupt(format_args!("status {name:?}")))
+}
+
+fn not_found(quote_id: &str) -> Error {
+    Rule::NotFound(format!("quote {quote_id} not found")).into()
+}
+
+/// A quote of the tenant in full; `NOT_FOUND` when the tenant has none with
+/// this (normalised) id.
+pub(crate) async fn load_quote(
+    conn: &mut SqliteConnection,
+    tenant_id: &str,
+    quote_id: &str,
+) -> Result<QuoteDto, Error> {
+    type HeaderRow = (
+        String,
+        String,
+        String,
+        String,
+        Option<String>,
+        Option<String>,
+        String,
+        String,
+        String,
+        i64,
+    );
+    let header: Option<HeaderRow> = sqlx::query_as(
+        "SELECT q.id, q.reference, q.customer_id, c.name, q.job_id, q.title, q.quote_type, \
+         q.status, q.date, q.expiry_days FROM quotes q \
+         JOIN customers c ON c.id = q.customer_id \
+         WHERE q.tenant_id = ? AND q.id = ?",
+    )
+    .bind(tenant_id)
+    .bind(quote_id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    let Some((
+        id,
+        reference,
+        customer_id,
+        customer_name,
+        job_id,
+        title,
+        quote_type,
+        status,
+        date,
+        expiry_days,
+    )) = header
+    else {
+        return Err(not_found(quote_id));
+    };
+    let header = QuoteHeader {
+        id,
+        reference,
+        customer_id,
+        customer_name,
+        job_id,
+        title,
+        quote_type: quote_type_from_name(&quote_type)?,
+        status: status_from_name(&status)?,
+        date,
+        expiry_days: to_u32(expiry_days)?,
+    };
+    let lines = load_lines(conn, &header.id).await?;
+
+    let keys: Vec<(String, i64)> =
+        sqlx::query_as("SELECT group_key, group_id FROM quote_group_keys WHERE quote_id = ?")
+            .bind(&header.id)
+            .fetch_all(&mut *conn)
+            .await?;
+    let group_keys = keys
+        .into_iter()
+        .map(|(key, id)| Ok((key, to_u32(id)?)))
+        .collect::<Result<BTreeMap<_, _>, Error>>()?;
+    let totals = Totals::sum(lines.iter().map(|line| line.amounts));
+    Ok(QuoteDto {
+        header,
+        lines,
+        group_keys,
+        totals,
+    })
+}
+
+/// A quote's lines with their amounts, in order.
+async fn load_lines(conn: &mut SqliteConnection, quote_id: &str) -> Result<Vec<PricedLine>, Error> {
+    let rows = sqlx::query(
+        "SELECT line_no, line_type, linked_item_id, product_code, description, specification, \
+         location, qty, unit, unit_price, cost_price, tax_rate, section, group_id, injected, \
+         parent_line_no FROM quote_lines WHERE quote_id = ? ORDER BY position",
+    )
+    .bind(quote_id)
+    .fetch_all(&mut *conn)
+    .await?;
+    let mut lines = Vec::with_capacity(rows.len());
+    for row in rows {
+        let line_type: String = row.try_get(1)?;
+        let unit: String = row.try_get(8)?;
+        let qty: String = row.try_get(7)?;
+        let unit_price: String = row.try_get(9)?;
+        let cost_price: String = row.try_get(10)?;
+        let tax_rate: String = row.try_get(11)?;
+        let parent: Option<i64> = row.try_get(15)?;
+        let line = QuoteLine {
+            line_no: to_u32(row.try_get(0)?)?,
+            line_type: LineType::from_token(&line_type)
+                .ok_or_else(|| Error::corrupt(format_args!("line type {line_type:?}")))?,
+            linked_item_id: row.try_get(2)?,
+            product_code: row.try_get(3)?,
+            description: row.try_get(4)?,
+            specification: row.try_get(5)?,
+            location: row.try_get(6)?,
+            qty: decimal(&qty)?,
+            unit: Unit::from_token(&unit)
+                .ok_or_else(|| Error::corrupt(format_args!("unit {unit:?}")))?,
+            unit_price: decimal(&unit_price)?,
+            cost_price: decimal(&cost_price)?,
+            tax_rate: decimal(&tax_rate)?,
+            section: row.try_get(12)?,
+            group_id: to_u32(row.try_get(13)?)?,
+            injected: row.try_get(14)?,
+            parent_line_no: parent.map(to_u32).transpose()?,
+        };
+        lines.push(PricedLine {
+            amounts: line.amounts(),
+            line,
+        });
+    }
+    Ok(lines)
+}
+
+/// Replaces a quote's lines and group keys, and its stored total.
+pub(crate) async fn write_lines(
+    conn: &mut SqliteConnection,
+    quote: &QuoteDto,
+) -> Result<(), Error> {
+    let quote_id = quote.header.id.as_str();
+    for table in ["quote_lines", "quote_group_keys"] {
+        sqlx::query(&format!("DELETE FROM {table} WHERE quote_id = ?"))
+            .bind(quote_id)
+            .execute(&mut *conn)
+            .await?;
+    }
+    for (chunk_no, chunk) in quote.lines.chunks(LINES_PER_INSERT).enumerate() {
+        let mut insert = QueryBuilder::<Sqlite>::new(
+            "INSERT INTO quote_lines (quote_id, position, line_no, line_type, linked_item_id, \
+             product_code, description, specification, location, qty, unit, unit_price, \
+             cost_price, tax_rate, section, group_id, injected, parent_line_no) ",
+        );
+        insert.push_values(chunk.iter().enumerate(), |mut row, (i, priced)| {
+            let line = &priced.line;
+            let position = i64::try_from(chunk_no * LINES_PER_INSERT + i).unwrap_or(i64::MAX);
+            row.push_bind(quote_id.to_owned())
+                .push_bind(position)
+                .push_bind(i64::from(line.line_no))
+                .push_bind(line.line_type.token())
+                .push_bind(line.linked_item_id.clone())
+                .push_bind(line.product_code.clone())
+                .push_bind(line.description.clone())
+                .push_bind(line.specification.clone())
+                .push_bind(line.location.clone())
+                .push_bind(line.qty.to_string())
+                .push_bind(line.unit.token())
+                .push_bind(line.unit_price.to_string())
+                .push_bind(line.cost_price.to_string())
+                .push_bind(line.tax_rate.to_string())
+                .push_bind(line.section.clone())
+                .push_bind(i64::from(line.group_id))
+                .push_bind(line.injected)
+                .push_bind(line.parent_line_no.map(i64::from));
+        });
+        insert.build().persistent(false).execute(&mut *conn).await?;
+    }
+    for (key, group_id) in &quote.group_keys {
+        sqlx::query(
+            "INSERT INTO quote_group_keys (quote_id, group_key, group_id) VALUES (?, ?, ?)",
+        )
+        .bind(quote_id)
+        .bind(key)
+        .bind(i64::from(*group_id))
+        .execute(&mut *conn)
+        .await?;
+    }
+    sqlx::query("UPDATE quotes SET total = ? WHERE id = ?")
+        .bind(quote.totals.total.to_string())
+        .bind(quote_id)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+/// Who a new quote is for, once resolved.
+enum CustomerPlan {
+    /// A customer of the tenant.
+    Existing(String),
+    /// A customer to create.
+    Create {
+        name: String,
+        email: Option<String>,
+        phone: Option<String>,
+    },
+}
+
+/// The product a new line links to.
+struct LinkedProduct {
+    id: String,
+    sku: String,
+    name: String,
+    unit: Unit,
+    cost_price: Decimal,
+}
+
+type ProductRow = (String, String, String, String, String);
+
+fn linked(row: ProductRow) -> Result<LinkedProduct, Error> {
+    let (id, sku, name, unit, cost_price) = row;
+    Ok(LinkedProduct {
+        id,
+        sku,
+        name,
+        unit: Unit::from_token(&unit)
+            .ok_or_else(|| Error::corrupt(format_args!("unit {unit:?}")))?,
+        cost_price: decimal(&cost_price)?,
+    })
+}
+
+async fn resolve_customer(
+    conn: &mut SqliteConnection,
+    tenant_id: &str,
+    choice: &CustomerChoice,
+    violations: &mut Vec<Violation>,
+) -> Result<Option<(CustomerPlan, Option<String>)>, Error> {
+    match choice {
+        CustomerChoice::Existing { customer_id } => {
+            let found: Option<String> =
+                sqlx::query_scalar("SELECT id FROM customers WHERE tenant_id = ? AND id = ?")
+                    .bind(tenant_id)
+                    .bind(id_key(customer_id))
+                    .fetch_optional(&mut *conn)
+                    .await?;
+            if let Some(id) = found {
+                return Ok(Some((CustomerPlan::Existing(id), None)));
+            }
+            violations.push(Violation::new(
+                "customerId",
+                format!("no customer has the id \"{customer_id}\""),
+            ));
+            Ok(None)
+        }
+        CustomerChoice::FromJob { job_id } => {
+            let found: Option<(String, String)> =
+                sqlx::query_as("SELECT id, customer_id FROM jobs WHERE tenant_id = ? AND id = ?")
+                    .bind(tenant_id)
+                    .bind(id_key(job_id))
+                    .fetch_optional(&mut *conn)
+                    .await?;
+            match found {
+                Some((job, customer)) => Ok(Some((CustomerPlan::Existing(customer), Some(job)))),
+                None => Err(Rule::NotFound(format!("job {job_id} not found")).into()),
+            }
+        }
+        CustomerChoice::UpsertByEmail { email, name, phone } => {
+            let found: Option<String> = sqlx::query_scalar(
+                "SELECT id FROM customers WHERE tenant_id = ? AND email_lower = ? \
+                 ORDER BY name, id LIMIT 1",
+            )
+            .bind(tenant_id)
+            .bind(email.to_lowercase())
+            .fetch_optional(&mut *conn)
+            .await?;
+            Ok(Some((
+                match found {
+                    Some(id) => CustomerPlan::Existing(id),
+                    None => CustomerPlan::Create {
+                        name: name.clone().unwrap_or_else(|| email.clone()),
+                        email: Some(email.clone()),
+                        phone: phone.clone(),
+                    },
+                },
+                None,
+            )))
+        }
+        CustomerChoice::New { name, email, phone } => Ok(Some((
+            CustomerPlan::Create {
+                name: name.clone(),
+                email: email.clone(),
+                phone: phone.clone(),
+            },
+            None,
+        ))),
+    }
+}
+
+/// The quote lines of a request: products linked and checked, defaults
+/// applied. A `skuId` that is not an active product of the tenant is a
+/// violation at `lines[i].skuId`.
+async fn resolve_lines(
+    conn: &mut SqliteConnection,
+    tenant_id: &str,
+    lines: &[NewQuoteLine],
+    default_tax_rate: Decimal,
+    violations: &mut Vec<Violation>,
+) -> Result<Vec<QuoteLine>, Error> {
+    const BY_ID: &str = "SELECT id, sku, name, unit, cost_price FROM products \
+                         WHERE tenant_id = ? AND active = 1 AND id = ?";
+    const BY_SKU: &str = "SELECT id, sku, name, unit, cost_price FROM products \
+                          WHERE tenant_id = ? AND active = 1 AND sku_lower = ?";
+    let mut resolved = Vec::with_capacity(lines.len());
+    for (i, line) in lines.iter().enumerate() {
+        let (product, code) = match &line.product {
+            LineProduct::SkuId(sku_id) => {
+                let row: Option<ProductRow> = sqlx::query_as(BY_ID)
+                    .bind(tenant_id)
+                    .bind(id_key(sku_id))
+                    .fetch_optional(&mut *conn)
+                    .await?;
+                if row.is_none() {
+                    violations.push(Violation::new(
+                        format!("lines[{i}].skuId"),
+                        format!("no active product has the id \"{sku_id}\""),
+                    ));
+                }
+                (row.map(linked).transpose()?, None)
+            }
+            LineProduct::Code(code) => {
+                let row: Option<ProductRow> = sqlx::query_as(BY_SKU)
+                    .bind(tenant_id)
+                    .bind(code.to_lowercase())
+                    .fetch_optional(&mut *conn)
+                    .await?;
+                (row.map(linked).transpose()?, Some(code.clone()))
+            }
+            LineProduct::None => (None, None),
+        };
+        let line_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
+        let description = line
+            .description
+            .clone()
+            .or_else(|| product.as_ref().map(|p| p.name.clone()))
+            .or_else(|| code.clone())
+            .unwrap_or_default();
+        resolved.push(QuoteLine {
+            line_no,
+            line_type: LineType::Product,
+            linked_item_id: product.as_ref().map(|p| p.id.clone()),
+            product_code: product.as_ref().map(|p| p.sku.clone()).or(code),
+            description,
+            specification: None,
+            location: None,
+            qty: line.qty,
+            unit: product.as_ref().map_or(Unit::Item, |p| p.unit),
+            unit_price: line.unit_price,
+            cost_price: product.as_ref().map_or(line.unit_price, |p| p.cost_price),
+            tax_rate: line.tax_rate.unwrap_or(default_tax_rate),
+            section: None,
+            group_id: 0,
+            injected: false,
+            parent_line_no: None,
+        });
+    }
+    Ok(resolved)
+}
+
+/// The next free generated reference of the tenant: `Q-` and its sequence.
+async fn next_reference(conn: &mut SqliteConnection, tenant_id: &str) -> Result<String, Error> {
+    loop {
+        let seq: i64 = sqlx::query_scalar(
+            "UPDATE tenants SET quote_seq = quote_seq + 1 WHERE id = ? RETURNING quote_seq",
+        )
+        .bind(tenant_id)
+        .fetch_one(&mut *conn)
+        .await?;
+        let reference = format!("Q-{seq}");
+        if !reference_taken(conn, tenant_id, &reference).await? {
+            return Ok(reference);
+        }
+    }
+}
+
+async fn reference_taken(
+    conn: &mut SqliteConnection,
+    tenant_id: &str,
+    reference: &str,
+) -> Result<bool, Error> {
+    let taken: bool = sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM quotes WHERE tenant_id = ? AND reference = ?)",
+    )
+    .bind(tenant_id)
+    .bind(reference)
+    .fetch_one(&mut *conn)
+    .await?;
+    Ok(taken)
+}
+
+/// An `Idempotency-Key` header is 1 to 255 characters.
+fn check_idempotency_key(key: &str) -> Result<(), Error> {
+    let chars = key.chars().count();
+    if chars == 0 || chars > IDEMPOTENCY_KEY_MAX_CHARS {
+        return Err(Rule::invalid(
+            "Idempotency-Key",
+            format!("must be 1 to {IDEMPOTENCY_KEY_MAX_CHARS} characters"),
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// The quote an earlier request with this idempotency key created, when the
+/// body was the same; a violation when it was not.
+async fn earlier_quote(
+    conn: &mut SqliteConnection,
+    tenant_id: &str,
+    idempotency: &Idempotency,
+) -> Result<Option<String>, Error> {
+    let seen: Option<(String, String)> = sqlx::query_as(
+        "SELECT body_hash, quote_id FROM idempotency_keys \
+         WHERE tenant_id = ? AND key_id = ? AND idem_key = ?",
+    )
+    .bind(tenant_id)
+    .bind(&idempotency.key_id)
+    .bind(&idempotency.key)
+    .fetch_optional(&mut *conn)
+    .await?;
+    match seen {
+        None => Ok(None),
+        Some((body_hash, quote_id)) if body_hash.eq_ignore_ascii_case(&idempotency.body_hash) => {
+            Ok(Some(quote_id))
+        }
+        Some(_) => Err(Rule::invalid(
+            "Idempotency-Key",
+            "was already used with a different request body",
+        )
+        .into()),
+    }
+}
+
+/// The tenant's default tax rate; `NOT_FOUND` for an unknown tenant.
+async fn tenant_tax_rate(conn: &mut SqliteConnection, tenant_id: &str) -> Result<Decimal, Error> {
+    let rate: Option<String> =
+        sqlx::query_scalar("SELECT default_tax_rate FROM tenants WHERE id = ?")
+            .bind(tenant_id)
+            .fetch_optional(&mut *conn)
+            .await?;
+    match rate {
+        Some(rate) => decimal(&rate),
+        None => Err(Rule::NotFound(format!("tenant {tenant_id} not found")).into()),
+    }
+}
+
+/// The id of the quote's customer, creating the customer when planned.
+async fn customer_for_quote(
+    conn: &mut SqliteConnection,
+    tenant_id: &str,
+    plan: CustomerPlan,
+) -> Result<String, Error> {
+    let (name, email, phone) = match plan {
+        CustomerPlan::Existing(id) => return Ok(id),
+        CustomerPlan::Create { name, email, phone } => (name, email, phone),
+    };
+    let id = new_id();
+    let email = email.unwrap_or_default();
+    sqlx::query(
+        "INSERT INTO customers (id, tenant_id, name, email, email_lower, phone) \
+         VALUES (?, ?, ?, ?, ?, ?)",
+    )
+    .bind(&id)
+    .bind(tenant_id)
+    .bind(name)
+    .bind(&email)
+    .bind(email.to_lowercase())
+    .bind(phone.unwrap_or_default())
+    .execute(&mut *conn)
+    .await?;
+    Ok(id)
+}
+
+impl Store {
+    /// Creates a Draft quote (DESIGN.md §4), all in one transaction.
+    ///
+    /// Customer: `Existing` must be a customer of the tenant (else a
+    /// violation at `customerId`); `FromJob` takes the job's customer
+    /// (`NOT_FOUND` for an unknown job); `UpsertByEmail` matches the email
+    /// case-insensitively or creates a customer (named after the email when
+    /// no name is given); `New` creates one. Lines: a `skuId` must be an
+    /// active product (else a violation at `lines[i].skuId`, every bad line
+    /// listed); a product code links to the active product with that sku
+    /// (case-insensitive) or stays free-form with its code. Linked lines take
+    /// the product's name (when no description is given), unit and cost
+    /// price; free-form lines cost their unit price. No tax rate means the
+    /// tenant's default. A `quoteRef` must be new to the tenant (else a
+    /// violation at `quoteRef`); without one the next `Q-<n>` is used.
+    ///
+    /// With an idempotency key, in the same transaction: a key seen before
+    /// with the same body answers the first quote (`replayed`, nothing
+    /// created); with another body it is a violation at `Idempotency-Key`.
+    pub async fn create_quote(
+        &self,
+        tenant_id: &str,
+        request: &NewQuote,
+        idempotency: Option<&Idempotency>,
+    ) -> Result<Created, Error> {
+        if let Some(idempotency) = idempotency {
+            check_idempotency_key(&idempotency.key)?;
+        }
+        // IMMEDIATE: take the write lock first, so that requests with the
+        // same idempotency key run one after the other.
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+
+        if let Some(idempotency) = idempotency {
+            if let Some(quote_id) = earlier_quote(&mut tx, tenant_id, idempotency).await? {
+                let quote = load_quote(&mut tx, tenant_id, &quote_id).await?;
+                tx.commit().await?;
+                return Ok(Created {
+                    quote,
+                    replayed: true,
+                });
+            }
+        }
+        let default_tax_rate = tenant_tax_rate(&mut tx, tenant_id).await?;
+
+        let mut violations = Vec::new();
+        let customer =
+            resolve_customer(&mut tx, tenant_id, &request.customer, &mut violations).await?;
+        if let Some(reference) = &request.quote_ref {
+            if reference_taken(&mut tx, tenant_id, reference).await? {
+                violations.push(Violation::new(
+                    "quoteRef",
+                    format!("another quote already has the reference \"{reference}\""),
+                ));
+            }
+        }
+        let lines = resolve_lines(
+            &mut tx,
+            tenant_id,
+            &request.lines,
+            default_tax_rate,
+            &mut violations,
+        )
+        .await?;
+        let Some((customer, job_id)) = customer.filter(|_| violations.is_empty()) else {
+            return Err(Rule::InvalidParams(violations).into());
+        };
+
+        let customer_id = customer_for_quote(&mut tx, tenant_id, customer).await?;
+        let reference = match &request.quote_ref {
+            Some(reference) => reference.clone(),
+            None => next_reference(&mut tx, tenant_id).await?,
+        };
+        let quote_id = new_id();
+        sqlx::query(
+            "INSERT INTO quotes (id, tenant_id, reference, customer_id, job_id, title, \
+             quote_type, status, date, expiry_days, total) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '0')",
+        )
+        .bind(&quote_id)
+        .bind(tenant_id)
+        .bind(&reference)
+        .bind(&customer_id)
+        .bind(job_id)
+        .bind(&request.title)
+        .bind(quote_type_name(QuoteType::Quote))
+        .bind(QuoteStatus::Draft.as_str())
+        .bind(now_iso())
+        .bind(i64::from(NEW_QUOTE_EXPIRY_DAYS))
+        .execute(&mut *tx)
+        .await?;
+        let mut quote = load_quote(&mut tx, tenant_id, &quote_id).await?;
+        quote.lines = lines
+            .into_iter()
+            .map(|line| PricedLine {
+                amounts: line.amounts(),
+                line,
+            })
+            .collect();
+        quote.totals = Totals::sum(quote.lines.iter().map(|line| line.amounts));
+        write_lines(&mut tx, &quote).await?;
+
+        if let Some(idempotency) = idempotency {
+            sqlx::query(
+                "INSERT INTO idempotency_keys \
+                 (tenant_id, key_id, idem_key, body_hash, quote_id, created_at) \
+                 VALUES (?, ?, ?, ?, ?, ?)",
+            )
+            .bind(tenant_id)
+            .bind(&idempotency.key_id)
+            .bind(&idempotency.key)
+            .bind(idempotency.body_hash.to_ascii_lowercase())
+            .bind(&quote_id)
+            .bind(now_iso())
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(Created {
+            quote,
+            replayed: false,
+        })
+    }
+
+    /// Replaces every line of a Draft quote (and its group keys) in one
+    /// transaction. The lines are checked as the editor checks an opened
+    /// quote ([`OpenQuote::from_dto`]: bounds, unique line numbers, parents
+    /// that exist); `QUOTE_LOCKED` unless the quote is a Draft; `NOT_FOUND`
+    /// unless the tenant has it. Answers the saved quote with its totals.
+    pub async fn save_lines(
+        &self,
+        tenant_id: &str,
+        quote_id: &str,
+        lines: Vec<QuoteLine>,
+        group_keys: BTreeMap<String, u32>,
+    ) -> Result<QuoteDto, Error> {
+        let quote_id = id_key(quote_id);
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let current = load_quote(&mut tx, tenant_id, &quote_id).await?;
+        let header = current.header;
+        if !header.status.is_editable() {
+            return Err(Rule::QuoteLocked(format!(
+                "quote {} is {} and can no longer be changed; only Draft quotes can be edited",
+                header.reference, header.status
+            ))
+            .into());
+        }
+        let proposed = QuoteDto {
+            header,
+            lines: lines
+                .into_iter()
+                .map(|line| PricedLine {
+                    amounts: line.amounts(),
+                    line,
+                })
+                .collect(),
+            group_keys,
+            totals: Totals::default(),
+        };
+        let quote = OpenQuote::from_dto(proposed)?.to_dto();
+        write_lines(&mut tx, &quote).await?;
+        tx.commit().await?;
+        Ok(quote)
+    }
+
+    /// Send Quote: a Draft becomes Sent (and locked). `QUOTE_LOCKED` for any
+    /// other state; `NOT_FOUND` unless the tenant has the quote.
+    pub async fn send_quote(&self, tenant_id: &str, quote_id: &str) -> Result<QuoteDto, Error> {
+        let quote_id = id_key(quote_id);
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let row: Option<(String, String)> =
+            sqlx::query_as("SELECT status, reference FROM quotes WHERE tenant_id = ? AND id = ?")
+                .bind(tenant_id)
+                .bind(&quote_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+        let Some((status, reference)) = row else {
+            return Err(not_found(&quote_id));
+        };
+        let sent = status_from_name(&status)?.send(&reference)?;
+        sqlx::query("UPDATE quotes SET status = ? WHERE tenant_id = ? AND id = ?")
+            .bind(sent.as_str())
+            .bind(tenant_id)
+            .bind(&quote_id)
+            .execute(&mut *tx)
+            .await?;
+        let quote = load_quote(&mut tx, tenant_id, &quote_id).await?;
+        tx.commit().await?;
+        Ok(quote)
+    }
+}

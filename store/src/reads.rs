@@ -1,0 +1,409 @@
+//! The lists (paged) and the catalog index.
+
+use std::collections::HashMap;
+
+use toolbridge_protocol::catalog::{
+    BridgeCostItemDto, BridgeProductDto, BridgeTaskTemplateDto, CatalogIndex, IndexedCostItem,
+    IndexedProduct, IndexedTaskTemplate, TaskSequenceStep, id_key,
+};
+use toolbridge_protocol::customer::BridgeCustomerDto;
+use toolbridge_protocol::job::BridgeJobDto;
+use toolbridge_protocol::money::decimal_to_f64;
+use toolbridge_protocol::paging::{BridgePagedResult, ListRequest, PageRequest};
+use toolbridge_protocol::quote::{BridgeQuoteDto, QuoteDto, QuoteStatus};
+
+use crate::quotes::load_quote;
+use crate::util::{decimal, hex, limit_offset, past_the_end, sha256, to_u64};
+use crate::{Error, Store};
+
+/// The codes of a `codes` request as the JSON array `json_each` reads.
+fn codes_json(codes: &[String]) -> String {
+    serde_json::Value::from(codes.to_vec()).to_string()
+}
+
+/// The answer to a `codes` request: every match on one page.
+fn all_on_one_page<T>(items: Vec<T>) -> Result<BridgePagedResult<T>, Error> {
+    let count = items.len();
+    Ok(BridgePagedResult {
+        total_count: u64::try_from(count).map_err(|_| Error::corrupt("row count"))?,
+        page: 1,
+        page_size: u32::try_from(count).map_err(|_| Error::corrupt("row count"))?,
+        items,
+    })
+}
+
+impl Store {
+    /// The tenant's customers by name.
+    pub async fn customers(
+        &self,
+        tenant_id: &str,
+        page: PageRequest,
+    ) -> Result<BridgePagedResult<BridgeCustomerDto>, Error> {
+        let mut tx = self.pool.begin().await?;
+        let total: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM customers WHERE tenant_id = ?")
+            .bind(tenant_id)
+            .fetch_one(&mut *tx)
+            .await?;
+        let total = to_u64(total)?;
+        let mut items = Vec::new();
+        if !past_the_end(page, total) {
+            let (limit, offset) = limit_offset(page);
+            let rows: Vec<(String, String, String, String)> = sqlx::query_as(
+                "SELECT id, name, email, phone FROM customers WHERE tenant_id = ? \
+                 ORDER BY name, id LIMIT ? OFFSET ?",
+            )
+            .bind(tenant_id)
+            .bind(limit)
+            .bind(offset)
+            .fetch_all(&mut *tx)
+            .await?;
+            items = rows
+                .into_iter()
+                .map(|(id, name, email, phone)| BridgeCustomerDto {
+                    id,
+                    name,
+                    email,
+                    phone,
+                })
+                .collect();
+        }
+        tx.commit().await?;
+        Ok(page.envelope(items, total))
+    }
+
+    /// The tenant's active products by sku.
+    pub async fn products(
+        &self,
+        tenant_id: &str,
+        page: PageRequest,
+    ) -> Result<BridgePagedResult<BridgeProductDto>, Error> {
+        let mut tx = self.pool.begin().await?;
+        let total: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM products WHERE tenant_id = ? AND active = 1")
+                .bind(tenant_id)
+                .fetch_one(&mut *tx)
+                .await?;
+        let total = to_u64(total)?;
+        let mut items = Vec::new();
+        if !past_the_end(page, total) {
+            let (limit, offset) = limit_offset(page);
+            let rows: Vec<(String, String, String, String, String)> = sqlx::query_as(
+                "SELECT id, sku, name, price, unit FROM products \
+                 WHERE tenant_id = ? AND active = 1 ORDER BY sku, id LIMIT ? OFFSET ?",
+            )
+            .bind(tenant_id)
+            .bind(limit)
+            .bind(offset)
+            .fetch_all(&mut *tx)
+            .await?;
+            items = rows
+                .into_iter()
+                .map(|(id, sku, name, price, unit)| {
+                    Ok(BridgeProductDto {
+                        id,
+                        sku,
+                        name,
+                        price: decimal_to_f64(decimal(&price)?),
+                        unit,
+                    })
+                })
+                .collect::<Result<_, Error>>()?;
+        }
+        tx.commit().await?;
+        Ok(page.envelope(items, total))
+    }
+
+    /// The tenant's active task templates by code. With `codes`: every
+    /// active template whose code is one of them (exact match), all on
+    /// page 1 (`pageSize` = how many matched).
+    pub async fn task_templates(
+        &self,
+        tenant_id: &str,
+        request: &ListRequest,
+    ) -> Result<BridgePagedResult<BridgeTaskTemplateDto>, Error> {
+        let to_dto =
+            |(id, code, name): (String, String, String)| BridgeTaskTemplateDto { id, code, name };
+        if let Some(codes) = &request.codes {
+            let rows: Vec<(String, String, String)> = sqlx::query_as(
+                "SELECT id, code, name FROM task_templates \
+                 WHERE tenant_id = ? AND active = 1 \
+                 AND code IN (SELECT value FROM json_each(?)) ORDER BY code",
+            )
+            .bind(tenant_id)
+            .bind(codes_json(codes))
+            .fetch_all(&self.pool)
+            .await?;
+            return all_on_one_page(rows.into_iter().map(to_dto).collect());
+        }
+        let page = request.paging;
+        let mut tx = self.pool.begin().await?;
+        let total: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM task_templates WHERE tenant_id = ? AND active = 1",
+        )
+        .bind(tenant_id)
+        .fetch_one(&mut *tx)
+        .await?;
+        let total = to_u64(total)?;
+        let mut items = Vec::new();
+        if !past_the_end(page, total) {
+            let (limit, offset) = limit_offset(page);
+            let rows: Vec<(String, String, String)> = sqlx::query_as(
+                "SELECT id, code, name FROM task_templates WHERE tenant_id = ? AND active = 1 \
+                 ORDER BY code LIMIT ? OFFSET ?",
+            )
+            .bind(tenant_id)
+            .bind(limit)
+            .bind(offset)
+            .fetch_all(&mut *tx)
+            .await?;
+            items = rows.into_iter().map(to_dto).collect();
+        }
+        tx.commit().await?;
+        Ok(page.envelope(items, total))
+    }
+
+    /// The tenant's active cost items by code; `codes` as for
+    /// [`Store::task_templates`].
+    pub async fn cost_items(
+        &self,
+        tenant_id: &str,
+        request: &ListRequest,
+    ) -> Result<BridgePagedResult<BridgeCostItemDto>, Error> {
+        let to_dto =
+            |(id, code, name, item_type): (String, String, String, String)| BridgeCostItemDto {
+                id,
+                code,
+                name,
+                item_type,
+            };
+        if let Some(codes) = &request.codes {
+            let rows: Vec<(String, String, String, String)> = sqlx::query_as(
+                "SELECT id, code, name, item_type FROM cost_items \
+                 WHERE tenant_id = ? AND active = 1 \
+                 AND code IN (SELECT value FROM json_each(?)) ORDER BY code",
+            )
+            .bind(tenant_id)
+            .bind(codes_json(codes))
+            .fetch_all(&self.pool)
+            .await?;
+            return all_on_one_page(rows.into_iter().map(to_dto).collect());
+        }
+        let page = request.paging;
+        let mut tx = self.pool.begin().await?;
+        let total: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM cost_items WHERE tenant_id = ? AND active = 1",
+        )
+        .bind(tenant_id)
+        .fetch_one(&mut *tx)
+        .await?;
+        let total = to_u64(total)?;
+        let mut items = Vec::new();
+        if !past_the_end(page, total) {
+            let (limit, offset) = limit_offset(page);
+            let rows: Vec<(String, String, String, String)> = sqlx::query_as(
+                "SELECT id, code, name, item_type FROM cost_items \
+                 WHERE tenant_id = ? AND active = 1 ORDER BY code LIMIT ? OFFSET ?",
+            )
+            .bind(tenant_id)
+            .bind(limit)
+            .bind(offset)
+            .fetch_all(&mut *tx)
+            .await?;
+            items = rows.into_iter().map(to_dto).collect();
+        }
+        tx.commit().await?;
+        Ok(page.envelope(items, total))
+    }
+
+    /// The tenant's active (not closed) jobs by reference.
+    pub async fn jobs(
+        &self,
+        tenant_id: &str,
+        page: PageRequest,
+    ) -> Result<BridgePagedResult<BridgeJobDto>, Error> {
+        let mut tx = self.pool.begin().await?;
+        let total: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM jobs WHERE tenant_id = ? AND closed = 0")
+                .bind(tenant_id)
+                .fetch_one(&mut *tx)
+                .await?;
+        let total = to_u64(total)?;
+        let mut items = Vec::new();
+        if !past_the_end(page, total) {
+            let (limit, offset) = limit_offset(page);
+            let rows: Vec<(String, String, String, String, String)> = sqlx::query_as(
+                "SELECT j.id, j.reference, c.name, j.customer_id, j.status FROM jobs j \
+                 JOIN customers c ON c.id = j.customer_id \
+                 WHERE j.tenant_id = ? AND j.closed = 0 \
+                 ORDER BY j.reference, j.id LIMIT ? OFFSET ?",
+            )
+            .bind(tenant_id)
+            .bind(limit)
+            .bind(offset)
+            .fetch_all(&mut *tx)
+            .await?;
+            items = rows
+                .into_iter()
+                .map(
+                    |(id, reference, customer_name, customer_id_guid, status)| BridgeJobDto {
+                        id,
+                        reference,
+                        customer_name,
+                        customer_id_guid,
+                        status,
+                    },
+                )
+                .collect();
+        }
+        tx.commit().await?;
+        Ok(page.envelope(items, total))
+    }
+
+    /// The tenant's quotes, newest first.
+    pub async fn quotes(
+        &self,
+        tenant_id: &str,
+        page: PageRequest,
+    ) -> Result<BridgePagedResult<BridgeQuoteDto>, Error> {
+        let mut tx = self.pool.begin().await?;
+        let total = quote_count(&mut tx, tenant_id).await?;
+        let mut items = Vec::new();
+        if !past_the_end(page, total) {
+            let (limit, offset) = limit_offset(page);
+            let rows: Vec<(String, String, String, String, String, String)> = sqlx::query_as(
+                "SELECT q.id, q.reference, c.name, q.total, q.status, q.date FROM quotes q \
+                 JOIN customers c ON c.id = q.customer_id \
+                 WHERE q.tenant_id = ? ORDER BY q.date DESC, q.rowid DESC LIMIT ? OFFSET ?",
+            )
+            .bind(tenant_id)
+            .bind(limit)
+            .bind(offset)
+            .fetch_all(&mut *tx)
+            .await?;
+            items = rows
+                .into_iter()
+                .map(|(id, reference, customer_name, total, status, date)| {
+                    Ok(BridgeQuoteDto {
+                        id,
+                        reference,
+                        customer_name,
+                        total: decimal_to_f64(decimal(&total)?),
+                        status: QuoteStatus::from_name(&status)
+                            .ok_or_else(|| Error::corrupt(format_args!("status {status:?}")))?,
+                        date,
+                    })
+                })
+                .collect::<Result<_, Error>>()?;
+        }
+        tx.commit().await?;
+        Ok(page.envelope(items, total))
+    }
+
+    /// One quote in full; `NOT_FOUND` when the tenant has no such quote.
+    pub async fn quote(&self, tenant_id: &str, quote_id: &str) -> Result<QuoteDto, Error> {
+        let mut tx = self.pool.begin().await?;
+        let quote = load_quote(&mut tx, tenant_id, &id_key(quote_id)).await?;
+        tx.commit().await?;
+        Ok(quote)
+    }
+
+    /// How many quotes the tenant has.
+    pub async fn quote_count(&self, tenant_id: &str) -> Result<u64, Error> {
+        let mut conn = self.pool.acquire().await?;
+        quote_count(&mut conn, tenant_id).await
+    }
+
+    /// The active products (with their task sequences, steps naming inactive
+    /// templates left out), task templates and cost items of the tenant; and
+    /// a strong `ETag` (with its double quotes, ready for the header) that changes
+    /// whenever any of it does.
+    pub async fn catalog_index(&self, tenant_id: &str) -> Result<(CatalogIndex, String), Error> {
+        let mut tx = self.pool.begin().await?;
+        let templates: Vec<(String, String, String, String, String)> = sqlx::query_as(
+            "SELECT id, code, name, unit_price, cost_price FROM task_templates \
+             WHERE tenant_id = ? AND active = 1 ORDER BY code, id",
+        )
+        .bind(tenant_id)
+        .fetch_all(&mut *tx)
+        .await?;
+        let cost_items: Vec<(String, String, String, String)> = sqlx::query_as(
+            "SELECT id, code, name, item_type FROM cost_items \
+             WHERE tenant_id = ? AND active = 1 ORDER BY code, id",
+        )
+        .bind(tenant_id)
+        .fetch_all(&mut *tx)
+        .await?;
+        let products: Vec<(String, String)> = sqlx::query_as(
+            "SELECT id, sku FROM products WHERE tenant_id = ? AND active = 1 ORDER BY sku, id",
+        )
+        .bind(tenant_id)
+        .fetch_all(&mut *tx)
+        .await?;
+        let steps: Vec<(String, String, String)> = sqlx::query_as(
+            "SELECT pt.product_id, pt.task_template_id, pt.qty_per_unit FROM product_tasks pt \
+             JOIN products p ON p.id = pt.product_id \
+             JOIN task_templates t ON t.id = pt.task_template_id \
+             WHERE p.tenant_id = ? AND p.active = 1 AND t.active = 1 \
+             ORDER BY pt.product_id, pt.position",
+        )
+        .bind(tenant_id)
+        .fetch_all(&mut *tx)
+        .await?;
+        tx.commit().await?;
+
+        let mut sequences: HashMap<String, Vec<TaskSequenceStep>> = HashMap::new();
+        for (product_id, task_template_id, qty_per_unit) in steps {
+            sequences
+                .entry(product_id)
+                .or_default()
+                .push(TaskSequenceStep {
+                    task_template_id,
+                    qty_per_unit: decimal(&qty_per_unit)?,
+                });
+        }
+        let index = CatalogIndex {
+            products: products
+                .into_iter()
+                .map(|(id, sku)| IndexedProduct {
+                    task_sequence: sequences.remove(&id).unwrap_or_default(),
+                    id,
+                    sku,
+                })
+                .collect(),
+            task_templates: templates
+                .into_iter()
+                .map(|(id, code, name, unit_price, cost_price)| {
+                    Ok(IndexedTaskTemplate {
+                        id,
+                        code,
+                        name,
+                        unit_price: decimal(&unit_price)?,
+                        cost_price: decimal(&cost_price)?,
+                    })
+                })
+                .collect::<Result<_, Error>>()?,
+            cost_items: cost_items
+                .into_iter()
+                .map(|(id, code, name, item_type)| IndexedCostItem {
+                    id,
+                    code,
+                    name,
+                    item_type,
+                })
+                .collect(),
+        };
+        let bytes = serde_json::to_vec(&index)
+            .map_err(|error| Error::Database(format!("catalog index: {error}")))?;
+        let digest = hex(&sha256(&bytes));
+        let etag = format!("\"{}\"", digest.get(..32).unwrap_or(&digest));
+        Ok((index, etag))
+    }
+}
+
+async fn quote_count(conn: &mut sqlx::SqliteConnection, tenant_id: &str) -> Result<u64, Error> {
+    let total: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM quotes WHERE tenant_id = ?")
+        .bind(tenant_id)
+        .fetch_one(&mut *conn)
+        .await?;
+    to_u64(total)
+}

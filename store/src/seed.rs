@@ -1,0 +1,794 @@
+//! The demo data: "Harbour Flooring Ltd" (the demo tenant, with a catalog
+//! of any size) and "Other Co" (a second tenant for isolation checks).
+//!
+//! Names, codes, prices and references are the same on every run (a fixed
+//! random seed); ids are fresh UUIDs.
+
+use std::collections::BTreeMap;
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use sqlx::SqliteConnection;
+use time::{Duration, OffsetDateTime};
+use toolbridge_protocol::Decimal;
+use toolbridge_protocol::add_lines::{LineType, Unit};
+use toolbridge_protocol::context::Role;
+use toolbridge_protocol::money::{Totals, round_money};
+use toolbridge_protocol::quote::{
+    PricedLine, QuoteDto, QuoteHeader, QuoteLine, QuoteStatus, QuoteType,
+};
+
+use crate::auth::hash_password;
+use crate::quotes::{NEW_QUOTE_EXPIRY_DAYS, quote_type_name, write_lines};
+use crate::util::{iso, new_id, now_iso};
+use crate::{DemoSignIn, Error, Store};
+
+/// The password of every demo user.
+pub const DEMO_PASSWORD: &str = "demo-password";
+
+/// Products in the demo tenant's catalog unless told otherwise.
+pub const DEFAULT_SEED_PRODUCTS: u32 = 1000;
+
+const HARBOUR: &str = "Harbour Flooring Ltd";
+const OTHER: &str = "Other Co";
+
+/// A product to seed.
+struct ProductSeed {
+    sku: String,
+    name: String,
+    unit: Unit,
+    price: Decimal,
+    cost: Decimal,
+    active: bool,
+    /// (task template code, quantity per unit).
+    tasks: Vec<(&'static str, Decimal)>,
+}
+
+/// Cents as a decimal: `d(8950)` is 89.50.
+fn d(cents: i64) -> Decimal {
+    Decimal::new(cents, 2)
+}
+
+fn fixed_products() -> Vec<ProductSeed> {
+    let product = |sku: &str, name: &str, unit, price, cost, tasks| ProductSeed {
+        sku: sku.to_owned(),
+        name: name.to_owned(),
+        unit,
+        price: d(price),
+        cost: d(cost),
+        active: true,
+        tasks,
+    };
+    vec![
+        product(
+            "OAK-01",
+            "Oak engineered board 14mm",
+            Unit::SquareMetre,
+            8950,
+            6100,
+            vec![("INSTALL", d(25)), ("UNDERLAY", d(100))],
+        ),
+        product(
+            "VINYL-02",
+            "Vinyl plank",
+            Unit::SquareMetre,
+            5400,
+            3600,
+            vec![("INSTALL", d(20))],
+        ),
+        product(
+            "CARPET-03",
+            "Wool carpet",
+            Unit::SquareMetre,
+            7200,
+            4800,
+            vec![("INSTALL", d(15)), ("UNDERLAY", d(100))],
+        ),
+        product(
+            "TILE-04",
+            "Porcelain tile 600x600",
+            Unit::SquareMetre,
+            6500,
+            4000,
+            vec![],
+        ),
+        product(
+            "SKIRT-05",
+            "Oak skirting",
+            Unit::LinearMetre,
+            1850,
+            1100,
+            vec![],
+        ),
+        product(
+            "SEAL-06",
+            "Floor sealant 5L",
+            Unit::Item,
+            12000,
+            8000,
+            vec![],
+        ),
+    ]
+}
+
+const FINISHES: [&str; 8] = [
+    "Natural", "Smoked", "Brushed", "Matte", "Satin", "Limed", "Rustic", "Classic",
+];
+const MATERIALS: [&str; 12] = [
+    "oak",
+    "walnut",
+    "bamboo",
+    "maple",
+    "ash",
+    "slate",
+    "marble",
+    "travertine",
+    "cork",
+    "rubber",
+    "nylon",
+    "jute",
+];
+const KINDS: [(&str, Unit); 10] = [
+    ("board", Unit::SquareMetre),
+    ("plank", Unit::SquareMetre),
+    ("tile", Unit::SquareMetre),
+    ("mosaic sheet", Unit::SquareMetre),
+    ("runner", Unit::LinearMetre),
+    ("threshold strip", Unit::LinearMetre),
+    ("stair nosing", Unit::LinearMetre),
+    ("door mat", Unit::Item),
+    ("adhesive 15L", Unit::Item),
+    ("repair kit", Unit::Item),
+];
+
+/// The demo catalog: the fixed products, then generated ones (about 10%
+/// with a task sequence, about 5% inactive).
+fn harbour_products(count: u32, rng: &mut StdRng) -> Vec<ProductSeed> {
+    let mut products = fixed_products();
+    products.truncate(usize::try_from(count).unwrap_or(usize::MAX));
+    for n in 7..=count {
+        let i = usize::try_from(n).unwrap_or(0);
+        let (kind, unit) = KINDS[i % KINDS.len()];
+        let name = format!(
+            "{} {} {kind}",
+            FINISHES[(i / KINDS.len()) % FINISHES.len()],
+            MATERIALS[(i * 7) % MATERIALS.len()],
+        );
+        let price: i64 = rng.gen_range(500..=25_000);
+        let margin: i64 = rng.gen_range(55..=80);
+        let tasks = if n % 10 == 0 {
+            vec![("INSTALL", d(rng.gen_range(10..=40)))]
+        } else {
+            vec![]
+        };
+        products.push(ProductSeed {
+            sku: format!("SKU-{n:05}"),
+            name,
+            unit,
+            price: d(price),
+            cost: d(price * margin / 100),
+            active: n % 20 != 3,
+            tasks,
+        });
+    }
+    products
+}
+
+const FIRST_NAMES: [&str; 30] = [
+    "Aroha",
+    "Liam",
+    "Olivia",
+    "Noah",
+    "Charlotte",
+    "Jack",
+    "Isla",
+    "Oliver",
+    "Amelia",
+    "Leo",
+    "Mia",
+    "Hunter",
+    "Ava",
+    "George",
+    "Harper",
+    "Nikau",
+    "Ruby",
+    "Mason",
+    "Lily",
+    "Thomas",
+    "Grace",
+    "William",
+    "Sophie",
+    "James",
+    "Ella",
+    "Tama",
+    "Zoe",
+    "Lucas",
+    "Chloe",
+    "Ethan",
+];
+const SURNAMES: [&str; 30] = [
+    "Ngata", "Smith", "Williams", "Brown", "Wilson", "Taylor", "Jones", "Walker", "Thompson",
+    "Anderson", "White", "Harris", "Martin", "Clarke", "Young", "Parata", "Robinson", "King",
+    "Wright", "Campbell", "Scott", "Edwards", "Mitchell", "Hughes", "Tawhiri", "Cooper", "Morgan",
+    "Baker", "Kelly", "Reid",
+];
+const COMPANIES: [(&str, &str); 24] = [
+    ("Kauri Property Management", "kauriproperty"),
+    ("Ponsonby Dental Clinic", "ponsonbydental"),
+    ("Harbourview Apartments Body Corporate", "harbourview"),
+    ("Southern Cross Rentals", "southerncross"),
+    ("Totara Early Learning", "totaralearning"),
+    ("Wellington Boutique Hotels", "wgtnhotels"),
+    ("Coastline Cafe", "coastlinecafe"),
+    ("Rimu Builders Ltd", "rimubuilders"),
+    ("Mt Eden Physio", "mtedenphysio"),
+    ("Lakeside Lodge", "lakesidelodge"),
+    ("Pohutukawa Retirement Village", "pohutukawa"),
+    ("Northshore Motors", "northshoremotors"),
+    ("Green Fern Offices", "greenfern"),
+    ("Bayside Church Trust", "baysidechurch"),
+    ("Kowhai Law", "kowhailaw"),
+    ("Tui Street Bakery", "tuibakery"),
+    ("Summit Fitness", "summitfitness"),
+    ("Aotea Accounting", "aotea"),
+    ("Matai Medical Centre", "mataimedical"),
+    ("Westgate Storage", "westgatestorage"),
+    ("Karaka Vineyard", "karakavineyard"),
+    ("Riverbend School", "riverbend"),
+    ("Seaview Motel", "seaviewmotel"),
+    ("Harakeke Design Studio", "harakeke"),
+];
+
+/// (name, email, phone) of the demo tenant's customers: 30 people and 24
+/// organisations.
+fn harbour_customers() -> Vec<(String, String, String)> {
+    let mut customers = Vec::new();
+    for (i, first) in FIRST_NAMES.iter().enumerate() {
+        let last = SURNAMES[(i * 7 + 3) % SURNAMES.len()];
+        let domain = ["mail.test", "inbox.test", "post.test"][i % 3];
+        customers.push((
+            format!("{first} {last}"),
+            format!("{}.{}@{domain}", first.to_lowercase(), last.to_lowercase()),
+            format!("021 555 {:04}", 1000 + i * 37),
+        ));
+    }
+    for (i, (name, domain)) in COMPANIES.iter().enumerate() {
+        customers.push((
+            (*name).to_owned(),
+            format!("office@{domain}.test"),
+            format!("09 555 {:04}", 2000 + i * 53),
+        ));
+    }
+    customers
+}
+
+const STAGES: [&str; 7] = [
+    "Pending",
+    "Pricing",
+    "Stock",
+    "Scheduling",
+    "In Progress",
+    "Completed",
+    "Invoiced",
+];
+
+/// What one tenant is seeded with.
+struct TenantSeed {
+    name: &'static str,
+    culture_code: &'static str,
+    tax_rate: Decimal,
+    users: Vec<(&'static str, &'static str, Role)>,
+    customers: Vec<(String, String, String)>,
+    products: Vec<ProductSeed>,
+    /// (code, name, sell, cost, active).
+    templates: Vec<(&'static str, &'static str, Decimal, Decimal, bool)>,
+    /// (code, name, type, active).
+    cost_items: Vec<(&'static str, &'static str, &'static str, bool)>,
+    jobs: usize,
+    /// Which jobs are closed (by index).
+    closed_jobs: Vec<usize>,
+    quotes: usize,
+}
+
+fn harbour(products: u32, rng: &mut StdRng) -> TenantSeed {
+    TenantSeed {
+        name: HARBOUR,
+        culture_code: "en-NZ",
+        tax_rate: d(15),
+        users: vec![
+            ("super@harbour.test", "Sam Super", Role::SuperUser),
+            ("admin@harbour.test", "Alex Admin", Role::Admin),
+            ("office@harbour.test", "Olivia Office", Role::Office),
+            ("field@harbour.test", "Finn Field", Role::Field),
+        ],
+        customers: harbour_customers(),
+        products: harbour_products(products, rng),
+        templates: vec![
+            ("INSTALL", "Installation", d(4500), d(3000), true),
+            ("UNDERLAY", "Underlay", d(650), d(400), true),
+            ("REMOVE_OLD", "Remove old flooring", d(1200), d(800), true),
+            ("SEAL", "Sealing", d(900), d(500), true),
+            ("LEGACY_PREP", "Legacy prep", d(1000), d(700), false),
+        ],
+        cost_items: vec![
+            ("TRAVEL", "Travel", "T_TRAVEL", true),
+            ("DISPOSAL", "Waste disposal", "T_DISPOSAL", true),
+            ("SITE_VISIT", "Site visit", "T_SITE_VISIT", true),
+            ("FINANCE", "Finance fee", "T_FINANCIAL", true),
+            ("OLD_FEE", "Old fee", "T_FINANCIAL", false),
+        ],
+        jobs: 30,
+        closed_jobs: vec![9, 19, 29],
+        quotes: 20,
+    }
+}
+
+fn other_co() -> TenantSeed {
+    let product = |sku: &str, name: &str, unit, price, cost, active| ProductSeed {
+        sku: sku.to_owned(),
+        name: name.to_owned(),
+        unit,
+        price: d(price),
+        cost: d(cost),
+        active,
+        tasks: vec![],
+    };
+    TenantSeed {
+        name: OTHER,
+        culture_code: "en-AU",
+        tax_rate: d(10),
+        users: vec![("admin@other.test", "Oscar Other", Role::Admin)],
+        customers: vec![
+            (
+                "Bondi Builders".to_owned(),
+                "jobs@bondibuilders.test".to_owned(),
+                "02 5550 1001".to_owned(),
+            ),
+            (
+                "Jane Citizen".to_owned(),
+                "jane.citizen@mail.test".to_owned(),
+                "0400 555 102".to_owned(),
+            ),
+            (
+                "Parramatta Pharmacy".to_owned(),
+                "office@parrapharmacy.test".to_owned(),
+                "02 5550 1003".to_owned(),
+            ),
+            (
+                "Wattle Cottage".to_owned(),
+                "stay@wattlecottage.test".to_owned(),
+                "0400 555 104".to_owned(),
+            ),
+            (
+                "Kim Nguyen".to_owned(),
+                "kim.nguyen@inbox.test".to_owned(),
+                "0400 555 105".to_owned(),
+            ),
+        ],
+        products: vec![
+            product(
+                "OAK-01",
+                "Oak board (Other Co)",
+                Unit::SquareMetre,
+                9900,
+                7000,
+                true,
+            ),
+            product(
+                "VINYL-02",
+                "Vinyl plank (Other Co)",
+                Unit::SquareMetre,
+                5900,
+                4000,
+                true,
+            ),
+            product(
+                "CARPET-03",
+                "Carpet (Other Co)",
+                Unit::SquareMetre,
+                6900,
+                4500,
+                true,
+            ),
+            product(
+                "OC-004",
+                "Bamboo strand board",
+                Unit::SquareMetre,
+                7900,
+                5200,
+                true,
+            ),
+            product(
+                "OC-005",
+                "Timber scotia",
+                Unit::LinearMetre,
+                1200,
+                700,
+                true,
+            ),
+            product("OC-006", "Floor cleaner 1L", Unit::Item, 2500, 1400, true),
+            product("OC-007", "Cork underlay roll", Unit::Item, 8900, 6000, true),
+            product(
+                "OC-008",
+                "Retired laminate",
+                Unit::SquareMetre,
+                3900,
+                2500,
+                false,
+            ),
+        ],
+        templates: vec![("INSTALL", "Installation", d(5000), d(3500), true)],
+        cost_items: vec![("TRAVEL", "Travel", "T_TRAVEL", true)],
+        jobs: 3,
+        closed_jobs: vec![],
+        quotes: 3,
+    }
+}
+
+/// An active product as seeded: (id, sku, name, unit, price, cost).
+type SeededProduct = (String, String, String, Unit, Decimal, Decimal);
+
+/// Ids of what was seeded for a tenant, for the rows that refer to them.
+struct Seeded {
+    customers: Vec<String>,
+    /// Active products.
+    products: Vec<SeededProduct>,
+    /// (id, customer id).
+    jobs: Vec<(String, String)>,
+}
+
+impl Store {
+    /// Seeds the demo data in one transaction and returns the demo sign-ins.
+    /// `products` is the size of the demo tenant's catalog
+    /// ([`DEFAULT_SEED_PRODUCTS`] by default). Refuses (`NOT_ALLOWED`) when
+    /// the database already holds a tenant.
+    pub async fn seed_demo(&self, products: u32) -> Result<Vec<DemoSignIn>, Error> {
+        let mut rng = StdRng::seed_from_u64(0x7001_b41d);
+        let tenants = [harbour(products, &mut rng), other_co()];
+        let password_hash = {
+            let mut hashes = Vec::new();
+            for tenant in &tenants {
+                for _ in &tenant.users {
+                    hashes.push(hash_password(DEMO_PASSWORD).await?);
+                }
+            }
+            hashes
+        };
+
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let seeded: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM tenants)")
+            .fetch_one(&mut *tx)
+            .await?;
+        if seeded {
+            return Err(toolbridge_protocol::Error::NotAllowed(
+                "the database already holds data; demo data goes into an empty database only"
+                    .to_owned(),
+            )
+            .into());
+        }
+        let mut hashes = password_hash.into_iter();
+        let mut sign_ins = Vec::new();
+        for tenant in &tenants {
+            let tenant_id = new_id();
+            sqlx::query(
+                "INSERT INTO tenants (id, name, culture_code, default_tax_rate, quote_seq, \
+                 created_at) VALUES (?, ?, ?, ?, 1000, ?)",
+            )
+            .bind(&tenant_id)
+            .bind(tenant.name)
+            .bind(tenant.culture_code)
+            .bind(tenant.tax_rate.to_string())
+            .bind(now_iso())
+            .execute(&mut *tx)
+            .await?;
+            for (email, name, role) in &tenant.users {
+                let hash = hashes
+                    .next()
+                    .ok_or_else(|| Error::Database("missing password hash".to_owned()))?;
+                sqlx::query(
+                    "INSERT INTO users (id, tenant_id, name, email, email_lower, role, \
+                     password_hash) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                )
+                .bind(new_id())
+                .bind(&tenant_id)
+                .bind(*name)
+                .bind(*email)
+                .bind(email.to_lowercase())
+                .bind(role.token())
+                .bind(hash)
+                .execute(&mut *tx)
+                .await?;
+                sign_ins.push(DemoSignIn {
+                    email: (*email).to_owned(),
+                    password: DEMO_PASSWORD.to_owned(),
+                    role: *role,
+                    tenant_name: tenant.name.to_owned(),
+                });
+            }
+            let seeded = seed_tenant_rows(&mut tx, &tenant_id, tenant).await?;
+            seed_quotes(&mut tx, &tenant_id, tenant, &seeded, &mut rng).await?;
+        }
+        tx.commit().await?;
+        Ok(sign_ins)
+    }
+}
+
+async fn seed_tenant_rows(
+    conn: &mut SqliteConnection,
+    tenant_id: &str,
+    tenant: &TenantSeed,
+) -> Result<Seeded, Error> {
+    let mut seeded = Seeded {
+        customers: Vec::new(),
+        products: Vec::new(),
+        jobs: Vec::new(),
+    };
+    for (name, email, phone) in &tenant.customers {
+        let id = new_id();
+        sqlx::query(
+            "INSERT INTO customers (id, tenant_id, name, email, email_lower, phone) \
+             VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&id)
+        .bind(tenant_id)
+        .bind(name)
+        .bind(email)
+        .bind(email.to_lowercase())
+        .bind(phone)
+        .execute(&mut *conn)
+        .await?;
+        seeded.customers.push(id);
+    }
+
+    seeded.products = seed_catalog(conn, tenant_id, tenant).await?;
+
+    for i in 0..tenant.jobs {
+        let id = new_id();
+        let Some(customer) = seeded
+            .customers
+            .get((i * 3) % seeded.customers.len().max(1))
+        else {
+            break;
+        };
+        let closed = tenant.closed_jobs.contains(&i);
+        sqlx::query(
+            "INSERT INTO jobs (id, tenant_id, reference, customer_id, status, closed) \
+             VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&id)
+        .bind(tenant_id)
+        .bind(format!("J-{:04}", i + 1))
+        .bind(customer)
+        .bind(if closed {
+            "Closed"
+        } else {
+            STAGES[i % STAGES.len()]
+        })
+        .bind(closed)
+        .execute(&mut *conn)
+        .await?;
+        seeded.jobs.push((id, customer.clone()));
+    }
+    Ok(seeded)
+}
+
+/// The tenant's task templates, cost items and products; answers the active
+/// products.
+async fn seed_catalog(
+    conn: &mut SqliteConnection,
+    tenant_id: &str,
+    tenant: &TenantSeed,
+) -> Result<Vec<SeededProduct>, Error> {
+    let mut products = Vec::new();
+    let mut template_ids = BTreeMap::new();
+    for (code, name, sell, cost, active) in &tenant.templates {
+        let id = new_id();
+        sqlx::query(
+            "INSERT INTO task_templates (id, tenant_id, code, name, unit_price, cost_price, \
+             active) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&id)
+        .bind(tenant_id)
+        .bind(*code)
+        .bind(*name)
+        .bind(sell.to_string())
+        .bind(cost.to_string())
+        .bind(*active)
+        .execute(&mut *conn)
+        .await?;
+        template_ids.insert(*code, id);
+    }
+    for (code, name, item_type, active) in &tenant.cost_items {
+        sqlx::query(
+            "INSERT INTO cost_items (id, tenant_id, code, name, item_type, active) \
+             VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(new_id())
+        .bind(tenant_id)
+        .bind(*code)
+        .bind(*name)
+        .bind(*item_type)
+        .bind(*active)
+        .execute(&mut *conn)
+        .await?;
+    }
+
+    for product in &tenant.products {
+        let id = new_id();
+        sqlx::query(
+            "INSERT INTO products (id, tenant_id, sku, sku_lower, name, unit, price, cost_price, \
+             active) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&id)
+        .bind(tenant_id)
+        .bind(&product.sku)
+        .bind(product.sku.to_lowercase())
+        .bind(&product.name)
+        .bind(product.unit.token())
+        .bind(product.price.to_string())
+        .bind(product.cost.to_string())
+        .bind(product.active)
+        .execute(&mut *conn)
+        .await?;
+        for (position, (code, qty_per_unit)) in product.tasks.iter().enumerate() {
+            let Some(template_id) = template_ids.get(code) else {
+                continue;
+            };
+            sqlx::query(
+                "INSERT INTO product_tasks (product_id, position, task_template_id, \
+                 qty_per_unit) VALUES (?, ?, ?, ?)",
+            )
+            .bind(&id)
+            .bind(i64::try_from(position).unwrap_or(i64::MAX))
+            .bind(template_id)
+            .bind(qty_per_unit.to_string())
+            .execute(&mut *conn)
+            .await?;
+        }
+        if product.active {
+            products.push((
+                id,
+                product.sku.clone(),
+                product.name.clone(),
+                product.unit,
+                product.price,
+                product.cost,
+            ));
+        }
+    }
+    Ok(products)
+}
+
+/// Line `n` of a demo quote: of `product`, or a free-form service line.
+fn demo_line(
+    line_no: u32,
+    n: usize,
+    product: Option<&SeededProduct>,
+    qty: Decimal,
+    tax_rate: Decimal,
+) -> QuoteLine {
+    match product {
+        Some((id, sku, name, unit, price, cost)) => QuoteLine {
+            line_no,
+            line_type: LineType::Product,
+            linked_item_id: Some(id.clone()),
+            product_code: Some(sku.clone()),
+            description: name.clone(),
+            specification: None,
+            location: Some(["Lounge", "Kitchen", "Hallway", "Bedroom 1"][n % 4].to_owned()),
+            qty: round_money(qty),
+            unit: *unit,
+            unit_price: *price,
+            cost_price: *cost,
+            tax_rate,
+            section: None,
+            group_id: 0,
+            injected: false,
+            parent_line_no: None,
+        },
+        None => QuoteLine {
+            line_no,
+            line_type: LineType::Product,
+            linked_item_id: None,
+            product_code: None,
+            description: "Furniture moving".to_owned(),
+            specification: None,
+            location: None,
+            qty: Decimal::ONE,
+            unit: Unit::Item,
+            unit_price: d(8000),
+            cost_price: d(8000),
+            tax_rate,
+            section: None,
+            group_id: 0,
+            injected: false,
+            parent_line_no: None,
+        },
+    }
+}
+
+async fn seed_quotes(
+    conn: &mut SqliteConnection,
+    tenant_id: &str,
+    tenant: &TenantSeed,
+    seeded: &Seeded,
+    rng: &mut StdRng,
+) -> Result<(), Error> {
+    let now = OffsetDateTime::now_utc();
+    // The fixed products first, so that demo quotes look like flooring jobs.
+    let pick_from = seeded.products.len().min(12);
+    for i in 0..tenant.quotes {
+        let status = QuoteStatus::ALL[i % QuoteStatus::ALL.len()];
+        let job = if i % 2 == 0 { seeded.jobs.get(i) } else { None };
+        let customer_id = match job {
+            Some((_, customer)) => customer.clone(),
+            None => match seeded
+                .customers
+                .get((i * 5 + 1) % seeded.customers.len().max(1))
+            {
+                Some(customer) => customer.clone(),
+                None => continue,
+            },
+        };
+        let ago = i64::try_from((tenant.quotes - i) * 2).unwrap_or(0);
+        let date = now - Duration::days(ago) - Duration::hours(i64::try_from(i % 7).unwrap_or(0));
+        let mut lines = Vec::new();
+        for n in 0..=(i % 6) {
+            let line_no = u32::try_from(n + 1).unwrap_or(u32::MAX);
+            let qty = d(rng.gen_range(100..=4000));
+            let product = seeded.products.get(rng.gen_range(0..pick_from.max(1)));
+            let line = demo_line(line_no, n, product.filter(|_| n < 5), qty, tenant.tax_rate);
+            lines.push(PricedLine {
+                amounts: line.amounts(),
+                line,
+            });
+        }
+        let quote = QuoteDto {
+            header: QuoteHeader {
+                id: new_id(),
+                reference: format!("Q-{}", 1001 + i),
+                customer_id,
+                customer_name: String::new(),
+                job_id: job.map(|(id, _)| id.clone()),
+                title: Some(format!("Flooring quote {}", i + 1)),
+                quote_type: if i % 4 == 3 {
+                    QuoteType::Estimate
+                } else {
+                    QuoteType::Quote
+                },
+                status,
+                date: iso(date),
+                expiry_days: NEW_QUOTE_EXPIRY_DAYS,
+            },
+            totals: Totals::sum(lines.iter().map(|line| line.amounts)),
+            lines,
+            group_keys: BTreeMap::new(),
+        };
+        let header = &quote.header;
+        sqlx::query(
+            "INSERT INTO quotes (id, tenant_id, reference, customer_id, job_id, title, \
+             quote_type, status, date, expiry_days, total) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&header.id)
+        .bind(tenant_id)
+        .bind(&header.reference)
+        .bind(&header.customer_id)
+        .bind(&header.job_id)
+        .bind(&header.title)
+        .bind(quote_type_name(header.quote_type))
+        .bind(header.status.as_str())
+        .bind(&header.date)
+        .bind(i64::from(header.expiry_days))
+        .bind(quote.totals.total.to_string())
+        .execute(&mut *conn)
+        .await?;
+        write_lines(conn, &quote).await?;
+    }
+    sqlx::query("UPDATE tenants SET quote_seq = ? WHERE id = ?")
+        .bind(1000 + i64::try_from(tenant.quotes).unwrap_or(0))
+        .bind(tenant_id)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}

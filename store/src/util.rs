@@ -1,0 +1,96 @@
+//! Small helpers: time stamps, hashing, random tokens, stored decimals and
+//! paging arithmetic.
+
+use std::str::FromStr;
+
+use rand::RngCore;
+use rand::rngs::OsRng;
+use sha2::{Digest, Sha256};
+use time::OffsetDateTime;
+use time::macros::format_description;
+use toolbridge_protocol::Decimal;
+use toolbridge_protocol::paging::PageRequest;
+
+use crate::Error;
+
+/// ISO 8601 UTC to the second: `2025-01-31T09:30:00Z` (sorts as text).
+pub(crate) fn iso(moment: OffsetDateTime) -> String {
+    moment
+        .to_offset(time::UtcOffset::UTC)
+        .format(format_description!(
+            "[year]-[month]-[day]T[hour]:[minute]:[second]Z"
+        ))
+        .unwrap_or_default()
+}
+
+/// Now, as [`iso`] writes it.
+pub(crate) fn now_iso() -> String {
+    iso(OffsetDateTime::now_utc())
+}
+
+/// Now, in Unix seconds.
+pub(crate) fn now_unix() -> i64 {
+    OffsetDateTime::now_utc().unix_timestamp()
+}
+
+/// Lower-case hex of `bytes`.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut text = String::with_capacity(bytes.len() * 2);
+    for &byte in bytes {
+        text.push(char::from(DIGITS[usize::from(byte >> 4)]));
+        text.push(char::from(DIGITS[usize::from(byte & 0x0f)]));
+    }
+    text
+}
+
+/// Whether `text` is lower-case hex.
+pub(crate) fn is_hex(text: &str) -> bool {
+    text.bytes()
+        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// SHA-256 of `data`.
+pub(crate) fn sha256(data: &[u8]) -> [u8; 32] {
+    Sha256::digest(data).into()
+}
+
+/// `bytes` random bytes from the operating system, as hex.
+pub(crate) fn random_hex(bytes: usize) -> String {
+    let mut buffer = vec![0_u8; bytes];
+    OsRng.fill_bytes(&mut buffer);
+    hex(&buffer)
+}
+
+/// A new id (UUID v4, lower case).
+pub(crate) fn new_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+/// A decimal read back from its stored text.
+pub(crate) fn decimal(text: &str) -> Result<Decimal, Error> {
+    Decimal::from_str(text).map_err(|_| Error::corrupt(format_args!("decimal {text:?}")))
+}
+
+/// An integer column that must fit a `u32`.
+pub(crate) fn to_u32(value: i64) -> Result<u32, Error> {
+    u32::try_from(value).map_err(|_| Error::corrupt(format_args!("count {value}")))
+}
+
+/// An integer column that must fit a `u64`.
+pub(crate) fn to_u64(value: i64) -> Result<u64, Error> {
+    u64::try_from(value).map_err(|_| Error::corrupt(format_args!("count {value}")))
+}
+
+/// `LIMIT` and `OFFSET` of a page.
+pub(crate) fn limit_offset(page: PageRequest) -> (i64, i64) {
+    (
+        i64::from(page.page_size()),
+        i64::try_from(page.offset()).unwrap_or(i64::MAX),
+    )
+}
+
+/// Whether a page starts past the last item (nothing to fetch).
+pub(crate) fn past_the_end(page: PageRequest, total: u64) -> bool {
+    page.offset() >= total
+}

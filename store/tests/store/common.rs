@@ -1,0 +1,155 @@
+//! Fresh databases and shortcuts shared by the tests.
+
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+use toolbridge_protocol::create_quote::{NewQuote, validate_bridge_create, validate_rest_create};
+use toolbridge_protocol::paging::PageRequest;
+use toolbridge_protocol::{Error as Rule, ErrorCode};
+use toolbridge_store::{Error, Store, Tenant};
+
+/// Products in the demo catalog of most tests (the full 1000 only where the
+/// size matters).
+pub(crate) const SMALL_CATALOG: u32 = 120;
+
+/// A directory removed when the test ends.
+pub(crate) struct TempDir(PathBuf);
+
+impl TempDir {
+    pub(crate) fn new() -> Self {
+        let path = std::env::temp_dir().join(format!("toolbridge-store-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&path).unwrap();
+        TempDir(path)
+    }
+
+    pub(crate) fn db(&self) -> PathBuf {
+        self.0.join("toolbridge.db")
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A seeded database with both demo tenants.
+pub(crate) struct Demo {
+    pub(crate) store: Store,
+    pub(crate) harbour: Tenant,
+    pub(crate) other: Tenant,
+    pub(crate) dir: TempDir,
+}
+
+pub(crate) async fn empty() -> (Store, TempDir) {
+    let dir = TempDir::new();
+    let store = Store::open(&dir.db()).await.unwrap();
+    (store, dir)
+}
+
+pub(crate) async fn demo_with(products: u32) -> Demo {
+    let (store, dir) = empty().await;
+    store.seed_demo(products).await.unwrap();
+    let harbour = store.default_tenant().await.unwrap().unwrap();
+    let other_id: String = raw(&dir)
+        .await
+        .fetch_scalar("SELECT id FROM tenants WHERE name = 'Other Co'")
+        .await;
+    let other = store.tenant(&other_id).await.unwrap().unwrap();
+    Demo {
+        store,
+        harbour,
+        other,
+        dir,
+    }
+}
+
+pub(crate) async fn demo() -> Demo {
+    demo_with(SMALL_CATALOG).await
+}
+
+/// A second, direct connection to a test database, for arranging what the
+/// store has no method for and for checking what it wrote.
+pub(crate) struct Raw(sqlx::SqlitePool);
+
+pub(crate) async fn raw(dir: &TempDir) -> Raw {
+    let url = format!("sqlite://{}", dir.db().display());
+    Raw(sqlx::SqlitePool::connect(&url).await.unwrap())
+}
+
+impl Raw {
+    pub(crate) async fn fetch_scalar<T>(&self, sql: &str) -> T
+    where
+        T: for<'r> sqlx::Decode<'r, sqlx::Sqlite> + sqlx::Type<sqlx::Sqlite> + Send + Unpin,
+    {
+        sqlx::query_scalar(sql).fetch_one(&self.0).await.unwrap()
+    }
+
+    pub(crate) async fn execute(&self, sql: &str) {
+        sqlx::query(sql).execute(&self.0).await.unwrap();
+    }
+}
+
+pub(crate) fn page(page: u32, size: u32) -> PageRequest {
+    PageRequest::new(page, size).unwrap()
+}
+
+#[allow(clippy::needless_pass_by_value)] // called with json! literals
+pub(crate) fn rest(body: Value) -> NewQuote {
+    validate_rest_create(&body).unwrap()
+}
+
+#[allow(clippy::needless_pass_by_value)] // called with json! literals
+pub(crate) fn bridge(params: Value) -> NewQuote {
+    validate_bridge_create(&params).unwrap()
+}
+
+/// The caller's error, or a failure of the test.
+pub(crate) fn rule(result: Result<impl std::fmt::Debug, Error>) -> Rule {
+    match result {
+        Err(Error::Rule(rule)) => rule,
+        other => panic!("expected a rule error, got {other:?}"),
+    }
+}
+
+pub(crate) fn assert_code(result: Result<impl std::fmt::Debug, Error>, code: ErrorCode) -> Rule {
+    let rule = rule(result);
+    assert_eq!(rule.code(), code, "{rule}");
+    rule
+}
+
+/// The paths of an `INVALID_PARAMS` error.
+pub(crate) fn paths(result: Result<impl std::fmt::Debug, Error>) -> Vec<String> {
+    let rule = assert_code(result, ErrorCode::InvalidParams);
+    rule.details().iter().map(|v| v.path.clone()).collect()
+}
+
+/// The id of the tenant's product with this sku.
+pub(crate) async fn product_id(demo: &Demo, tenant: &Tenant, sku: &str) -> String {
+    let index = demo.store.catalog_index(&tenant.id).await.unwrap().0;
+    index
+        .products
+        .into_iter()
+        .find(|p| p.sku == sku)
+        .unwrap_or_else(|| panic!("no active {sku}"))
+        .id
+}
+
+/// Some customer id of the tenant.
+pub(crate) async fn a_customer(demo: &Demo, tenant: &Tenant) -> String {
+    demo.store
+        .customers(&tenant.id, page(1, 1))
+        .await
+        .unwrap()
+        .items[0]
+        .id
+        .clone()
+}
+
+/// A small valid REST body for the tenant.
+pub(crate) async fn simple_rest_body(demo: &Demo, tenant: &Tenant) -> Value {
+    json!({
+        "customerId": a_customer(demo, tenant).await,
+        "lines": [{"skuId": product_id(demo, tenant, "OAK-01").await, "qty": 10, "unitPrice": 89.5}],
+    })
+}

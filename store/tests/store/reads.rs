@@ -1,0 +1,374 @@
+//! Lists, paging, codes, the catalog index and tenant isolation of reads.
+
+use std::collections::HashSet;
+
+use toolbridge_protocol::Decimal;
+use toolbridge_protocol::ErrorCode;
+use toolbridge_protocol::catalog::Catalog;
+use toolbridge_protocol::paging::{ListRequest, PageRequest};
+
+use crate::common::{SMALL_CATALOG, assert_code, demo, page, raw, rest, simple_rest_body};
+
+fn inactive_in_small_catalog() -> u64 {
+    (7..=SMALL_CATALOG).filter(|n| n % 20 == 3).count() as u64
+}
+
+#[tokio::test]
+async fn paging_covers_every_item_once_and_past_the_end_is_empty() {
+    let demo = demo().await;
+    let t1 = &demo.harbour.id;
+    let total = u64::from(SMALL_CATALOG) - inactive_in_small_catalog();
+
+    let mut seen = HashSet::new();
+    let mut skus = Vec::new();
+    for number in 1..=4 {
+        let result = demo.store.products(t1, page(number, 50)).await.unwrap();
+        assert_eq!(
+            (result.page, result.page_size, result.total_count),
+            (number, 50, total)
+        );
+        for product in result.items {
+            assert!(seen.insert(product.id.clone()), "{} twice", product.sku);
+            skus.push(product.sku);
+        }
+    }
+    assert_eq!(seen.len() as u64, total);
+    let mut sorted = skus.clone();
+    sorted.sort();
+    assert_eq!(skus, sorted, "products are ordered by sku");
+
+    // The last page is partial; the next one is empty but still counts.
+    let last = demo.store.products(t1, page(3, 50)).await.unwrap();
+    assert_eq!(last.items.len() as u64, total - 100);
+    let past = demo.store.products(t1, page(4, 50)).await.unwrap();
+    assert!(past.items.is_empty());
+    assert_eq!(past.total_count, total);
+    let far = demo.store.products(t1, page(u32::MAX, 500)).await.unwrap();
+    assert!(far.items.is_empty());
+    assert_eq!(
+        (far.page, far.page_size, far.total_count),
+        (u32::MAX, 500, total)
+    );
+
+    for result in [
+        demo.store
+            .customers(t1, page(1000, 10))
+            .await
+            .unwrap()
+            .total_count,
+        demo.store
+            .jobs(t1, page(1000, 10))
+            .await
+            .unwrap()
+            .total_count,
+        demo.store
+            .quotes(t1, page(1000, 10))
+            .await
+            .unwrap()
+            .total_count,
+    ] {
+        assert!(result > 0);
+    }
+    let customers = demo.store.customers(t1, page(1000, 10)).await.unwrap();
+    assert!(customers.items.is_empty());
+    let templates = demo
+        .store
+        .task_templates(
+            t1,
+            &ListRequest {
+                paging: page(2, 3),
+                codes: None,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!((templates.items.len(), templates.total_count), (1, 4));
+    let jobs = demo.store.jobs(t1, PageRequest::default()).await.unwrap();
+    assert_eq!((jobs.page, jobs.page_size, jobs.items.len()), (1, 50, 27));
+}
+
+#[tokio::test]
+async fn inactive_rows_are_never_listed() {
+    let demo = demo().await;
+    let t1 = &demo.harbour.id;
+    let products = demo.store.products(t1, page(1, 500)).await.unwrap();
+    assert!(
+        products
+            .items
+            .iter()
+            .all(|p| p.sku != "SKU-00023" && p.sku != "SKU-00043")
+    );
+    assert!(products.items.iter().any(|p| p.sku == "SKU-00024"));
+    let (index, _) = demo.store.catalog_index(t1).await.unwrap();
+    assert!(index.products.iter().all(|p| p.sku != "SKU-00023"));
+    assert_eq!(index.products.len(), products.items.len());
+    assert!(index.task_templates.iter().all(|t| t.code != "LEGACY_PREP"));
+    assert!(index.cost_items.iter().all(|c| c.code != "OLD_FEE"));
+    let templates = demo
+        .store
+        .task_templates(t1, &ListRequest::default())
+        .await
+        .unwrap();
+    assert!(templates.items.iter().all(|t| t.code != "LEGACY_PREP"));
+    let costs = demo
+        .store
+        .cost_items(t1, &ListRequest::default())
+        .await
+        .unwrap();
+    assert!(costs.items.iter().all(|c| c.code != "OLD_FEE"));
+}
+
+#[tokio::test]
+async fn codes_match_exactly_and_ignore_paging() {
+    let demo = demo().await;
+    let t1 = &demo.harbour.id;
+    let request = ListRequest {
+        paging: page(3, 1),
+        codes: Some(
+            ["SEAL", "install", "INSTALL", "LEGACY_PREP", "NOPE", "SEAL"]
+                .map(String::from)
+                .to_vec(),
+        ),
+    };
+    let templates = demo.store.task_templates(t1, &request).await.unwrap();
+    let codes: Vec<_> = templates.items.iter().map(|t| t.code.as_str()).collect();
+    assert_eq!(codes, ["INSTALL", "SEAL"]);
+    assert_eq!(
+        (templates.page, templates.page_size, templates.total_count),
+        (1, 2, 2)
+    );
+
+    let request = ListRequest {
+        paging: PageRequest::default(),
+        codes: Some(vec!["TRAVEL".into(), "OLD_FEE".into(), "travel".into()]),
+    };
+    let costs = demo.store.cost_items(t1, &request).await.unwrap();
+    assert_eq!(costs.items.len(), 1);
+    assert_eq!(
+        (
+            costs.items[0].code.as_str(),
+            costs.items[0].item_type.as_str()
+        ),
+        ("TRAVEL", "T_TRAVEL")
+    );
+
+    let none = ListRequest {
+        paging: PageRequest::default(),
+        codes: Some(vec!["NOPE".into()]),
+    };
+    let empty = demo.store.cost_items(t1, &none).await.unwrap();
+    assert!(empty.items.is_empty());
+    assert_eq!((empty.total_count, empty.page, empty.page_size), (0, 1, 0));
+
+    // Tenant 2 has its own INSTALL.
+    let install = ListRequest {
+        paging: PageRequest::default(),
+        codes: Some(vec!["INSTALL".into()]),
+    };
+    let mine = demo.store.task_templates(t1, &install).await.unwrap().items;
+    let theirs = demo
+        .store
+        .task_templates(&demo.other.id, &install)
+        .await
+        .unwrap()
+        .items;
+    assert_eq!((mine.len(), theirs.len()), (1, 1));
+    assert_ne!(mine[0].id, theirs[0].id);
+}
+
+#[tokio::test]
+async fn lists_never_mix_tenants() {
+    let demo = demo().await;
+    let (t1, t2) = (&demo.harbour.id, &demo.other.id);
+    let store = &demo.store;
+    let ids = |items: Vec<String>| items.into_iter().collect::<HashSet<_>>();
+    let p1 = ids(store
+        .products(t1, page(1, 500))
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|p| p.id)
+        .collect());
+    let p2 = ids(store
+        .products(t2, page(1, 500))
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|p| p.id)
+        .collect());
+    assert!(p1.is_disjoint(&p2));
+    assert_eq!(p2.len(), 7);
+    let c1 = ids(store
+        .customers(t1, page(1, 500))
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|c| c.id)
+        .collect());
+    let c2 = ids(store
+        .customers(t2, page(1, 500))
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|c| c.id)
+        .collect());
+    assert!(c1.is_disjoint(&c2));
+    let j1 = store.jobs(t1, page(1, 500)).await.unwrap().items;
+    let j2 = store.jobs(t2, page(1, 500)).await.unwrap().items;
+    assert!(j1.iter().all(|j| c1.contains(&j.customer_id_guid)));
+    assert!(j2.iter().all(|j| c2.contains(&j.customer_id_guid)));
+    let q1 = ids(store
+        .quotes(t1, page(1, 500))
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|q| q.id)
+        .collect());
+    let q2 = ids(store
+        .quotes(t2, page(1, 500))
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|q| q.id)
+        .collect());
+    assert!(q1.is_disjoint(&q2));
+    assert_eq!(q2.len(), 3);
+    let (i1, _) = store.catalog_index(t1).await.unwrap();
+    let (i2, _) = store.catalog_index(t2).await.unwrap();
+    assert!(i2.products.iter().all(|p| !p1.contains(&p.id)));
+    assert_eq!(i2.task_templates.len(), 1);
+    assert_ne!(i1.task_templates.len(), i2.task_templates.len());
+
+    // Reading another tenant's quote is NOT_FOUND, exactly like a missing one.
+    let theirs = q2.iter().next().unwrap();
+    let foreign = assert_code(store.quote(t1, theirs).await, ErrorCode::NotFound);
+    let missing = assert_code(
+        store
+            .quote(t1, "00000000-0000-4000-8000-000000000000")
+            .await,
+        ErrorCode::NotFound,
+    );
+    assert_eq!(
+        foreign.to_string().replace(theirs.as_str(), "ID"),
+        missing
+            .to_string()
+            .replace("00000000-0000-4000-8000-000000000000", "ID")
+    );
+}
+
+#[tokio::test]
+async fn quotes_list_newest_first_and_ids_are_case_insensitive() {
+    let demo = demo().await;
+    let t1 = &demo.harbour.id;
+    let body = simple_rest_body(&demo, &demo.harbour).await;
+    let created = demo
+        .store
+        .create_quote(t1, &rest(body), None)
+        .await
+        .unwrap()
+        .quote;
+    let list = demo.store.quotes(t1, page(1, 50)).await.unwrap();
+    assert_eq!(list.items[0].id, created.header.id);
+    assert_eq!(list.items[0], created.summary());
+    let dates: Vec<_> = list.items.iter().map(|q| q.date.clone()).collect();
+    let mut sorted = dates.clone();
+    sorted.sort_by(|a, b| b.cmp(a));
+    assert_eq!(dates, sorted);
+    let upper = created.header.id.to_uppercase();
+    assert_eq!(demo.store.quote(t1, &upper).await.unwrap(), created);
+    let braced = format!("{{{}}}", created.header.id);
+    assert_eq!(demo.store.quote(t1, &braced).await.unwrap(), created);
+}
+
+#[tokio::test]
+async fn the_catalog_index_has_task_sequences_and_an_etag_that_follows_changes() {
+    let demo = demo().await;
+    let t1 = &demo.harbour.id;
+    let (index, etag) = demo.store.catalog_index(t1).await.unwrap();
+    assert!(
+        etag.starts_with('"') && etag.ends_with('"') && etag.len() > 10,
+        "{etag}"
+    );
+    let install = index
+        .task_templates
+        .iter()
+        .find(|t| t.code == "INSTALL")
+        .unwrap();
+    let underlay = index
+        .task_templates
+        .iter()
+        .find(|t| t.code == "UNDERLAY")
+        .unwrap();
+    assert_eq!(install.name, "Installation");
+    assert_eq!(
+        (install.unit_price, install.cost_price),
+        (Decimal::new(45, 0), Decimal::new(30, 0))
+    );
+    let oak = index.products.iter().find(|p| p.sku == "OAK-01").unwrap();
+    let steps: Vec<_> = oak
+        .task_sequence
+        .iter()
+        .map(|s| (s.task_template_id.as_str(), s.qty_per_unit))
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            (install.id.as_str(), Decimal::new(25, 2)),
+            (underlay.id.as_str(), Decimal::ONE)
+        ]
+    );
+    let vinyl = index.products.iter().find(|p| p.sku == "VINYL-02").unwrap();
+    assert_eq!(vinyl.task_sequence.len(), 1);
+    assert!(
+        index
+            .products
+            .iter()
+            .find(|p| p.sku == "TILE-04")
+            .unwrap()
+            .task_sequence
+            .is_empty()
+    );
+    let with_tasks = index
+        .products
+        .iter()
+        .filter(|p| !p.task_sequence.is_empty())
+        .count();
+    assert!(
+        with_tasks >= 3 + 10,
+        "about 10% of generated products have a sequence ({with_tasks})"
+    );
+    let catalog = Catalog::from_index(index.clone()).unwrap();
+    assert_eq!(catalog.product_count(), index.products.len());
+
+    // Same catalog, same ETag; any change, another one. Quotes are not the catalog.
+    let body = simple_rest_body(&demo, &demo.harbour).await;
+    demo.store
+        .create_quote(t1, &rest(body), None)
+        .await
+        .unwrap();
+    assert_eq!(demo.store.catalog_index(t1).await.unwrap().1, etag);
+    let raw = raw(&demo.dir).await;
+    raw.execute("UPDATE products SET price = '90.00' WHERE sku = 'OAK-01'")
+        .await;
+    let (_, after_price) = demo.store.catalog_index(t1).await.unwrap();
+    assert_eq!(after_price, etag, "the index holds no prices of products");
+    raw.execute("UPDATE task_templates SET active = 0 WHERE code = 'UNDERLAY'")
+        .await;
+    let (index, after) = demo.store.catalog_index(t1).await.unwrap();
+    assert_ne!(after, etag);
+    let oak = index.products.iter().find(|p| p.sku == "OAK-01").unwrap();
+    assert_eq!(
+        oak.task_sequence.len(),
+        1,
+        "steps of inactive templates are left out"
+    );
+    raw.execute("UPDATE products SET active = 0 WHERE sku = 'TILE-04'")
+        .await;
+    assert_ne!(demo.store.catalog_index(t1).await.unwrap().1, after);
+}

@@ -1,0 +1,231 @@
+//! The demo seed, opening and reopening files.
+
+use toolbridge_protocol::ErrorCode;
+use toolbridge_protocol::add_lines::Unit;
+use toolbridge_protocol::context::Role;
+use toolbridge_protocol::paging::ListRequest;
+use toolbridge_protocol::quote::QuoteStatus;
+use toolbridge_store::{DEFAULT_SEED_PRODUCTS, DEMO_PASSWORD, Store};
+
+use serde_json::json;
+
+use crate::common::{TempDir, assert_code, demo, demo_with, empty, page, raw, rest};
+
+#[tokio::test]
+async fn an_empty_database_is_not_seeded() {
+    let (store, _dir) = empty().await;
+    assert!(!store.is_seeded().await.unwrap());
+    assert_eq!(store.default_tenant().await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn the_demo_seed_has_what_the_example_tools_need() {
+    let demo = demo_with(DEFAULT_SEED_PRODUCTS).await;
+    let store = &demo.store;
+    assert!(store.is_seeded().await.unwrap());
+    assert_eq!(demo.harbour.name, "Harbour Flooring Ltd");
+    let t1 = &demo.harbour.id;
+
+    let customers = store.customers(t1, page(1, 500)).await.unwrap();
+    assert!(customers.total_count >= 50, "{}", customers.total_count);
+    assert!(
+        customers
+            .items
+            .iter()
+            .all(|c| c.email.contains('@') && !c.phone.is_empty())
+    );
+    let mut names: Vec<_> = customers.items.iter().map(|c| c.name.clone()).collect();
+    let sorted = {
+        let mut sorted = names.clone();
+        sorted.sort();
+        sorted
+    };
+    assert_eq!(names, sorted, "customers are ordered by name");
+    names.dedup();
+
+    // 1000 products, of which every 20th generated one (SKU-00023, …) is inactive.
+    let products = store.products(t1, page(1, 500)).await.unwrap();
+    let inactive = (7..=1000).filter(|n| n % 20 == 3).count() as u64;
+    assert_eq!(products.total_count, 1000 - inactive);
+    let oak = products.items.iter().find(|p| p.sku == "OAK-01").unwrap();
+    assert_eq!(oak.name, "Oak engineered board 14mm");
+    assert!((oak.price - 89.5).abs() < 1e-9);
+    assert_eq!(oak.unit, "T_SQUARE_METRE");
+    let skirting = products.items.iter().find(|p| p.sku == "SKIRT-05").unwrap();
+    assert_eq!(skirting.unit, Unit::LinearMetre.token());
+    let seal = products.items.iter().find(|p| p.sku == "SEAL-06").unwrap();
+    assert_eq!((seal.unit.as_str(), seal.price), ("T_ITEM", 120.0));
+
+    let templates = store
+        .task_templates(t1, &ListRequest::default())
+        .await
+        .unwrap();
+    let codes: Vec<_> = templates.items.iter().map(|t| t.code.as_str()).collect();
+    assert_eq!(codes, ["INSTALL", "REMOVE_OLD", "SEAL", "UNDERLAY"]);
+    let cost_items = store.cost_items(t1, &ListRequest::default()).await.unwrap();
+    let items: Vec<_> = cost_items
+        .items
+        .iter()
+        .map(|c| (c.code.as_str(), c.item_type.as_str()))
+        .collect();
+    assert_eq!(
+        items,
+        [
+            ("DISPOSAL", "T_DISPOSAL"),
+            ("FINANCE", "T_FINANCIAL"),
+            ("SITE_VISIT", "T_SITE_VISIT"),
+            ("TRAVEL", "T_TRAVEL")
+        ]
+    );
+
+    let jobs = store.jobs(t1, page(1, 100)).await.unwrap();
+    assert_eq!(jobs.total_count, 27, "30 jobs, 3 closed");
+    assert!(
+        jobs.items
+            .iter()
+            .all(|j| j.status != "Closed" && j.reference.starts_with("J-"))
+    );
+    assert_eq!(jobs.items[0].reference, "J-0001");
+
+    let quotes = store.quotes(t1, page(1, 100)).await.unwrap();
+    assert_eq!(quotes.total_count, 20);
+    assert_eq!(store.quote_count(t1).await.unwrap(), 20);
+    for status in QuoteStatus::ALL {
+        assert!(quotes.items.iter().any(|q| q.status == status), "{status}");
+    }
+    for summary in &quotes.items {
+        let quote = store.quote(t1, &summary.id).await.unwrap();
+        assert!((1..=6).contains(&quote.lines.len()));
+        assert_eq!(quote.summary(), *summary);
+    }
+
+    // The second tenant.
+    let t2 = &demo.other.id;
+    assert_eq!(demo.other.name, "Other Co");
+    assert_eq!(store.quote_count(t2).await.unwrap(), 3);
+    assert_eq!(store.jobs(t2, page(1, 50)).await.unwrap().total_count, 3);
+    assert!(store.customers(t2, page(1, 50)).await.unwrap().total_count >= 3);
+    let other_products = store.products(t2, page(1, 50)).await.unwrap();
+    assert!(other_products.items.iter().any(|p| p.sku == "OAK-01"));
+    let templates = store
+        .task_templates(t2, &ListRequest::default())
+        .await
+        .unwrap();
+    assert_eq!(templates.items.len(), 1);
+    assert_eq!(templates.items[0].code, "INSTALL");
+    let costs = store.cost_items(t2, &ListRequest::default()).await.unwrap();
+    assert_eq!(costs.items.len(), 1);
+    assert_eq!(costs.items[0].code, "TRAVEL");
+}
+
+#[tokio::test]
+async fn the_seed_returns_the_sign_ins_and_refuses_a_second_run() {
+    let (store, _dir) = empty().await;
+    let sign_ins = store.seed_demo(10).await.unwrap();
+    let emails: Vec<_> = sign_ins.iter().map(|s| s.email.as_str()).collect();
+    assert_eq!(
+        emails,
+        [
+            "super@harbour.test",
+            "admin@harbour.test",
+            "office@harbour.test",
+            "field@harbour.test",
+            "admin@other.test"
+        ]
+    );
+    let roles: Vec<_> = sign_ins.iter().map(|s| s.role).collect();
+    assert_eq!(
+        roles,
+        [
+            Role::SuperUser,
+            Role::Admin,
+            Role::Office,
+            Role::Field,
+            Role::Admin
+        ]
+    );
+    assert!(sign_ins.iter().all(|s| s.password == DEMO_PASSWORD));
+    assert_eq!(sign_ins[4].tenant_name, "Other Co");
+    let sam = store
+        .verify_password("super@harbour.test", DEMO_PASSWORD)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (sam.name.as_str(), sam.role),
+        ("Sam Super", Role::SuperUser)
+    );
+
+    assert_code(store.seed_demo(10).await, ErrorCode::NotAllowed);
+    assert_eq!(
+        store
+            .products(&sam.tenant_id, page(1, 50))
+            .await
+            .unwrap()
+            .total_count,
+        10,
+        "nothing was added by the refused run"
+    );
+}
+
+#[tokio::test]
+async fn a_small_catalog_keeps_the_fixed_products_first() {
+    let (store, _dir) = empty().await;
+    store.seed_demo(3).await.unwrap();
+    let tenant = store.default_tenant().await.unwrap().unwrap();
+    let skus: Vec<_> = store
+        .products(&tenant.id, page(1, 50))
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|p| p.sku)
+        .collect();
+    assert_eq!(skus, ["CARPET-03", "OAK-01", "VINYL-02"]);
+}
+
+#[tokio::test]
+async fn reopening_the_file_keeps_the_data() {
+    let dir = TempDir::new();
+    let path = dir.db();
+    let (tenant, quote_id) = {
+        let store = Store::open(&path).await.unwrap();
+        store.seed_demo(20).await.unwrap();
+        let tenant = store.default_tenant().await.unwrap().unwrap();
+        let customer = store.customers(&tenant.id, page(1, 1)).await.unwrap().items[0]
+            .id
+            .clone();
+        let product = store.products(&tenant.id, page(1, 1)).await.unwrap().items[0]
+            .id
+            .clone();
+        let body = json!({"customerId": customer, "lines": [{"skuId": product, "qty": 2, "unitPrice": 10}]});
+        let created = store
+            .create_quote(&tenant.id, &rest(body), None)
+            .await
+            .unwrap();
+        store.close().await;
+        (tenant, created.quote)
+    };
+    let store = Store::open(&path).await.unwrap();
+    assert!(store.is_seeded().await.unwrap());
+    assert_eq!(store.default_tenant().await.unwrap(), Some(tenant.clone()));
+    assert_eq!(store.quote_count(&tenant.id).await.unwrap(), 21);
+    let quote = store.quote(&tenant.id, &quote_id.header.id).await.unwrap();
+    assert_eq!(quote, quote_id);
+    assert_eq!(quote.header.reference, "Q-1021");
+    let migrations: i64 = raw(&dir)
+        .await
+        .fetch_scalar("SELECT COUNT(*) FROM _sqlx_migrations")
+        .await;
+    assert_eq!(migrations, 1, "each migration runs once");
+}
+
+#[tokio::test]
+async fn the_file_is_in_wal_mode() {
+    let demo = demo().await;
+    let mode: String = raw(&demo.dir)
+        .await
+        .fetch_scalar("PRAGMA journal_mode")
+        .await;
+    assert_eq!(mode, "wal");
+}
