@@ -187,12 +187,16 @@ impl Store {
         let (user, hash) = match row {
             Some((id, name, email, role, tenant_id, tenant_name, culture, hash)) => (
                 Some((id, name, email, role, tenant_id, tenant_name, culture)),
-                hash,
+                Some(hash),
             ),
-            None => (None, dummy_hash().to_owned()),
+            None => (None, None),
         };
         let password = password.to_owned();
-        let matches = blocking(move || password_matches(&password, &hash)).await?;
+        let matches = blocking(move || {
+            let hash = hash.as_deref().unwrap_or_else(|| dummy_hash());
+            password_matches(&password, hash)
+        })
+        .await?;
         match user {
             Some(row) if matches => Ok(Some(user_from_row(row)?)),
             _ => Ok(None),

@@ -16,6 +16,7 @@
 #![deny(missing_docs)]
 
 mod auth;
+mod cache;
 mod error;
 mod quotes;
 mod reads;
@@ -23,8 +24,10 @@ mod seed;
 mod types;
 mod util;
 
+use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::SqlitePool;
@@ -43,10 +46,20 @@ const MAX_CONNECTIONS: u32 = 16;
 /// How long a statement waits for another connection's write lock.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// The database. Cheap to clone: clones share one connection pool.
-#[derive(Clone, Debug)]
+/// The database. Cheap to clone: clones share one connection pool (and the
+/// in-memory copies of catalog reads).
+#[derive(Clone)]
 pub struct Store {
     pool: SqlitePool,
+    catalogs: Arc<cache::CatalogCache>,
+}
+
+impl fmt::Debug for Store {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Store")
+            .field("pool", &self.pool)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Store {
@@ -66,7 +79,10 @@ impl Store {
             .connect_with(options)
             .await?;
         sqlx::migrate!("./migrations").run(&pool).await?;
-        Ok(Store { pool })
+        Ok(Store {
+            pool,
+            catalogs: Arc::default(),
+        })
     }
 
     /// Closes every connection (the store is unusable afterwards).

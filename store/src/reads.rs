@@ -1,6 +1,7 @@
 //! The lists (paged) and the catalog index.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use toolbridge_protocol::catalog::{
     BridgeCostItemDto, BridgeProductDto, BridgeTaskTemplateDto, CatalogIndex, IndexedCostItem,
@@ -72,45 +73,62 @@ impl Store {
     }
 
     /// The tenant's active products by sku.
+    ///
+    /// Served from an in-memory copy of the tenant's active products while
+    /// the catalog is unchanged (one small query checks that).
     pub async fn products(
         &self,
         tenant_id: &str,
         page: PageRequest,
     ) -> Result<BridgePagedResult<BridgeProductDto>, Error> {
-        let mut tx = self.pool.begin().await?;
-        let total: i64 =
-            sqlx::query_scalar("SELECT COUNT(*) FROM products WHERE tenant_id = ? AND active = 1")
-                .bind(tenant_id)
-                .fetch_one(&mut *tx)
-                .await?;
-        let total = to_u64(total)?;
-        let mut items = Vec::new();
-        if !past_the_end(page, total) {
-            let (limit, offset) = limit_offset(page);
-            let rows: Vec<(String, String, String, String, String)> = sqlx::query_as(
-                "SELECT id, sku, name, price, unit FROM products \
-                 WHERE tenant_id = ? AND active = 1 ORDER BY sku, id LIMIT ? OFFSET ?",
-            )
-            .bind(tenant_id)
-            .bind(limit)
-            .bind(offset)
-            .fetch_all(&mut *tx)
-            .await?;
-            items = rows
-                .into_iter()
-                .map(|(id, sku, name, price, unit)| {
-                    Ok(BridgeProductDto {
-                        id,
-                        sku,
-                        name,
-                        price: decimal_to_f64(decimal(&price)?),
-                        unit,
-                    })
-                })
-                .collect::<Result<_, Error>>()?;
-        }
-        tx.commit().await?;
+        let Some(version) = catalog_version(&self.pool, tenant_id).await? else {
+            return Ok(page.envelope(Vec::new(), 0));
+        };
+        let all = match self.catalogs.products(tenant_id, version) {
+            Some(all) => all,
+            None => self.load_products(tenant_id).await?,
+        };
+        let total = u64::try_from(all.len()).map_err(|_| Error::corrupt("row count"))?;
+        let start = usize::try_from(page.offset()).unwrap_or(usize::MAX);
+        let size = usize::try_from(page.page_size()).unwrap_or(usize::MAX);
+        let items = all
+            .get(start..start.saturating_add(size).min(all.len()))
+            .map(<[BridgeProductDto]>::to_vec)
+            .unwrap_or_default();
         Ok(page.envelope(items, total))
+    }
+
+    /// Reads the tenant's active products and keeps them with the catalog
+    /// version they were read at.
+    async fn load_products(&self, tenant_id: &str) -> Result<Arc<Vec<BridgeProductDto>>, Error> {
+        let mut tx = self.pool.begin().await?;
+        let version = catalog_version(&mut *tx, tenant_id)
+            .await?
+            .unwrap_or_default();
+        let rows: Vec<(String, String, String, String, String)> = sqlx::query_as(
+            "SELECT id, sku, name, price, unit FROM products \
+             WHERE tenant_id = ? AND active = 1 ORDER BY sku, id",
+        )
+        .bind(tenant_id)
+        .fetch_all(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        let products = rows
+            .into_iter()
+            .map(|(id, sku, name, price, unit)| {
+                Ok(BridgeProductDto {
+                    id,
+                    sku,
+                    name,
+                    price: decimal_to_f64(decimal(&price)?),
+                    unit,
+                })
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+        let products = Arc::new(products);
+        self.catalogs
+            .keep_products(tenant_id, version, Arc::clone(&products));
+        Ok(products)
     }
 
     /// The tenant's active task templates by code. With `codes`: every
@@ -315,10 +333,30 @@ impl Store {
 
     /// The active products (with their task sequences, steps naming inactive
     /// templates left out), task templates and cost items of the tenant; and
-    /// a strong `ETag` (with its double quotes, ready for the header) that changes
-    /// whenever any of it does.
+    /// a strong `ETag` (with its double quotes, ready for the header): a hash
+    /// of the index, so it changes whenever the index does.
+    ///
+    /// Served from an in-memory copy while the catalog is unchanged.
     pub async fn catalog_index(&self, tenant_id: &str) -> Result<(CatalogIndex, String), Error> {
+        let version = catalog_version(&self.pool, tenant_id).await?;
+        let cached = version.and_then(|version| self.catalogs.index(tenant_id, version));
+        let entry = match cached {
+            Some(entry) => entry,
+            None => self.load_catalog_index(tenant_id).await?,
+        };
+        Ok((entry.0.clone(), entry.1.clone()))
+    }
+
+    /// Reads the tenant's catalog index and keeps it with the catalog
+    /// version it was read at.
+    async fn load_catalog_index(
+        &self,
+        tenant_id: &str,
+    ) -> Result<Arc<(CatalogIndex, String)>, Error> {
         let mut tx = self.pool.begin().await?;
+        let version = catalog_version(&mut *tx, tenant_id)
+            .await?
+            .unwrap_or_default();
         let templates: Vec<(String, String, String, String, String)> = sqlx::query_as(
             "SELECT id, code, name, unit_price, cost_price FROM task_templates \
              WHERE tenant_id = ? AND active = 1 ORDER BY code, id",
@@ -396,8 +434,24 @@ impl Store {
             .map_err(|error| Error::Database(format!("catalog index: {error}")))?;
         let digest = hex(&sha256(&bytes));
         let etag = format!("\"{}\"", digest.get(..32).unwrap_or(&digest));
-        Ok((index, etag))
+        let entry = Arc::new((index, etag));
+        self.catalogs
+            .keep_index(tenant_id, version, Arc::clone(&entry));
+        Ok(entry)
     }
+}
+
+/// The tenant's catalog version; `None` for an unknown tenant.
+async fn catalog_version<'c, E>(executor: E, tenant_id: &str) -> Result<Option<i64>, Error>
+where
+    E: sqlx::SqliteExecutor<'c>,
+{
+    let version: Option<i64> =
+        sqlx::query_scalar("SELECT catalog_version FROM tenants WHERE id = ?")
+            .bind(tenant_id)
+            .fetch_optional(executor)
+            .await?;
+    Ok(version)
 }
 
 async fn quote_count(conn: &mut sqlx::SqliteConnection, tenant_id: &str) -> Result<u64, Error> {

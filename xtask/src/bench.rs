@@ -2,9 +2,10 @@
 //! reports them on the terminal and in `target/bench/bench.json`. Being over a budget is
 //! reported (as OVER), not an error.
 //!
-//! So far there is one figure: the size of `bridge.js` after `gzip -9`, with its wasm and glue
-//! parts alone so that the size can be worked on.
+//! So far: the size of `bridge.js` after `gzip -9` (with its wasm and glue parts alone, so that
+//! the size can be worked on), and the REST API under load ([`crate::load`]).
 
+use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
 
@@ -12,6 +13,7 @@ use crate::base64;
 use crate::bridge_js;
 use crate::error::Error;
 use crate::files::{create_dir, read, write};
+use crate::load;
 use crate::pins::WASM_TARGET;
 use crate::process::{self, Ctx};
 use crate::setup;
@@ -26,13 +28,14 @@ struct Size {
     gzip: u64,
 }
 
-/// Runs the benchmarks (`--quick` is accepted and, so far, changes nothing).
+/// Runs the benchmarks; `--quick` shortens the load test from 10 s to 3 s.
 pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<(), Error> {
     for arg in args {
         if arg != "--quick" {
             return Err(Error::usage(format!("`bench` does not take `{arg}`")));
         }
     }
+    let seconds = if args.is_empty() { 10 } else { 3 };
     if !setup::ensure_wasm_target(ctx) {
         return Err(Error::failed(format!(
             "the {WASM_TARGET} target is missing; run `cargo xtask setup`"
@@ -71,8 +74,20 @@ pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<(), Error> {
         );
     }
 
+    let rest = load::measure(ctx, seconds)?;
+    println!(
+        "REST GET {}  {:.0} requests/s  p99 {:.2} ms  budget >= {:.0} requests/s, p99 <= {:.0} ms  ({})",
+        load::PATH,
+        rest.requests_per_sec,
+        rest.p99_ms,
+        load::MIN_REQUESTS_PER_SEC,
+        load::MAX_P99_MS,
+        if rest.within_budget() { "ok" } else { "OVER" }
+    );
+
     let json_path = bench_dir.join("bench.json");
-    write(&json_path, report_json(bridge, over, &parts).as_bytes())?;
+    let json = report_json(bridge, over, &parts, rest);
+    write(&json_path, json.as_bytes())?;
     println!("bench: wrote {}", ctx.shown(&json_path));
     Ok(())
 }
@@ -91,8 +106,8 @@ fn size(ctx: &Ctx, path: &Path) -> Result<Size, Error> {
     Ok(Size { raw, gzip })
 }
 
-/// The report as JSON: bridge.js with its budget, then each part.
-fn report_json(bridge: Size, over: bool, parts: &[(&str, Size)]) -> String {
+/// The report as JSON: bridge.js with its budget, each part, then the REST figure.
+fn report_json(bridge: Size, over: bool, parts: &[(&str, Size)], rest: load::Load) -> String {
     let mut json = format!(
         "{{\n  \"bridge_js\": {{\"raw\": {}, \"gzip\": {}, \"gzip_budget\": \
          {BRIDGE_JS_GZIP_BUDGET}, \"over\": {over}}},\n",
@@ -109,7 +124,17 @@ fn report_json(bridge: Size, over: bool, parts: &[(&str, Size)]) -> String {
         .collect();
     json.push_str("  \"bridge_js_parts\": {\n");
     json.push_str(&entries.join(",\n"));
-    json.push_str("\n  }\n}\n");
+    json.push_str("\n  },\n");
+    let _ = writeln!(
+        json,
+        "  \"rest_products_500\": {{\"requests_per_sec\": {:.1}, \"p99_ms\": {:.2}, \
+         \"min_requests_per_sec\": {}, \"max_p99_ms\": {}, \"within_budget\": {}}}\n}}",
+        rest.requests_per_sec,
+        rest.p99_ms,
+        load::MIN_REQUESTS_PER_SEC,
+        load::MAX_P99_MS,
+        rest.within_budget()
+    );
     json
 }
 
@@ -129,12 +154,18 @@ mod tests {
                 ("wasm", Size { raw: 40, gzip: 30 }),
                 ("glue", Size { raw: 20, gzip: 10 }),
             ],
+            load::Load {
+                requests_per_sec: 1500.25,
+                p99_ms: 12.5,
+            },
         );
         assert_eq!(
             json,
             "{\n  \"bridge_js\": {\"raw\": 60000, \"gzip\": 17000, \"gzip_budget\": 16384, \
              \"over\": true},\n  \"bridge_js_parts\": {\n    \"wasm\": {\"raw\": 40, \"gzip\": 30},\
-             \n    \"glue\": {\"raw\": 20, \"gzip\": 10}\n  }\n}\n"
+             \n    \"glue\": {\"raw\": 20, \"gzip\": 10}\n  },\n  \"rest_products_500\": \
+             {\"requests_per_sec\": 1500.2, \"p99_ms\": 12.50, \"min_requests_per_sec\": 1000, \
+             \"max_p99_ms\": 25, \"within_budget\": true}\n}\n"
         );
     }
 }

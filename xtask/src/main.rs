@@ -12,6 +12,7 @@ mod build_cmd;
 mod error;
 mod files;
 mod js_tools;
+mod load;
 mod pins;
 mod process;
 mod serve;
@@ -40,8 +41,9 @@ commands:
                           exist yet)
   build                   build the workspace, the protocol crate for wasm32, and the SDK as
                           sdk/dist/bridge.js with sdk/dist/bridge.d.ts
-  bench [--quick]         build bridge.js and report its size against the gzip budget, also in
-                          target/bench/bench.json (--quick is accepted; it changes nothing yet)
+  bench [--quick]         measure the budgets: bridge.js size (gzip -9) and the REST API under
+                          load (wrk against the release server); also in
+                          target/bench/bench.json (--quick: a 3 s load instead of 10 s)
   serve [ARGS]            run setup and the builds, then the toolbridge server on
                           http://localhost:8080 with demo data (database in target/serve/);
                           ARGS go to `toolbridge serve`, e.g. --port 9000

@@ -13,8 +13,9 @@ use crate::process::{self, Ctx, Stream, describe};
 /// The label of the step that builds bridge.js.
 const BRIDGE_JS_STEP: &str = "sdk/dist/bridge.js (what the SDK browser tests load)";
 
-/// Debian packages for the browser test suites (`chromium-driver` provides `chromedriver`).
-const BROWSER_PACKAGES: [&str; 3] = ["chromium", "chromium-driver", "firefox-esr"];
+/// Debian packages: browsers for the browser test suites (`chromium-driver` provides
+/// `chromedriver`) and the load generator of `cargo xtask bench`.
+const DEBIAN_PACKAGES: [&str; 4] = ["chromium", "chromium-driver", "firefox-esr", "wrk"];
 
 /// How one step ended.
 enum Step {
@@ -46,7 +47,10 @@ pub(crate) fn run(ctx: &Ctx) -> bool {
         cargo_tool(ctx, "wasm-pack", "wasm-pack", WASM_PACK),
     );
 
-    all_ok &= report("browsers (chromium, chromedriver, firefox)", browsers(ctx));
+    all_ok &= report(
+        "Debian packages (chromium, chromedriver, firefox, wrk)",
+        debian_packages(ctx),
+    );
 
     all_ok &= report(
         &format!("geckodriver {GECKODRIVER}"),
@@ -262,13 +266,13 @@ fn bridge_js(ctx: &Ctx) -> Step {
     }
 }
 
-/// Chromium with its driver and Firefox ESR, from apt when we are root on Debian.
-fn browsers(ctx: &Ctx) -> Step {
+/// Chromium with its driver, Firefox ESR and wrk, from apt when we are root on Debian.
+fn debian_packages(ctx: &Ctx) -> Step {
     if !Path::new("/etc/debian_version").exists() {
         let chrome = ["chromium", "chromium-browser", "google-chrome"]
             .iter()
             .any(|name| ctx.find(name).is_some());
-        let rest = ["chromedriver", "firefox"]
+        let rest = ["chromedriver", "firefox", "wrk"]
             .iter()
             .all(|name| ctx.find(name).is_some());
         return if chrome && rest {
@@ -282,7 +286,7 @@ fn browsers(ctx: &Ctx) -> Step {
         };
     }
 
-    let missing: Vec<&str> = BROWSER_PACKAGES
+    let missing: Vec<&str> = DEBIAN_PACKAGES
         .into_iter()
         .filter(|package| !dpkg_installed(ctx, package))
         .collect();
@@ -300,7 +304,7 @@ fn browsers(ctx: &Ctx) -> Step {
 
     let mut update = ctx.command("apt-get");
     update.arg("update");
-    announce(&format!("browsers ({list})"), &describe(&update));
+    announce(&format!("Debian packages ({list})"), &describe(&update));
     if let Step::Failed(why) = run_installer(&mut update, || true, "") {
         return Step::Failed(why);
     }
@@ -309,7 +313,7 @@ fn browsers(ctx: &Ctx) -> Step {
         .env("DEBIAN_FRONTEND", "noninteractive")
         .args(["install", "-y", "--no-install-recommends"])
         .args(&missing);
-    announce(&format!("browsers ({list})"), &describe(&install));
+    announce(&format!("Debian packages ({list})"), &describe(&install));
     run_installer(
         &mut install,
         || missing.iter().all(|package| dpkg_installed(ctx, package)),

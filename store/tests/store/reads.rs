@@ -372,3 +372,72 @@ async fn the_catalog_index_has_task_sequences_and_an_etag_that_follows_changes()
         .await;
     assert_ne!(demo.store.catalog_index(t1).await.unwrap().1, after);
 }
+
+#[tokio::test]
+async fn catalog_reads_follow_changes_made_behind_the_stores_back() {
+    let demo = demo().await;
+    let t1 = &demo.harbour.id;
+    let first = demo.store.products(t1, page(1, 500)).await.unwrap();
+    let (index, _) = demo.store.catalog_index(t1).await.unwrap();
+    let raw = raw(&demo.dir).await;
+
+    raw.execute(
+        "UPDATE products SET name = 'Oak board, renamed', price = '91.25' WHERE sku = 'OAK-01'",
+    )
+    .await;
+    let renamed = demo.store.products(t1, page(1, 500)).await.unwrap();
+    let oak = renamed.items.iter().find(|p| p.sku == "OAK-01").unwrap();
+    assert_eq!(
+        (oak.name.as_str(), oak.price),
+        ("Oak board, renamed", 91.25)
+    );
+    assert_eq!(renamed.total_count, first.total_count);
+
+    raw.execute("UPDATE products SET active = 0 WHERE sku = 'VINYL-02'")
+        .await;
+    let fewer = demo.store.products(t1, page(1, 500)).await.unwrap();
+    assert_eq!(fewer.total_count, first.total_count - 1);
+    assert!(fewer.items.iter().all(|p| p.sku != "VINYL-02"));
+    let (after, _) = demo.store.catalog_index(t1).await.unwrap();
+    assert_eq!(after.products.len(), index.products.len() - 1);
+
+    raw.execute("DELETE FROM product_tasks WHERE product_id = (SELECT id FROM products WHERE sku = 'CARPET-03')")
+        .await;
+    let (after, _) = demo.store.catalog_index(t1).await.unwrap();
+    let carpet = after
+        .products
+        .iter()
+        .find(|p| p.sku == "CARPET-03")
+        .unwrap();
+    assert!(carpet.task_sequence.is_empty());
+
+    raw.execute("UPDATE cost_items SET name = 'Mileage' WHERE code = 'TRAVEL'")
+        .await;
+    let (after, _) = demo.store.catalog_index(t1).await.unwrap();
+    assert!(after.cost_items.iter().any(|c| c.name == "Mileage"));
+
+    // Another tenant's changes leave this tenant's reads as they were.
+    let before = demo.store.products(t1, page(1, 500)).await.unwrap();
+    raw.execute(&format!(
+        "UPDATE products SET name = 'x' WHERE tenant_id = '{}'",
+        demo.other.id
+    ))
+    .await;
+    assert_eq!(demo.store.products(t1, page(1, 500)).await.unwrap(), before);
+    assert!(
+        demo.store
+            .products(&demo.other.id, page(1, 50))
+            .await
+            .unwrap()
+            .items
+            .iter()
+            .all(|p| p.name == "x")
+    );
+    // An unknown tenant has no products.
+    let none = demo
+        .store
+        .products("no-such-tenant", page(1, 50))
+        .await
+        .unwrap();
+    assert_eq!((none.items.len(), none.total_count), (0, 0));
+}

@@ -217,7 +217,7 @@ async fn reopening_the_file_keeps_the_data() {
         .await
         .fetch_scalar("SELECT COUNT(*) FROM _sqlx_migrations")
         .await;
-    assert_eq!(migrations, 1, "each migration runs once");
+    assert_eq!(migrations, 2, "each migration runs once");
 }
 
 #[tokio::test]

@@ -1,0 +1,246 @@
+//! The REST figure of `cargo xtask bench`: the release `toolbridge` server on
+//! a fresh demo database (1 000 products), loaded by `wrk` on the same
+//! machine with `GET /api/v1/products?pageSize=500`.
+
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+use crate::error::Error;
+use crate::files::create_dir;
+use crate::process::{self, Ctx, describe};
+
+/// Requests per second the budget asks for, at least.
+pub(crate) const MIN_REQUESTS_PER_SEC: f64 = 1000.0;
+/// The 99th-percentile latency the budget allows, in milliseconds.
+pub(crate) const MAX_P99_MS: f64 = 25.0;
+/// The request under load.
+pub(crate) const PATH: &str = "/api/v1/products?pageSize=500";
+
+/// What wrk measured.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Load {
+    /// Requests per second over the run.
+    pub(crate) requests_per_sec: f64,
+    /// 99th-percentile latency in milliseconds.
+    pub(crate) p99_ms: f64,
+}
+
+impl Load {
+    /// Whether both budgets hold.
+    pub(crate) fn within_budget(&self) -> bool {
+        self.requests_per_sec >= MIN_REQUESTS_PER_SEC && self.p99_ms <= MAX_P99_MS
+    }
+}
+
+/// Kills the server when the measurement ends, however it ends.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Builds and starts the server, loads it with wrk for `seconds`, stops it.
+pub(crate) fn measure(ctx: &Ctx, seconds: u32) -> Result<Load, Error> {
+    if ctx.find("wrk").is_none() {
+        return Err(Error::failed(
+            "wrk not found; run `cargo xtask setup` (it installs Debian's wrk as root)",
+        ));
+    }
+    let mut build = ctx.cargo();
+    build.args([
+        "build",
+        "--release",
+        "-p",
+        "toolbridge-server",
+        "--bin",
+        "toolbridge",
+    ]);
+    println!("bench: running `{}`", describe(&build));
+    if !process::run(&mut build)? {
+        return Err(Error::failed(format!("`{}` failed", describe(&build))));
+    }
+    let toolbridge = ctx.target_dir().join("release").join("toolbridge");
+    let dir = ctx.target_dir().join("bench").join("rest");
+    create_dir(&dir)?;
+    let db = dir.join("bench.sqlite3");
+    for stale in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(PathBuf::from(format!("{}{stale}", db.display())));
+    }
+
+    let port = free_port()?;
+    let log = std::fs::File::create(dir.join("server.log"))
+        .map_err(|e| Error::failed(format!("cannot create the server log: {e}")))?;
+    let mut serve = ctx.command(&toolbridge.to_string_lossy());
+    serve
+        .args([
+            "serve",
+            "--port",
+            &port.to_string(),
+            "--seed-products",
+            "1000",
+            "--db",
+        ])
+        .arg(&db)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(log);
+    println!("bench: starting `{}`", describe(&serve));
+    let server = Running(
+        serve
+            .spawn()
+            .map_err(|e| Error::failed(format!("cannot start {}: {e}", toolbridge.display())))?,
+    );
+    wait_until_listening(port, Duration::from_secs(60))?;
+
+    let token = create_key(ctx, &toolbridge, &db)?;
+    // The first requests fill the server's catalog cache; measure it warm.
+    println!("bench: warming up for {WARM_UP_SECS} s");
+    process::capture(&mut wrk(ctx, &token, port, WARM_UP_SECS))?;
+    println!("bench: running wrk for {seconds} s against {PATH}");
+    let output = process::capture(&mut wrk(ctx, &token, port, seconds))?;
+    drop(server);
+    parse_wrk(&String::from_utf8_lossy(&output))
+}
+
+/// Seconds of load before the measured run.
+const WARM_UP_SECS: u32 = 2;
+
+/// `wrk` with 2 threads and 16 connections for `seconds`.
+fn wrk(ctx: &Ctx, token: &str, port: u16, seconds: u32) -> std::process::Command {
+    let mut wrk = ctx.command("wrk");
+    wrk.args(["-t2", "-c16", &format!("-d{seconds}s"), "--latency", "-H"])
+        .arg(format!("Authorization: Bearer {token}"))
+        .arg(format!("http://127.0.0.1:{port}{PATH}"));
+    wrk
+}
+
+fn free_port() -> Result<u16, Error> {
+    TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+        .and_then(|listener| listener.local_addr())
+        .map(|address| address.port())
+        .map_err(|e| Error::failed(format!("cannot find a free port: {e}")))
+}
+
+fn wait_until_listening(port: u16, limit: Duration) -> Result<(), Error> {
+    let address = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+    let started = Instant::now();
+    while started.elapsed() < limit {
+        if TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_ok() {
+            return Ok(());
+        }
+        sleep(Duration::from_millis(100));
+    }
+    Err(Error::failed(format!(
+        "the server did not listen on port {port} within {} s; see target/bench/rest/server.log",
+        limit.as_secs()
+    )))
+}
+
+/// A key with a limit high enough not to be the thing measured.
+fn create_key(ctx: &Ctx, toolbridge: &Path, db: &Path) -> Result<String, Error> {
+    let mut create = ctx.command(&toolbridge.to_string_lossy());
+    create
+        .args([
+            "keys",
+            "create",
+            "--name",
+            "bench",
+            "--scopes",
+            "products:read",
+        ])
+        .args(["--rate-limit", "1000000000/60s", "--db"])
+        .arg(db);
+    let output = process::capture(&mut create)?;
+    String::from_utf8_lossy(&output)
+        .split_whitespace()
+        .find(|word| word.starts_with("tbk_"))
+        .map(str::to_owned)
+        .ok_or_else(|| Error::failed("`toolbridge keys create` printed no key"))
+}
+
+/// Reads `Requests/sec:` and the 99% line of `wrk --latency`.
+fn parse_wrk(output: &str) -> Result<Load, Error> {
+    let requests_per_sec = output
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("Requests/sec:"))
+        .and_then(|value| value.trim().parse::<f64>().ok());
+    let p99_ms = output
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("99%"))
+        .and_then(|value| milliseconds(value.trim()));
+    let non_2xx = output.lines().any(|line| line.contains("Non-2xx"));
+    match (requests_per_sec, p99_ms, non_2xx) {
+        (_, _, true) => Err(Error::failed(format!(
+            "some requests under load were not answered 200:\n{output}"
+        ))),
+        (Some(requests_per_sec), Some(p99_ms), false) => Ok(Load {
+            requests_per_sec,
+            p99_ms,
+        }),
+        _ => Err(Error::failed(format!(
+            "cannot read wrk's output:\n{output}"
+        ))),
+    }
+}
+
+/// `12.34ms`, `850.00us` or `1.20s` in milliseconds.
+fn milliseconds(value: &str) -> Option<f64> {
+    let (number, factor) = if let Some(us) = value.strip_suffix("us") {
+        (us, 0.001)
+    } else if let Some(ms) = value.strip_suffix("ms") {
+        (ms, 1.0)
+    } else if let Some(s) = value.strip_suffix('s') {
+        (s, 1000.0)
+    } else {
+        return None;
+    };
+    number.parse::<f64>().ok().map(|n| n * factor)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const WRK: &str = "Running 3s test @ http://127.0.0.1:4000/api/v1/products?pageSize=500
+  2 threads and 16 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency     8.10ms    2.00ms  30.00ms   70.00%
+  Latency Distribution
+     50%    7.90ms
+     75%    9.10ms
+     90%   10.50ms
+     99%   14.20ms
+  3600 requests in 3.00s, 300.00MB read
+Requests/sec:   1200.50
+Transfer/sec:    100.00MB
+";
+
+    #[test]
+    fn wrk_output_is_read() {
+        let load = parse_wrk(WRK).unwrap();
+        assert!((load.requests_per_sec - 1200.5).abs() < 1e-9);
+        assert!((load.p99_ms - 14.2).abs() < 1e-9);
+        assert!(load.within_budget());
+    }
+
+    #[test]
+    fn errors_under_load_fail_the_measurement() {
+        let with_errors = format!("{WRK}  Non-2xx or 3xx responses: 12\n");
+        assert!(parse_wrk(&with_errors).is_err());
+        assert!(parse_wrk("nonsense").is_err());
+    }
+
+    #[test]
+    fn latency_units_become_milliseconds() {
+        assert_eq!(milliseconds("850.00us"), Some(0.85));
+        assert_eq!(milliseconds("1.50s"), Some(1500.0));
+        assert_eq!(milliseconds("12ms"), Some(12.0));
+        assert_eq!(milliseconds("12"), None);
+    }
+}
