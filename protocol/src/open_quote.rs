@@ -13,7 +13,9 @@ use crate::add_lines::{LineType, Unit, ValidLine, validate_batch};
 use crate::catalog::{Catalog, IndexedTaskTemplate, MAX_QTY_PER_UNIT};
 use crate::error::{Error, Violations};
 use crate::input::{index, join};
-use crate::limits::{MAX_LINE_PRICE, MAX_LINE_QTY, QUOTE_MAX_LINES, SECTION_MAX_CHARS};
+use crate::limits::{
+    MAX_LINE_PRICE, MAX_LINE_QTY, QUOTE_MAX_LINES, SECTION_MAX_CHARS, TEXT_MAX_CHARS,
+};
 use crate::money::Totals;
 use crate::quote::{PricedLine, QuoteDto, QuoteHeader, QuoteLine};
 
@@ -67,7 +69,7 @@ impl OpenQuote {
             ..
         } = dto;
         let lines: Vec<QuoteLine> = lines.into_iter().map(|priced| priced.line).collect();
-        check_lines(&lines)?;
+        check_lines(&lines, &group_keys)?;
         let next_line_no = lines
             .iter()
             .map(|line| line.line_no)
@@ -260,7 +262,7 @@ fn quote_line(line_no: u32, group_id: u32, line: &ValidLine) -> QuoteLine {
 }
 
 /// Checks stored lines against the bounds a merge keeps.
-fn check_lines(lines: &[QuoteLine]) -> Result<(), Error> {
+fn check_lines(lines: &[QuoteLine], group_keys: &BTreeMap<String, u32>) -> Result<(), Error> {
     let mut errors = Violations::default();
     if lines.len() > QUOTE_MAX_LINES {
         errors.push(
@@ -309,6 +311,21 @@ fn check_lines(lines: &[QuoteLine]) -> Result<(), Error> {
         {
             errors.push(join(&path, "taxRate"), "must be a fraction from 0 to 1");
         }
+        let texts = [
+            ("description", Some(&line.description)),
+            ("specification", line.specification.as_ref()),
+            ("location", line.location.as_ref()),
+            ("productCode", line.product_code.as_ref()),
+            ("linkedItemId", line.linked_item_id.as_ref()),
+        ];
+        for (name, text) in texts {
+            if text.is_some_and(|text| text.chars().count() > TEXT_MAX_CHARS) {
+                errors.push(
+                    join(&path, name),
+                    format!("must be at most {TEXT_MAX_CHARS} characters"),
+                );
+            }
+        }
         if let Some(section) = &line.section {
             if section.trim().chars().count() > SECTION_MAX_CHARS {
                 errors.push(
@@ -317,6 +334,18 @@ fn check_lines(lines: &[QuoteLine]) -> Result<(), Error> {
                 );
             }
         }
+    }
+    if let Some(key) = group_keys
+        .keys()
+        .find(|key| key.chars().count() > TEXT_MAX_CHARS)
+    {
+        errors.push(
+            "groupKeys",
+            format!(
+                "a group key is longer than {TEXT_MAX_CHARS} characters ({} characters)",
+                key.chars().count()
+            ),
+        );
     }
     for (i, line) in lines.iter().enumerate() {
         if let Some(parent) = line.parent_line_no {

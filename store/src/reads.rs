@@ -333,8 +333,9 @@ impl Store {
 
     /// The active products (with their task sequences, steps naming inactive
     /// templates left out), task templates and cost items of the tenant; and
-    /// a strong `ETag` (with its double quotes, ready for the header): a hash
-    /// of the index, so it changes whenever the index does.
+    /// the opaque part of a strong `ETag` (32 hex digits, no quotes: the
+    /// header is `"<value>"`): a hash of the index, so it changes whenever
+    /// the index does.
     ///
     /// Served from an in-memory copy while the catalog is unchanged.
     pub async fn catalog_index(&self, tenant_id: &str) -> Result<(CatalogIndex, String), Error> {
@@ -433,7 +434,7 @@ impl Store {
         let bytes = serde_json::to_vec(&index)
             .map_err(|error| Error::Database(format!("catalog index: {error}")))?;
         let digest = hex(&sha256(&bytes));
-        let etag = format!("\"{}\"", digest.get(..32).unwrap_or(&digest));
+        let etag = digest.get(..32).unwrap_or(&digest).to_owned();
         let entry = Arc::new((index, etag));
         self.catalogs
             .keep_index(tenant_id, version, Arc::clone(&entry));

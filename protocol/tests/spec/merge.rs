@@ -309,3 +309,20 @@ fn create_result_url_is_the_relative_deep_link_of_the_quote() {
     use toolbridge_protocol::quote::BridgeCreateQuoteResult;
     assert_eq!(BridgeCreateQuoteResult::deep_link("9d0e"), "/quotes/9d0e");
 }
+
+#[test]
+fn open_quote_from_backend_bounds_every_text_field() {
+    let mut quote = draft();
+    quote
+        .add_lines(&json!([line(json!({}))]), &catalog())
+        .unwrap();
+    let mut dto = quote.to_dto();
+    dto.lines[0].line.description = "d".repeat(1001);
+    dto.lines[0].line.location = Some("l".repeat(1001));
+    dto.group_keys.insert("k".repeat(1001), 7);
+    let error = OpenQuote::from_dto(dto).unwrap_err();
+    assert_eq!(
+        crate::fixtures::paths(&error),
+        vec!["lines[0].description", "lines[0].location", "groupKeys"]
+    );
+}
