@@ -33,15 +33,30 @@ fn all_on_one_page<T>(items: Vec<T>) -> Result<BridgePagedResult<T>, Error> {
     })
 }
 
+/// How to list a tenant's rows: a count, and one page whose last two
+/// parameters are `LIMIT ? OFFSET ?`. Both take the tenant id first; both
+/// are fixed text, never built from input.
+struct Listing {
+    count: &'static str,
+    page: &'static str,
+}
+
 impl Store {
-    /// The tenant's customers by name.
-    pub async fn customers(
+    /// One page of a listing: the count and the page in one read
+    /// transaction, so both see the same rows; a page past the end is empty
+    /// with the right total.
+    async fn page_of<R, T>(
         &self,
         tenant_id: &str,
         page: PageRequest,
-    ) -> Result<BridgePagedResult<BridgeCustomerDto>, Error> {
+        listing: &Listing,
+        to_dto: impl Fn(R) -> Result<T, Error>,
+    ) -> Result<BridgePagedResult<T>, Error>
+    where
+        R: for<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow> + Send + Unpin,
+    {
         let mut tx = self.pool.begin().await?;
-        let total: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM customers WHERE tenant_id = ?")
+        let total: i64 = sqlx::query_scalar(listing.count)
             .bind(tenant_id)
             .fetch_one(&mut *tx)
             .await?;
@@ -49,27 +64,58 @@ impl Store {
         let mut items = Vec::new();
         if !past_the_end(page, total) {
             let (limit, offset) = limit_offset(page);
-            let rows: Vec<(String, String, String, String)> = sqlx::query_as(
-                "SELECT id, name, email, phone FROM customers WHERE tenant_id = ? \
-                 ORDER BY name, id LIMIT ? OFFSET ?",
-            )
-            .bind(tenant_id)
-            .bind(limit)
-            .bind(offset)
-            .fetch_all(&mut *tx)
-            .await?;
-            items = rows
-                .into_iter()
-                .map(|(id, name, email, phone)| BridgeCustomerDto {
-                    id,
-                    name,
-                    email,
-                    phone,
-                })
-                .collect();
+            let rows: Vec<R> = sqlx::query_as(listing.page)
+                .bind(tenant_id)
+                .bind(limit)
+                .bind(offset)
+                .fetch_all(&mut *tx)
+                .await?;
+            items = rows.into_iter().map(to_dto).collect::<Result<_, _>>()?;
         }
         tx.commit().await?;
         Ok(page.envelope(items, total))
+    }
+
+    /// Every row whose code is in `codes`, on one page; `sql` takes the
+    /// tenant id and the codes as a JSON array.
+    async fn by_codes<R, T>(
+        &self,
+        tenant_id: &str,
+        codes: &[String],
+        sql: &'static str,
+        to_dto: impl Fn(R) -> Result<T, Error>,
+    ) -> Result<BridgePagedResult<T>, Error>
+    where
+        R: for<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow> + Send + Unpin,
+    {
+        let rows: Vec<R> = sqlx::query_as(sql)
+            .bind(tenant_id)
+            .bind(codes_json(codes))
+            .fetch_all(&self.pool)
+            .await?;
+        all_on_one_page(rows.into_iter().map(to_dto).collect::<Result<_, _>>()?)
+    }
+
+    /// The tenant's customers by name.
+    pub async fn customers(
+        &self,
+        tenant_id: &str,
+        page: PageRequest,
+    ) -> Result<BridgePagedResult<BridgeCustomerDto>, Error> {
+        let listing = Listing {
+            count: "SELECT COUNT(*) FROM customers WHERE tenant_id = ?",
+            page: "SELECT id, name, email, phone FROM customers WHERE tenant_id = ? \
+                   ORDER BY name, id LIMIT ? OFFSET ?",
+        };
+        self.page_of(tenant_id, page, &listing, |(id, name, email, phone)| {
+            Ok(BridgeCustomerDto {
+                id,
+                name,
+                email,
+                phone,
+            })
+        })
+        .await
     }
 
     /// The tenant's active products by sku.
@@ -131,53 +177,27 @@ impl Store {
         Ok(products)
     }
 
-    /// The tenant's active task templates by code. With `codes`: every
-    /// active template whose code is one of them (exact match), all on
-    /// page 1 (`pageSize` = how many matched).
+    /// The tenant's active task templates by code; with `codes`, every
+    /// active template whose code is listed, paging ignored.
     pub async fn task_templates(
         &self,
         tenant_id: &str,
         request: &ListRequest,
     ) -> Result<BridgePagedResult<BridgeTaskTemplateDto>, Error> {
-        let to_dto =
-            |(id, code, name): (String, String, String)| BridgeTaskTemplateDto { id, code, name };
+        let to_dto = |(id, code, name)| Ok(BridgeTaskTemplateDto { id, code, name });
         if let Some(codes) = &request.codes {
-            let rows: Vec<(String, String, String)> = sqlx::query_as(
-                "SELECT id, code, name FROM task_templates \
-                 WHERE tenant_id = ? AND active = 1 \
-                 AND code IN (SELECT value FROM json_each(?)) ORDER BY code",
-            )
-            .bind(tenant_id)
-            .bind(codes_json(codes))
-            .fetch_all(&self.pool)
-            .await?;
-            return all_on_one_page(rows.into_iter().map(to_dto).collect());
+            let sql = "SELECT id, code, name FROM task_templates \
+                       WHERE tenant_id = ? AND active = 1 \
+                       AND code IN (SELECT value FROM json_each(?)) ORDER BY code";
+            return self.by_codes(tenant_id, codes, sql, to_dto).await;
         }
-        let page = request.paging;
-        let mut tx = self.pool.begin().await?;
-        let total: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM task_templates WHERE tenant_id = ? AND active = 1",
-        )
-        .bind(tenant_id)
-        .fetch_one(&mut *tx)
-        .await?;
-        let total = to_u64(total)?;
-        let mut items = Vec::new();
-        if !past_the_end(page, total) {
-            let (limit, offset) = limit_offset(page);
-            let rows: Vec<(String, String, String)> = sqlx::query_as(
-                "SELECT id, code, name FROM task_templates WHERE tenant_id = ? AND active = 1 \
-                 ORDER BY code LIMIT ? OFFSET ?",
-            )
-            .bind(tenant_id)
-            .bind(limit)
-            .bind(offset)
-            .fetch_all(&mut *tx)
-            .await?;
-            items = rows.into_iter().map(to_dto).collect();
-        }
-        tx.commit().await?;
-        Ok(page.envelope(items, total))
+        let listing = Listing {
+            count: "SELECT COUNT(*) FROM task_templates WHERE tenant_id = ? AND active = 1",
+            page: "SELECT id, code, name FROM task_templates WHERE tenant_id = ? AND active = 1 \
+                   ORDER BY code LIMIT ? OFFSET ?",
+        };
+        self.page_of(tenant_id, request.paging, &listing, to_dto)
+            .await
     }
 
     /// The tenant's active cost items by code; `codes` as for
@@ -187,50 +207,27 @@ impl Store {
         tenant_id: &str,
         request: &ListRequest,
     ) -> Result<BridgePagedResult<BridgeCostItemDto>, Error> {
-        let to_dto =
-            |(id, code, name, item_type): (String, String, String, String)| BridgeCostItemDto {
+        let to_dto = |(id, code, name, item_type)| {
+            Ok(BridgeCostItemDto {
                 id,
                 code,
                 name,
                 item_type,
-            };
+            })
+        };
         if let Some(codes) = &request.codes {
-            let rows: Vec<(String, String, String, String)> = sqlx::query_as(
-                "SELECT id, code, name, item_type FROM cost_items \
-                 WHERE tenant_id = ? AND active = 1 \
-                 AND code IN (SELECT value FROM json_each(?)) ORDER BY code",
-            )
-            .bind(tenant_id)
-            .bind(codes_json(codes))
-            .fetch_all(&self.pool)
-            .await?;
-            return all_on_one_page(rows.into_iter().map(to_dto).collect());
+            let sql = "SELECT id, code, name, item_type FROM cost_items \
+                       WHERE tenant_id = ? AND active = 1 \
+                       AND code IN (SELECT value FROM json_each(?)) ORDER BY code";
+            return self.by_codes(tenant_id, codes, sql, to_dto).await;
         }
-        let page = request.paging;
-        let mut tx = self.pool.begin().await?;
-        let total: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM cost_items WHERE tenant_id = ? AND active = 1",
-        )
-        .bind(tenant_id)
-        .fetch_one(&mut *tx)
-        .await?;
-        let total = to_u64(total)?;
-        let mut items = Vec::new();
-        if !past_the_end(page, total) {
-            let (limit, offset) = limit_offset(page);
-            let rows: Vec<(String, String, String, String)> = sqlx::query_as(
-                "SELECT id, code, name, item_type FROM cost_items \
-                 WHERE tenant_id = ? AND active = 1 ORDER BY code LIMIT ? OFFSET ?",
-            )
-            .bind(tenant_id)
-            .bind(limit)
-            .bind(offset)
-            .fetch_all(&mut *tx)
-            .await?;
-            items = rows.into_iter().map(to_dto).collect();
-        }
-        tx.commit().await?;
-        Ok(page.envelope(items, total))
+        let listing = Listing {
+            count: "SELECT COUNT(*) FROM cost_items WHERE tenant_id = ? AND active = 1",
+            page: "SELECT id, code, name, item_type FROM cost_items \
+                   WHERE tenant_id = ? AND active = 1 ORDER BY code LIMIT ? OFFSET ?",
+        };
+        self.page_of(tenant_id, request.paging, &listing, to_dto)
+            .await
     }
 
     /// The tenant's active (not closed) jobs by reference.
@@ -239,42 +236,28 @@ impl Store {
         tenant_id: &str,
         page: PageRequest,
     ) -> Result<BridgePagedResult<BridgeJobDto>, Error> {
-        let mut tx = self.pool.begin().await?;
-        let total: i64 =
-            sqlx::query_scalar("SELECT COUNT(*) FROM jobs WHERE tenant_id = ? AND closed = 0")
-                .bind(tenant_id)
-                .fetch_one(&mut *tx)
-                .await?;
-        let total = to_u64(total)?;
-        let mut items = Vec::new();
-        if !past_the_end(page, total) {
-            let (limit, offset) = limit_offset(page);
-            let rows: Vec<(String, String, String, String, String)> = sqlx::query_as(
-                "SELECT j.id, j.reference, c.name, j.customer_id, j.status FROM jobs j \
-                 JOIN customers c ON c.id = j.customer_id \
-                 WHERE j.tenant_id = ? AND j.closed = 0 \
-                 ORDER BY j.reference, j.id LIMIT ? OFFSET ?",
-            )
-            .bind(tenant_id)
-            .bind(limit)
-            .bind(offset)
-            .fetch_all(&mut *tx)
-            .await?;
-            items = rows
-                .into_iter()
-                .map(
-                    |(id, reference, customer_name, customer_id_guid, status)| BridgeJobDto {
-                        id,
-                        reference,
-                        customer_name,
-                        customer_id_guid,
-                        status,
-                    },
-                )
-                .collect();
-        }
-        tx.commit().await?;
-        Ok(page.envelope(items, total))
+        let listing = Listing {
+            count: "SELECT COUNT(*) FROM jobs WHERE tenant_id = ? AND closed = 0",
+            page: "SELECT j.id, j.reference, c.name, j.customer_id, j.status FROM jobs j \
+                   JOIN customers c ON c.id = j.customer_id \
+                   WHERE j.tenant_id = ? AND j.closed = 0 \
+                   ORDER BY j.reference, j.id LIMIT ? OFFSET ?",
+        };
+        self.page_of(
+            tenant_id,
+            page,
+            &listing,
+            |(id, reference, customer_name, customer_id_guid, status)| {
+                Ok(BridgeJobDto {
+                    id,
+                    reference,
+                    customer_name,
+                    customer_id_guid,
+                    status,
+                })
+            },
+        )
+        .await
     }
 
     /// The tenant's quotes, newest first.
@@ -283,38 +266,29 @@ impl Store {
         tenant_id: &str,
         page: PageRequest,
     ) -> Result<BridgePagedResult<BridgeQuoteDto>, Error> {
-        let mut tx = self.pool.begin().await?;
-        let total = quote_count(&mut tx, tenant_id).await?;
-        let mut items = Vec::new();
-        if !past_the_end(page, total) {
-            let (limit, offset) = limit_offset(page);
-            let rows: Vec<(String, String, String, String, String, String)> = sqlx::query_as(
-                "SELECT q.id, q.reference, c.name, q.total, q.status, q.date FROM quotes q \
-                 JOIN customers c ON c.id = q.customer_id \
-                 WHERE q.tenant_id = ? ORDER BY q.date DESC, q.rowid DESC LIMIT ? OFFSET ?",
-            )
-            .bind(tenant_id)
-            .bind(limit)
-            .bind(offset)
-            .fetch_all(&mut *tx)
-            .await?;
-            items = rows
-                .into_iter()
-                .map(|(id, reference, customer_name, total, status, date)| {
-                    Ok(BridgeQuoteDto {
-                        id,
-                        reference,
-                        customer_name,
-                        total: decimal_to_f64(decimal(&total)?),
-                        status: QuoteStatus::from_name(&status)
-                            .ok_or_else(|| Error::corrupt(format_args!("status {status:?}")))?,
-                        date,
-                    })
+        let listing = Listing {
+            count: "SELECT COUNT(*) FROM quotes WHERE tenant_id = ?",
+            page: "SELECT q.id, q.reference, c.name, q.total, q.status, q.date FROM quotes q \
+                   JOIN customers c ON c.id = q.customer_id \
+                   WHERE q.tenant_id = ? ORDER BY q.date DESC, q.rowid DESC LIMIT ? OFFSET ?",
+        };
+        self.page_of(
+            tenant_id,
+            page,
+            &listing,
+            |(id, reference, customer_name, total, status, date): (_, _, _, String, String, _)| {
+                Ok(BridgeQuoteDto {
+                    id,
+                    reference,
+                    customer_name,
+                    total: decimal_to_f64(decimal(&total)?),
+                    status: QuoteStatus::from_name(&status)
+                        .ok_or_else(|| Error::corrupt(format_args!("status {status:?}")))?,
+                    date,
                 })
-                .collect::<Result<_, Error>>()?;
-        }
-        tx.commit().await?;
-        Ok(page.envelope(items, total))
+            },
+        )
+        .await
     }
 
     /// One quote in full; `NOT_FOUND` when the tenant has no such quote.
