@@ -8,6 +8,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use toolbridge_protocol::context::BridgeContextDto;
+use toolbridge_protocol::problem::Problem;
 
 use crate::app::AppState;
 use crate::auth::{self, SESSION_COOKIE};
@@ -29,7 +30,7 @@ pub struct SignIn {
 
 /// `POST /api/session`: signs in and sets the session cookie.
 #[utoipa::path(post, path = "/api/session", tag = "session", request_body = SignIn,
-    responses((status = 200, body = BridgeContextDto), (status = 400), (status = 401, description = "wrong email or password"), (status = 403, description = "not from the app's origin")))]
+    responses((status = 200, body = BridgeContextDto), (status = 400, description = "the body is not JSON", body = Problem, content_type = "application/problem+json"), (status = 401, description = "wrong email or password", body = Problem, content_type = "application/problem+json"), (status = 403, description = "not from the app's origin", body = Problem, content_type = "application/problem+json")))]
 pub async fn sign_in(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -55,7 +56,7 @@ pub async fn sign_in(
 
 /// `GET /api/session`: the signed-in user.
 #[utoipa::path(get, path = "/api/session", tag = "session",
-    responses((status = 200, body = BridgeContextDto), (status = 401), (status = 403)))]
+    responses((status = 200, body = BridgeContextDto), (status = 401, description = "no key, or an unknown or revoked one", body = Problem, content_type = "application/problem+json"), (status = 403, description = "the key lacks the scope, or the role may not", body = Problem, content_type = "application/problem+json")))]
 pub async fn current(
     State(state): State<AppState>,
     headers: HeaderMap,

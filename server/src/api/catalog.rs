@@ -9,6 +9,7 @@ use toolbridge_protocol::catalog::{
     BridgeCostItemDto, BridgeProductDto, BridgeTaskTemplateDto, CatalogIndex,
 };
 use toolbridge_protocol::paging::BridgePagedResult;
+use toolbridge_protocol::problem::Problem;
 use toolbridge_store::Scope;
 
 use super::{Query, list, page};
@@ -19,7 +20,7 @@ use crate::error::ApiError;
 /// `GET /api/v1/products`: the active catalog SKUs, paged.
 #[utoipa::path(get, path = "/api/v1/products", tag = "catalog",
     params(("page" = Option<u32>, Query, description = "from 1"), ("pageSize" = Option<u32>, Query, description = "1 to 500, default 50")),
-    responses((status = 200, body = BridgePagedResult<BridgeProductDto>), (status = 401), (status = 403), (status = 422), (status = 429)),
+    responses((status = 200, body = BridgePagedResult<BridgeProductDto>), (status = 401, description = "no key, or an unknown or revoked one", body = Problem, content_type = "application/problem+json"), (status = 403, description = "the key lacks the scope, or the role may not", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the request breaks a rule; errors[] lists each with its path", body = Problem, content_type = "application/problem+json"), (status = 429, description = "rate limited; see Retry-After", body = Problem, content_type = "application/problem+json")),
     security(("api_key" = ["products:read"])))]
 pub async fn products(
     State(state): State<AppState>,
@@ -39,7 +40,7 @@ pub async fn products(
 /// whose code is in `codes=A,B` (paging ignored).
 #[utoipa::path(get, path = "/api/v1/task-templates", tag = "catalog",
     params(("codes" = Option<String>, Query, description = "comma-separated stable codes"), ("page" = Option<u32>, Query), ("pageSize" = Option<u32>, Query)),
-    responses((status = 200, body = BridgePagedResult<BridgeTaskTemplateDto>), (status = 401), (status = 403), (status = 422), (status = 429)),
+    responses((status = 200, body = BridgePagedResult<BridgeTaskTemplateDto>), (status = 401, description = "no key, or an unknown or revoked one", body = Problem, content_type = "application/problem+json"), (status = 403, description = "the key lacks the scope, or the role may not", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the request breaks a rule; errors[] lists each with its path", body = Problem, content_type = "application/problem+json"), (status = 429, description = "rate limited; see Retry-After", body = Problem, content_type = "application/problem+json")),
     security(("api_key" = ["catalog:read"])))]
 pub async fn task_templates(
     State(state): State<AppState>,
@@ -58,7 +59,7 @@ pub async fn task_templates(
 /// `GET /api/v1/cost-items`: active cost-of-business items, like task templates.
 #[utoipa::path(get, path = "/api/v1/cost-items", tag = "catalog",
     params(("codes" = Option<String>, Query, description = "comma-separated stable codes"), ("page" = Option<u32>, Query), ("pageSize" = Option<u32>, Query)),
-    responses((status = 200, body = BridgePagedResult<BridgeCostItemDto>), (status = 401), (status = 403), (status = 422), (status = 429)),
+    responses((status = 200, body = BridgePagedResult<BridgeCostItemDto>), (status = 401, description = "no key, or an unknown or revoked one", body = Problem, content_type = "application/problem+json"), (status = 403, description = "the key lacks the scope, or the role may not", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the request breaks a rule; errors[] lists each with its path", body = Problem, content_type = "application/problem+json"), (status = 429, description = "rate limited; see Retry-After", body = Problem, content_type = "application/problem+json")),
     security(("api_key" = ["catalog:read"])))]
 pub async fn cost_items(
     State(state): State<AppState>,
@@ -78,7 +79,7 @@ pub async fn cost_items(
 /// with each product's task sequence. Answers `304` to a matching
 /// `If-None-Match`.
 #[utoipa::path(get, path = "/api/v1/catalog/index", tag = "catalog",
-    responses((status = 200, body = CatalogIndex, headers(("ETag" = String))), (status = 304, description = "unchanged since the ETag sent"), (status = 401), (status = 403), (status = 429)),
+    responses((status = 200, body = CatalogIndex, headers(("ETag" = String))), (status = 304, description = "unchanged since the ETag sent"), (status = 401, description = "no key, or an unknown or revoked one", body = Problem, content_type = "application/problem+json"), (status = 403, description = "the key lacks the scope, or the role may not", body = Problem, content_type = "application/problem+json"), (status = 429, description = "rate limited; see Retry-After", body = Problem, content_type = "application/problem+json")),
     security(("api_key" = ["catalog:read"])))]
 pub async fn index(
     State(state): State<AppState>,

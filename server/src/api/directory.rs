@@ -6,6 +6,7 @@ use toolbridge_protocol::context::BridgeContextDto;
 use toolbridge_protocol::customer::BridgeCustomerDto;
 use toolbridge_protocol::job::BridgeJobDto;
 use toolbridge_protocol::paging::BridgePagedResult;
+use toolbridge_protocol::problem::Problem;
 use toolbridge_store::Scope;
 
 use super::{Query, page};
@@ -15,7 +16,7 @@ use crate::error::ApiError;
 
 /// `GET /api/v1/me`: the signed-in user (session only).
 #[utoipa::path(get, path = "/api/v1/me", tag = "session",
-    responses((status = 200, body = BridgeContextDto), (status = 401, description = "no session"), (status = 403, description = "an API key has no user")))]
+    responses((status = 200, body = BridgeContextDto), (status = 401, description = "no session", body = Problem, content_type = "application/problem+json"), (status = 403, description = "an API key has no user", body = Problem, content_type = "application/problem+json")))]
 pub async fn me(
     Extension(principal): Extension<Principal>,
 ) -> Result<Json<BridgeContextDto>, ApiError> {
@@ -25,7 +26,7 @@ pub async fn me(
 /// `GET /api/v1/customers`: the tenant's customers, paged.
 #[utoipa::path(get, path = "/api/v1/customers", tag = "customers",
     params(("page" = Option<u32>, Query, description = "from 1"), ("pageSize" = Option<u32>, Query, description = "1 to 500, default 50")),
-    responses((status = 200, body = BridgePagedResult<BridgeCustomerDto>), (status = 401), (status = 403), (status = 422), (status = 429)),
+    responses((status = 200, body = BridgePagedResult<BridgeCustomerDto>), (status = 401, description = "no key, or an unknown or revoked one", body = Problem, content_type = "application/problem+json"), (status = 403, description = "the key lacks the scope, or the role may not", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the request breaks a rule; errors[] lists each with its path", body = Problem, content_type = "application/problem+json"), (status = 429, description = "rate limited; see Retry-After", body = Problem, content_type = "application/problem+json")),
     security(("api_key" = ["customers:read"])))]
 pub async fn customers(
     State(state): State<AppState>,
@@ -44,7 +45,7 @@ pub async fn customers(
 /// `GET /api/v1/jobs`: the tenant's active jobs, paged.
 #[utoipa::path(get, path = "/api/v1/jobs", tag = "jobs",
     params(("page" = Option<u32>, Query), ("pageSize" = Option<u32>, Query)),
-    responses((status = 200, body = BridgePagedResult<BridgeJobDto>), (status = 401), (status = 403), (status = 422), (status = 429)),
+    responses((status = 200, body = BridgePagedResult<BridgeJobDto>), (status = 401, description = "no key, or an unknown or revoked one", body = Problem, content_type = "application/problem+json"), (status = 403, description = "the key lacks the scope, or the role may not", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the request breaks a rule; errors[] lists each with its path", body = Problem, content_type = "application/problem+json"), (status = 429, description = "rate limited; see Retry-After", body = Problem, content_type = "application/problem+json")),
     security(("api_key" = ["jobs:read"])))]
 pub async fn jobs(
     State(state): State<AppState>,

@@ -14,6 +14,7 @@ use toolbridge_protocol::create_quote::{
     RestCreateQuoteRequest, validate_bridge_create, validate_rest_create,
 };
 use toolbridge_protocol::paging::BridgePagedResult;
+use toolbridge_protocol::problem::Problem;
 use toolbridge_protocol::quote::{BridgeQuoteDto, QuoteDto, QuoteLine};
 use toolbridge_store::{Idempotency, Scope};
 
@@ -29,7 +30,7 @@ const IDEMPOTENCY_KEY_MAX: usize = 255;
 /// `GET /api/v1/quotes`: the tenant's quotes, newest first.
 #[utoipa::path(get, path = "/api/v1/quotes", tag = "quotes",
     params(("page" = Option<u32>, Query), ("pageSize" = Option<u32>, Query)),
-    responses((status = 200, body = BridgePagedResult<BridgeQuoteDto>), (status = 401), (status = 403), (status = 422), (status = 429)),
+    responses((status = 200, body = BridgePagedResult<BridgeQuoteDto>), (status = 401, description = "no key, or an unknown or revoked one", body = Problem, content_type = "application/problem+json"), (status = 403, description = "the key lacks the scope, or the role may not", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the request breaks a rule; errors[] lists each with its path", body = Problem, content_type = "application/problem+json"), (status = 429, description = "rate limited; see Retry-After", body = Problem, content_type = "application/problem+json")),
     security(("api_key" = ["quotes:read"])))]
 pub async fn list(
     State(state): State<AppState>,
@@ -48,7 +49,7 @@ pub async fn list(
 /// `GET /api/v1/quotes/{id}`: the full quote with its lines and totals.
 #[utoipa::path(get, path = "/api/v1/quotes/{id}", tag = "quotes",
     params(("id" = String, Path, description = "quote id")),
-    responses((status = 200, body = QuoteDto), (status = 401), (status = 403), (status = 404), (status = 429)),
+    responses((status = 200, body = QuoteDto), (status = 401, description = "no key, or an unknown or revoked one", body = Problem, content_type = "application/problem+json"), (status = 403, description = "the key lacks the scope, or the role may not", body = Problem, content_type = "application/problem+json"), (status = 404, description = "no such record for this tenant", body = Problem, content_type = "application/problem+json"), (status = 429, description = "rate limited; see Retry-After", body = Problem, content_type = "application/problem+json")),
     security(("api_key" = ["quotes:read"])))]
 pub async fn get(
     State(state): State<AppState>,
@@ -67,7 +68,7 @@ pub async fn get(
 #[utoipa::path(post, path = "/api/v1/quotes", tag = "quotes",
     request_body(content = RestCreateQuoteRequest, description = "REST form (API keys); the app's session sends BridgeCreateQuoteRequest"),
     params(("Idempotency-Key" = Option<String>, Header, description = "repeat a request safely: the same key and body return the first quote")),
-    responses((status = 201, body = QuoteDto, headers(("Location" = String))), (status = 400), (status = 401), (status = 403), (status = 404, description = "the job named by jobId does not exist"), (status = 422), (status = 429)),
+    responses((status = 201, body = QuoteDto, headers(("Location" = String))), (status = 400, description = "the body is not JSON", body = Problem, content_type = "application/problem+json"), (status = 401, description = "no key, or an unknown or revoked one", body = Problem, content_type = "application/problem+json"), (status = 403, description = "the key lacks the scope, or the role may not", body = Problem, content_type = "application/problem+json"), (status = 404, description = "the job named by jobId does not exist", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the request breaks a rule; errors[] lists each with its path", body = Problem, content_type = "application/problem+json"), (status = 429, description = "rate limited; see Retry-After", body = Problem, content_type = "application/problem+json")),
     security(("api_key" = ["quotes:write"])))]
 pub async fn create(
     State(state): State<AppState>,
@@ -147,7 +148,7 @@ pub struct SaveLines {
 #[utoipa::path(put, path = "/api/v1/quotes/{id}/lines", tag = "quotes",
     params(("id" = String, Path)),
     request_body = SaveLines,
-    responses((status = 200, body = QuoteDto), (status = 400), (status = 401), (status = 403), (status = 404), (status = 409, description = "the quote is no longer a Draft"), (status = 422), (status = 429)),
+    responses((status = 200, body = QuoteDto), (status = 400, description = "the body is not JSON", body = Problem, content_type = "application/problem+json"), (status = 401, description = "no key, or an unknown or revoked one", body = Problem, content_type = "application/problem+json"), (status = 403, description = "the key lacks the scope, or the role may not", body = Problem, content_type = "application/problem+json"), (status = 404, description = "no such record for this tenant", body = Problem, content_type = "application/problem+json"), (status = 409, description = "the quote is no longer a Draft", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the request breaks a rule; errors[] lists each with its path", body = Problem, content_type = "application/problem+json"), (status = 429, description = "rate limited; see Retry-After", body = Problem, content_type = "application/problem+json")),
     security(("api_key" = ["quotes:write"])))]
 pub async fn save_lines(
     State(state): State<AppState>,
@@ -169,7 +170,7 @@ pub async fn save_lines(
 /// locked (`QUOTE_LOCKED` / 409 for any other state).
 #[utoipa::path(post, path = "/api/v1/quotes/{id}/send", tag = "quotes",
     params(("id" = String, Path)),
-    responses((status = 200, body = QuoteDto), (status = 401), (status = 403), (status = 404), (status = 409), (status = 429)),
+    responses((status = 200, body = QuoteDto), (status = 401, description = "no key, or an unknown or revoked one", body = Problem, content_type = "application/problem+json"), (status = 403, description = "the key lacks the scope, or the role may not", body = Problem, content_type = "application/problem+json"), (status = 404, description = "no such record for this tenant", body = Problem, content_type = "application/problem+json"), (status = 409, description = "the quote is no longer a Draft", body = Problem, content_type = "application/problem+json"), (status = 429, description = "rate limited; see Retry-After", body = Problem, content_type = "application/problem+json")),
     security(("api_key" = ["quotes:write"])))]
 pub async fn send(
     State(state): State<AppState>,

@@ -187,4 +187,10 @@ async fn the_openapi_document_is_served_without_a_key() {
         assert!(body["paths"][path].is_object(), "{path}");
     }
     assert!(body["components"]["schemas"]["BridgeProductDto"].is_object());
+    let unprocessable = &body["paths"]["/api/v1/quotes"]["post"]["responses"]["422"];
+    assert_eq!(
+        unprocessable["content"]["application/problem+json"]["schema"]["$ref"],
+        "#/components/schemas/Problem"
+    );
+    assert!(body["components"]["schemas"]["Problem"]["properties"]["errors"].is_object());
 }
