@@ -9,7 +9,7 @@ use toolbridge_store::Store;
 
 use crate::error::ApiError;
 use crate::rate_limit::RateLimiter;
-use crate::{api, request_id, session};
+use crate::{api, cors, request_id, session};
 
 /// What every handler may use.
 #[derive(Clone)]
@@ -18,15 +18,31 @@ pub struct AppState {
     pub store: Store,
     /// Per-key request counts.
     pub rate_limiter: Arc<RateLimiter>,
+    /// Origins besides the app's own whose pages may use the session (a host
+    /// page on a development server, say); never a tool's origin.
+    pub allowed_origins: Arc<Vec<String>>,
 }
 
 impl AppState {
-    /// State over an opened store.
+    /// State over an opened store, trusting only the app's own origin.
     pub fn new(store: Store) -> Self {
         Self {
             store,
             rate_limiter: Arc::new(RateLimiter::default()),
+            allowed_origins: Arc::new(Vec::new()),
         }
+    }
+
+    /// The same state, also trusting these origins (`http://localhost:3000`).
+    #[must_use]
+    pub fn allowing_origins(mut self, origins: Vec<String>) -> Self {
+        self.allowed_origins = Arc::new(origins);
+        self
+    }
+
+    /// Whether `origin` is one of the allowed origins.
+    pub fn allows_origin(&self, origin: &str) -> bool {
+        self.allowed_origins.iter().any(|allowed| allowed == origin)
     }
 }
 
@@ -47,6 +63,7 @@ pub fn router(state: AppState) -> Router {
                     .to_owned(),
             ))
         })
+        .layer(middleware::from_fn_with_state(state.clone(), cors::middleware))
         .layer(middleware::from_fn(request_id::middleware))
         .with_state(state)
 }

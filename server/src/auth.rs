@@ -128,7 +128,7 @@ pub async fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<Princ
             });
     }
     if let Some(token) = session_token(headers) {
-        if !same_origin(headers) {
+        if !trusted_origin(state, headers) {
             return Err(ApiError::not_allowed(
                 "session requests must come from the app's own origin; other sites and tool pages use an API key or the bridge",
             ));
@@ -156,6 +156,16 @@ pub fn session_token(headers: &HeaderMap) -> Option<&str> {
             let (name, value) = pair.trim().split_once('=')?;
             (name == SESSION_COOKIE && !value.is_empty()).then_some(value)
         })
+}
+
+/// Whether a request may use the session: it comes from the app's own
+/// origin, or carries an `Origin` the server was told to allow.
+pub fn trusted_origin(state: &AppState, headers: &HeaderMap) -> bool {
+    same_origin(headers)
+        || headers
+            .get(header::ORIGIN)
+            .and_then(|origin| origin.to_str().ok())
+            .is_some_and(|origin| state.allows_origin(origin))
 }
 
 /// Whether a request comes from the app's own origin: `Sec-Fetch-Site:

@@ -11,6 +11,7 @@
 pub mod api;
 pub mod app;
 pub mod auth;
+pub mod cors;
 pub mod error;
 pub mod json;
 pub mod openapi;

@@ -43,6 +43,11 @@ struct ServeArgs {
     /// Products in the demo catalog when the database is first seeded.
     #[arg(long, default_value_t = 1000)]
     seed_products: u32,
+    /// An origin besides the app's own whose pages may use the session and
+    /// read responses (a host page on a development server:
+    /// `http://localhost:3000`). Repeatable. Never a tool's origin.
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    allow_origins: Vec<String>,
     #[command(flatten)]
     database: Database,
 }
@@ -139,7 +144,17 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     println!(
         "toolbridge listening on http://{bound} (REST API at /api/v1, document at /api/v1/openapi.json)"
     );
-    axum::serve(listener, router(AppState::new(store)))
+    for origin in &args.allow_origins {
+        if !(origin.starts_with("http://") || origin.starts_with("https://"))
+            || origin.ends_with('/')
+        {
+            return Err(format!(
+                "--allow-origin {origin}: give an origin like http://localhost:3000 (scheme, host, port; no path)"
+            ));
+        }
+    }
+    let state = AppState::new(store).allowing_origins(args.allow_origins);
+    axum::serve(listener, router(state))
         .with_graceful_shutdown(async {
             let _ = tokio::signal::ctrl_c().await;
         })

@@ -36,7 +36,7 @@ pub async fn sign_in(
     headers: HeaderMap,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
-    if headers.contains_key("sec-fetch-site") && !auth::same_origin(&headers) {
+    if headers.contains_key("sec-fetch-site") && !auth::trusted_origin(&state, &headers) {
         return Err(ApiError::not_allowed("sign in from the app's own page"));
     }
     let SignIn { email, password } = typed(body.value)?;

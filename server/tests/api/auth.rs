@@ -198,3 +198,91 @@ async fn an_unknown_endpoint_is_a_problem_404() {
     assert_eq!(status, 404);
     assert_eq!(body["code"], "NOT_FOUND");
 }
+
+const DEV_HOST_PAGE: &str = "http://localhost:3000";
+
+#[tokio::test]
+async fn an_allowed_origin_may_use_the_session_and_read_the_answer() {
+    let server = Server::start_allowing(&[DEV_HOST_PAGE]).await;
+    let cookie = server.sign_in("office@harbour.test").await;
+    let response = server
+        .request(Method::GET, "/api/v1/me")
+        .header("cookie", &cookie)
+        .header("sec-fetch-site", "same-site")
+        .header("origin", DEV_HOST_PAGE)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(
+        response.headers()["access-control-allow-origin"],
+        DEV_HOST_PAGE
+    );
+    assert_eq!(
+        response.headers()["access-control-allow-credentials"],
+        "true"
+    );
+    let elsewhere = server
+        .request(Method::GET, "/api/v1/me")
+        .header("cookie", &cookie)
+        .header("sec-fetch-site", "same-site")
+        .header("origin", "http://localhost:4000")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(elsewhere.status(), 403);
+    assert!(
+        !elsewhere
+            .headers()
+            .contains_key("access-control-allow-origin")
+    );
+}
+
+#[tokio::test]
+async fn preflights_are_answered_for_allowed_origins_only() {
+    let server = Server::start_allowing(&[DEV_HOST_PAGE]).await;
+    let preflight = |origin: &'static str| {
+        server
+            .request(Method::OPTIONS, "/api/v1/quotes")
+            .header("origin", origin)
+            .header("access-control-request-method", "POST")
+            .header(
+                "access-control-request-headers",
+                "content-type, idempotency-key",
+            )
+            .send()
+    };
+    let allowed = preflight(DEV_HOST_PAGE).await.unwrap();
+    assert_eq!(allowed.status(), 204);
+    assert_eq!(
+        allowed.headers()["access-control-allow-origin"],
+        DEV_HOST_PAGE
+    );
+    let methods = allowed.headers()["access-control-allow-methods"]
+        .to_str()
+        .unwrap();
+    assert!(methods.contains("POST") && methods.contains("PUT"));
+    assert!(
+        allowed.headers()["access-control-allow-headers"]
+            .to_str()
+            .unwrap()
+            .contains("idempotency-key")
+    );
+    let other = preflight("http://evil.test").await.unwrap();
+    assert!(!other.headers().contains_key("access-control-allow-origin"));
+}
+
+#[tokio::test]
+async fn without_allowed_origins_a_same_site_page_cannot_use_the_session() {
+    let server = Server::start().await;
+    let cookie = server.sign_in("office@harbour.test").await;
+    let response = server
+        .request(Method::GET, "/api/v1/me")
+        .header("cookie", &cookie)
+        .header("sec-fetch-site", "same-site")
+        .header("origin", DEV_HOST_PAGE)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 403);
+}

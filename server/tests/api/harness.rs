@@ -26,15 +26,24 @@ pub(crate) struct Server {
 impl Server {
     /// A server on a new, seeded database.
     pub(crate) async fn start() -> Self {
+        Self::start_allowing(&[]).await
+    }
+
+    /// A server on a new, seeded database that also trusts these origins.
+    pub(crate) async fn start_allowing(origins: &[&str]) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("toolbridge.sqlite3");
-        let mut server = Self::start_on(&db).await;
+        let mut server = Self::serve(&db, origins).await;
         server.dir = Some(dir);
         server
     }
 
     /// A server on `db` (seeded if new).
     pub(crate) async fn start_on(db: &Path) -> Self {
+        Self::serve(db, &[]).await
+    }
+
+    async fn serve(db: &Path, origins: &[&str]) -> Self {
         let store = Store::open(db).await.unwrap();
         if !store.is_seeded().await.unwrap() {
             store.seed_demo(PRODUCTS).await.unwrap();
@@ -42,7 +51,9 @@ impl Server {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         let (stop, stopped) = oneshot::channel::<()>();
-        let app = router(AppState::new(store.clone()));
+        let state = AppState::new(store.clone())
+            .allowing_origins(origins.iter().map(|origin| (*origin).to_owned()).collect());
+        let app = router(state);
         let task = tokio::spawn(async move {
             axum::serve(listener, app)
                 .with_graceful_shutdown(async {
