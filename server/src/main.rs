@@ -115,6 +115,15 @@ async fn open(database: &Database) -> Result<Store, String> {
 }
 
 async fn serve(args: ServeArgs) -> Result<(), String> {
+    for origin in &args.allow_origins {
+        if !(origin.starts_with("http://") || origin.starts_with("https://"))
+            || origin.ends_with('/')
+        {
+            return Err(format!(
+                "--allow-origin {origin}: give an origin like http://localhost:3000 (scheme, host, port; no path)"
+            ));
+        }
+    }
     let store = open(&args.database).await?;
     if !store.is_seeded().await.map_err(|e| e.to_string())? {
         let sign_ins = store
@@ -144,15 +153,6 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     println!(
         "toolbridge listening on http://{bound} (REST API at /api/v1, document at /api/v1/openapi.json)"
     );
-    for origin in &args.allow_origins {
-        if !(origin.starts_with("http://") || origin.starts_with("https://"))
-            || origin.ends_with('/')
-        {
-            return Err(format!(
-                "--allow-origin {origin}: give an origin like http://localhost:3000 (scheme, host, port; no path)"
-            ));
-        }
-    }
     let state = AppState::new(store).allowing_origins(args.allow_origins);
     axum::serve(listener, router(state))
         .with_graceful_shutdown(async {
