@@ -75,9 +75,7 @@ async fn a_session_cookie_works_from_the_apps_own_origin_only() {
     let server = Server::start().await;
     let cookie = server.sign_in("office@harbour.test").await;
     let same = server
-        .request(Method::GET, "/api/v1/me")
-        .header("cookie", &cookie)
-        .header("sec-fetch-site", "same-origin")
+        .as_user(&cookie, Method::GET, "/api/v1/me")
         .send()
         .await
         .unwrap();
@@ -141,9 +139,7 @@ async fn sign_in_sets_a_strict_http_only_cookie_and_sign_out_ends_it() {
         .unwrap();
     assert_eq!(out.status(), 204);
     let after = server
-        .request(Method::GET, "/api/session")
-        .header("cookie", &cookie)
-        .header("sec-fetch-site", "same-origin")
+        .as_user(&cookie, Method::GET, "/api/session")
         .send()
         .await
         .unwrap();
@@ -168,12 +164,7 @@ async fn a_wrong_password_is_401() {
 async fn field_users_read_quotes_but_cannot_create_them() {
     let server = Server::start().await;
     let cookie = server.sign_in("field@harbour.test").await;
-    let send = |method: Method, path: &str| {
-        server
-            .request(method, path)
-            .header("cookie", cookie.clone())
-            .header("sec-fetch-site", "same-origin")
-    };
+    let send = |method: Method, path: &str| server.as_user(&cookie, method, path);
     assert_eq!(
         send(Method::GET, "/api/v1/quotes")
             .send()

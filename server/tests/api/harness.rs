@@ -116,6 +116,13 @@ impl Server {
         self.client.request(method, format!("{}{path}", self.base))
     }
 
+    /// A request from the app's own page, with the session `cookie`.
+    pub(crate) fn as_user(&self, cookie: &str, method: Method, path: &str) -> RequestBuilder {
+        self.request(method, path)
+            .header("cookie", cookie)
+            .header("sec-fetch-site", "same-origin")
+    }
+
     /// `GET path` with a key.
     pub(crate) async fn get(&self, key: &str, path: &str) -> Response {
         self.request(Method::GET, path)

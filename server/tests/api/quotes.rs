@@ -95,9 +95,7 @@ async fn an_unknown_quote_and_another_tenants_quote_are_both_404() {
     let other = server.sign_in("admin@other.test").await;
     let (_, theirs) = json(
         server
-            .request(Method::GET, "/api/v1/quotes")
-            .header("cookie", &other)
-            .header("sec-fetch-site", "same-origin")
+            .as_user(&other, Method::GET, "/api/v1/quotes")
             .send()
             .await
             .unwrap(),
@@ -211,9 +209,7 @@ async fn the_app_session_creates_quotes_with_the_bridge_form() {
     let server = Server::start().await;
     let cookie = server.sign_in("office@harbour.test").await;
     let response = server
-        .request(Method::POST, "/api/v1/quotes")
-        .header("cookie", &cookie)
-        .header("sec-fetch-site", "same-origin")
+        .as_user(&cookie, Method::POST, "/api/v1/quotes")
         .json(&body!({"customerEmail": "new.person@example.test", "upsertByEmail": true, "customerName": "New Person",
                       "lines": [{"description": "Oak", "productCode": "oak-01", "qty": 10, "unitPrice": 89.5, "taxRate": 0.15}]}))
         .send()

@@ -145,9 +145,7 @@ async fn another_tenants_data_is_never_listed() {
     let other = server.sign_in("admin@other.test").await;
     let (_, theirs) = json(
         server
-            .request(Method::GET, "/api/v1/quotes?pageSize=500")
-            .header("cookie", &other)
-            .header("sec-fetch-site", "same-origin")
+            .as_user(&other, Method::GET, "/api/v1/quotes?pageSize=500")
             .send()
             .await
             .unwrap(),
