@@ -1,5 +1,6 @@
 //! The application state and the router.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use axum::Router;
@@ -9,7 +10,7 @@ use toolbridge_store::Store;
 
 use crate::error::ApiError;
 use crate::rate_limit::RateLimiter;
-use crate::{api, cors, request_id, session};
+use crate::{api, cors, request_id, sdk_files, session};
 
 /// What every handler may use.
 #[derive(Clone)]
@@ -21,6 +22,8 @@ pub struct AppState {
     /// Origins besides the app's own whose pages may use the session (a host
     /// page on a development server, say); never a tool's origin.
     pub allowed_origins: Arc<Vec<String>>,
+    /// Where the built SDK is (`sdk/dist`).
+    pub sdk_dir: Arc<PathBuf>,
 }
 
 impl AppState {
@@ -30,7 +33,15 @@ impl AppState {
             store,
             rate_limiter: Arc::new(RateLimiter::default()),
             allowed_origins: Arc::new(Vec::new()),
+            sdk_dir: Arc::new(PathBuf::from("sdk/dist")),
         }
+    }
+
+    /// The same state, serving the SDK from `dir`.
+    #[must_use]
+    pub fn serving_sdk_from(mut self, dir: PathBuf) -> Self {
+        self.sdk_dir = Arc::new(dir);
+        self
     }
 
     /// The same state, also trusting these origins (`http://localhost:3000`).
@@ -47,10 +58,11 @@ impl AppState {
 }
 
 /// Every route: the REST API under `/api/v1`, the session API under
-/// `/api/session`, each request with an id.
+/// `/api/session`, the SDK under `/sdk`, each request with an id.
 pub fn router(state: AppState) -> Router {
     Router::new()
         .nest("/api/v1", api::routes(state.clone()))
+        .route("/sdk/{file}", get(sdk_files::file))
         .route(
             "/api/session",
             get(session::current)

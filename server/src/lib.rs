@@ -17,6 +17,7 @@ pub mod json;
 pub mod openapi;
 pub mod rate_limit;
 pub mod request_id;
+pub mod sdk_files;
 pub mod session;
 
 pub use app::{AppState, router};

@@ -48,6 +48,10 @@ struct ServeArgs {
     /// `http://localhost:3000`). Repeatable. Never a tool's origin.
     #[arg(long = "allow-origin", value_name = "ORIGIN")]
     allow_origins: Vec<String>,
+    /// Where the built SDK is (`cargo xtask build` writes `sdk/dist`); served
+    /// at /sdk/bridge.js.
+    #[arg(long, default_value = "sdk/dist")]
+    sdk_dir: PathBuf,
     #[command(flatten)]
     database: Database,
 }
@@ -153,7 +157,9 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     println!(
         "toolbridge listening on http://{bound} (REST API at /api/v1, document at /api/v1/openapi.json)"
     );
-    let state = AppState::new(store).allowing_origins(args.allow_origins);
+    let state = AppState::new(store)
+        .allowing_origins(args.allow_origins)
+        .serving_sdk_from(args.sdk_dir);
     axum::serve(listener, router(state))
         .with_graceful_shutdown(async {
             let _ = tokio::signal::ctrl_c().await;

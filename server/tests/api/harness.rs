@@ -31,19 +31,25 @@ impl Server {
 
     /// A server on a new, seeded database that also trusts these origins.
     pub(crate) async fn start_allowing(origins: &[&str]) -> Self {
+        let origins: Vec<String> = origins.iter().map(|origin| (*origin).to_owned()).collect();
+        Self::start_with(move |state| state.allowing_origins(origins)).await
+    }
+
+    /// A server on a new, seeded database, its state adjusted by `configure`.
+    pub(crate) async fn start_with(configure: impl FnOnce(AppState) -> AppState) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("toolbridge.sqlite3");
-        let mut server = Self::serve(&db, origins).await;
+        let mut server = Self::serve(&db, configure).await;
         server.dir = Some(dir);
         server
     }
 
     /// A server on `db` (seeded if new).
     pub(crate) async fn start_on(db: &Path) -> Self {
-        Self::serve(db, &[]).await
+        Self::serve(db, |state| state).await
     }
 
-    async fn serve(db: &Path, origins: &[&str]) -> Self {
+    async fn serve(db: &Path, configure: impl FnOnce(AppState) -> AppState) -> Self {
         let store = Store::open(db).await.unwrap();
         if !store.is_seeded().await.unwrap() {
             store.seed_demo(PRODUCTS).await.unwrap();
@@ -51,9 +57,7 @@ impl Server {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         let (stop, stopped) = oneshot::channel::<()>();
-        let state = AppState::new(store.clone())
-            .allowing_origins(origins.iter().map(|origin| (*origin).to_owned()).collect());
-        let app = router(state);
+        let app = router(configure(AppState::new(store.clone())));
         let task = tokio::spawn(async move {
             axum::serve(listener, app)
                 .with_graceful_shutdown(async {

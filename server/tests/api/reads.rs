@@ -192,3 +192,63 @@ async fn the_openapi_document_is_served_without_a_key() {
     );
     assert!(body["components"]["schemas"]["Problem"]["properties"]["errors"].is_object());
 }
+
+#[tokio::test]
+async fn the_sdk_is_served_to_any_page_with_an_etag() {
+    let sdk = tempfile::tempdir().unwrap();
+    std::fs::write(
+        sdk.path().join("bridge.js"),
+        "/*! bridge.js */ window.bridge = {};",
+    )
+    .unwrap();
+    let dir = sdk.path().to_owned();
+    let server = Server::start_with(move |state| state.serving_sdk_from(dir)).await;
+    let response = server
+        .request(Method::GET, "/sdk/bridge.js")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(
+        response.headers()["content-type"],
+        "text/javascript; charset=utf-8"
+    );
+    assert_eq!(response.headers()["access-control-allow-origin"], "*");
+    let etag = response.headers()["etag"].to_str().unwrap().to_owned();
+    assert_eq!(
+        response.text().await.unwrap(),
+        "/*! bridge.js */ window.bridge = {};"
+    );
+    let again = server
+        .request(Method::GET, "/sdk/bridge.js")
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 304);
+    let (status, missing) = json(
+        server
+            .request(Method::GET, "/sdk/bridge.d.ts")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 404);
+    assert!(
+        missing["detail"]
+            .as_str()
+            .unwrap()
+            .contains("cargo xtask build"),
+        "{missing}"
+    );
+    let (status, _) = json(
+        server
+            .request(Method::GET, "/sdk/secrets.txt")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 404);
+}

@@ -1,0 +1,72 @@
+//! `GET /sdk/bridge.js` and `/sdk/bridge.d.ts`: the SDK tools load, from the
+//! directory `cargo xtask build` writes (`sdk/dist`). Any page may load it
+//! (`Access-Control-Allow-Origin: *`); browsers revalidate it with its `ETag`,
+//! so a rebuilt SDK reaches tools at once.
+
+use std::fmt::Write as _;
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use sha2::{Digest, Sha256};
+
+use crate::app::AppState;
+use crate::error::ApiError;
+
+/// The files served, with their media types.
+const FILES: [(&str, &str); 2] = [
+    ("bridge.js", "text/javascript; charset=utf-8"),
+    ("bridge.d.ts", "text/plain; charset=utf-8"),
+];
+
+/// `GET /sdk/{file}`.
+pub async fn file(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let Some((name, media_type)) = FILES.iter().find(|(file, _)| *file == name) else {
+        return Err(not_found(&format!(
+            "/sdk/{name} is not an SDK file; tools load /sdk/bridge.js"
+        )));
+    };
+    let path = state.sdk_dir.join(name);
+    let Ok(body) = tokio::fs::read(&path).await else {
+        return Err(not_found(&format!(
+            "{} is not built; build it with `cargo xtask build`",
+            path.display()
+        )));
+    };
+    let etag = Sha256::digest(&body)
+        .iter()
+        .take(16)
+        .fold(String::from("\""), |mut tag, byte| {
+            let _ = write!(tag, "{byte:02x}");
+            tag
+        })
+        + "\"";
+    let fresh = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|sent| sent.split(',').any(|tag| tag.trim() == etag));
+    let mut response = if fresh {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        body.into_response()
+    };
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(media_type));
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        HeaderValue::from_static("*"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    if let Ok(value) = HeaderValue::from_str(&etag) {
+        headers.insert(header::ETAG, value);
+    }
+    Ok(response)
+}
+
+fn not_found(message: &str) -> ApiError {
+    ApiError::Rule(toolbridge_protocol::Error::NotFound(message.to_owned()))
+}
