@@ -42,14 +42,21 @@ pub struct RateLimiter {
 impl RateLimiter {
     /// Counts one request of `key_id` against `limit` now.
     pub fn check(&self, key_id: &str, limit: RateLimit) -> Quota {
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |elapsed| elapsed.as_secs());
-        self.check_at(key_id, limit, now)
+        self.check_at(key_id, limit, now())
     }
 
     /// Counts one request of `key_id` against `limit` at Unix time `now`.
     pub fn check_at(&self, key_id: &str, limit: RateLimit, now: u64) -> Quota {
+        self.quota_at(key_id, limit, now, true)
+    }
+
+    /// The quota of `key_id` now, without counting a request (for limits
+    /// that count only failures, such as sign-in attempts).
+    pub fn peek(&self, key_id: &str, limit: RateLimit) -> Quota {
+        self.quota_at(key_id, limit, now(), false)
+    }
+
+    fn quota_at(&self, key_id: &str, limit: RateLimit, now: u64, count: bool) -> Quota {
         let window = u64::from(limit.window_secs.max(1));
         let start = now - now % window;
         let reset = start + window;
@@ -62,7 +69,7 @@ impl RateLimiter {
             *entry = (start, 0);
         }
         let allowed = entry.1 < limit.requests;
-        if allowed {
+        if allowed && count {
             entry.1 += 1;
         }
         Quota {
@@ -73,6 +80,13 @@ impl RateLimiter {
             retry_after: (reset - now).max(1),
         }
     }
+}
+
+/// Unix time in seconds.
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs())
 }
 
 #[cfg(test)]
@@ -95,5 +109,18 @@ mod tests {
         assert_eq!(quotas[3].retry_after, 10);
         assert!(limiter.check_at("k", limit, 1_000_020).allowed);
         assert!(limiter.check_at("other", limit, 1_000_010).allowed);
+    }
+
+    #[test]
+    fn peeking_counts_nothing() {
+        let limiter = RateLimiter::default();
+        let limit = RateLimit {
+            requests: 1,
+            window_secs: 3600,
+        };
+        assert!(limiter.peek("k", limit).allowed);
+        assert!(limiter.peek("k", limit).allowed);
+        limiter.check("k", limit);
+        assert!(!limiter.peek("k", limit).allowed);
     }
 }

@@ -9,6 +9,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use toolbridge_protocol::context::BridgeContextDto;
 use toolbridge_protocol::problem::Problem;
+use toolbridge_store::RateLimit;
 
 use crate::app::AppState;
 use crate::auth::{self, SESSION_COOKIE};
@@ -17,6 +18,12 @@ use crate::json::{JsonBody, typed};
 
 /// How long a session lasts: 12 hours.
 pub const SESSION_TTL_SECS: u64 = 12 * 60 * 60;
+
+/// Failed sign-ins allowed per email in a window, against password guessing.
+pub const SIGN_IN_FAILURES: RateLimit = RateLimit {
+    requests: 5,
+    window_secs: 15 * 60,
+};
 
 /// `POST /api/session` body.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -30,7 +37,7 @@ pub struct SignIn {
 
 /// `POST /api/session`: signs in and sets the session cookie.
 #[utoipa::path(post, path = "/api/session", tag = "session", request_body = SignIn,
-    responses((status = 200, body = BridgeContextDto), (status = 400, description = "the body is not JSON", body = Problem, content_type = "application/problem+json"), (status = 401, description = "wrong email or password", body = Problem, content_type = "application/problem+json"), (status = 403, description = "not from the app's origin", body = Problem, content_type = "application/problem+json")))]
+    responses((status = 200, body = BridgeContextDto), (status = 429, description = "too many failed sign-ins for this email; see Retry-After", body = Problem, content_type = "application/problem+json"), (status = 400, description = "the body is not JSON", body = Problem, content_type = "application/problem+json"), (status = 401, description = "wrong email or password", body = Problem, content_type = "application/problem+json"), (status = 403, description = "not from the app's origin", body = Problem, content_type = "application/problem+json")))]
 pub async fn sign_in(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -40,11 +47,19 @@ pub async fn sign_in(
         return Err(ApiError::not_allowed("sign in from the app's own page"));
     }
     let SignIn { email, password } = typed(body.value)?;
-    let user = state
-        .store
-        .verify_password(&email, &password)
-        .await?
-        .ok_or_else(|| ApiError::unauthenticated("the email or password is wrong"))?;
+    // Only failures count; once an email has used them up, no password is
+    // checked until the window ends.
+    let attempts = format!("sign-in:{}", email.trim().to_lowercase());
+    let quota = state.rate_limiter.peek(&attempts, SIGN_IN_FAILURES);
+    if !quota.allowed {
+        return Err(ApiError::Rule(toolbridge_protocol::Error::RateLimited {
+            retry_after: quota.retry_after,
+        }));
+    }
+    let Some(user) = state.store.verify_password(&email, &password).await? else {
+        state.rate_limiter.check(&attempts, SIGN_IN_FAILURES);
+        return Err(ApiError::unauthenticated("the email or password is wrong"));
+    };
     let token = state
         .store
         .create_session(&user.id, SESSION_TTL_SECS)

@@ -277,3 +277,42 @@ async fn without_allowed_origins_a_same_site_page_cannot_use_the_session() {
         .unwrap();
     assert_eq!(response.status(), 403);
 }
+
+#[tokio::test]
+async fn five_wrong_passwords_stop_further_sign_ins_for_that_email() {
+    let server = Server::start().await;
+    let attempt = |email: &'static str, password: &'static str| {
+        server
+            .request(Method::POST, "/api/session")
+            .json(&serde_json::json!({"email": email, "password": password}))
+            .send()
+    };
+    for _ in 0..5 {
+        assert_eq!(
+            attempt("office@harbour.test", "guess")
+                .await
+                .unwrap()
+                .status(),
+            401
+        );
+    }
+    // Now even the right password waits, with the time to wait.
+    let blocked = attempt("OFFICE@harbour.test", "demo-password")
+        .await
+        .unwrap();
+    assert_eq!(blocked.status(), 429);
+    let retry_after: u64 = blocked.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=900).contains(&retry_after));
+    // Other users are not affected.
+    assert_eq!(
+        attempt("admin@harbour.test", "demo-password")
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+}
