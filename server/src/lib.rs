@@ -11,7 +11,9 @@
 pub mod api;
 pub mod app;
 pub mod auth;
+pub mod conditional;
 pub mod cors;
+pub mod digest;
 pub mod error;
 pub mod json;
 pub mod openapi;

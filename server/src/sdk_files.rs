@@ -3,14 +3,13 @@
 //! (`Access-Control-Allow-Origin: *`); browsers revalidate it with its `ETag`,
 //! so a rebuilt SDK reaches tools at once.
 
-use std::fmt::Write as _;
-
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
-use sha2::{Digest, Sha256};
 
 use crate::app::AppState;
+use crate::conditional::respond;
+use crate::digest::sha256_hex;
 use crate::error::ApiError;
 
 /// The files served, with their media types.
@@ -37,33 +36,14 @@ pub async fn file(
             path.display()
         )));
     };
-    let etag = Sha256::digest(&body)
-        .iter()
-        .take(16)
-        .fold(String::from("\""), |mut tag, byte| {
-            let _ = write!(tag, "{byte:02x}");
-            tag
-        })
-        + "\"";
-    let fresh = headers
-        .get(header::IF_NONE_MATCH)
-        .and_then(|value| value.to_str().ok())
-        .is_some_and(|sent| sent.split(',').any(|tag| tag.trim() == etag));
-    let mut response = if fresh {
-        StatusCode::NOT_MODIFIED.into_response()
-    } else {
-        body.into_response()
-    };
+    let version = sha256_hex(&body);
+    let mut response = respond(&headers, &version, "no-cache", || body.into_response());
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(media_type));
     headers.insert(
         header::ACCESS_CONTROL_ALLOW_ORIGIN,
         HeaderValue::from_static("*"),
     );
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    if let Ok(value) = HeaderValue::from_str(&etag) {
-        headers.insert(header::ETAG, value);
-    }
     Ok(response)
 }
 

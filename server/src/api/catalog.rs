@@ -2,7 +2,7 @@
 //! host validates `quotes.addLines` against.
 
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use toolbridge_protocol::catalog::{
@@ -15,6 +15,7 @@ use toolbridge_store::Scope;
 use super::{Query, list, page};
 use crate::app::AppState;
 use crate::auth::Principal;
+use crate::conditional::respond;
 use crate::error::ApiError;
 
 /// `GET /api/v1/products`: the active catalog SKUs, paged.
@@ -88,22 +89,7 @@ pub async fn index(
 ) -> Result<Response, ApiError> {
     principal.require(Scope::CatalogRead)?;
     let (index, version) = state.store.catalog_index(principal.tenant_id()).await?;
-    let etag = format!("\"{version}\"");
-    let fresh = headers
-        .get(header::IF_NONE_MATCH)
-        .and_then(|value| value.to_str().ok())
-        .is_some_and(|sent| sent.split(',').any(|tag| tag.trim() == etag));
-    let mut response = if fresh {
-        StatusCode::NOT_MODIFIED.into_response()
-    } else {
+    Ok(respond(&headers, &version, "private, no-cache", || {
         Json(index).into_response()
-    };
-    if let Ok(value) = HeaderValue::from_str(&etag) {
-        response.headers_mut().insert(header::ETAG, value);
-    }
-    response.headers_mut().insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("private, no-cache"),
-    );
-    Ok(response)
+    }))
 }

@@ -2,14 +2,12 @@
 //! open quote, send.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use serde::Deserialize;
-use sha2::{Digest, Sha256};
 use toolbridge_protocol::create_quote::{
     RestCreateQuoteRequest, validate_bridge_create, validate_rest_create,
 };
@@ -21,6 +19,7 @@ use toolbridge_store::{Idempotency, Scope};
 use super::{Query, page};
 use crate::app::AppState;
 use crate::auth::Principal;
+use crate::digest::sha256_hex;
 use crate::error::ApiError;
 use crate::json::{JsonBody, typed};
 
@@ -119,12 +118,7 @@ fn idempotency(
                 format!("must be 1 to {IDEMPOTENCY_KEY_MAX} visible ASCII characters"),
             )
         })?;
-    let body_hash = Sha256::digest(body)
-        .iter()
-        .fold(String::with_capacity(64), |mut hex, byte| {
-            let _ = write!(hex, "{byte:02x}");
-            hex
-        });
+    let body_hash = sha256_hex(body);
     Ok(Some(Idempotency {
         key_id: principal.id(),
         key: key.to_owned(),
