@@ -114,19 +114,32 @@ impl Method {
     /// `NOT_ALLOWED` when the tool's type or the user's role does not permit
     /// the call.
     pub fn authorize(self, tool_type: ToolType, role: Role) -> Result<(), Error> {
-        if !self.allowed_for(tool_type) {
-            return Err(Error::NotAllowed(format!(
+        self.authorize_tool(tool_type)?;
+        self.authorize_role(role)
+    }
+
+    /// `NOT_ALLOWED` when a tool of this type may not call the method.
+    pub fn authorize_tool(self, tool_type: ToolType) -> Result<(), Error> {
+        if self.allowed_for(tool_type) {
+            Ok(())
+        } else {
+            Err(Error::NotAllowed(format!(
                 "{self} is only for {} tools; this tool is {tool_type} (its manifest type)",
                 ToolType::QuotingExtension
-            )));
+            )))
         }
+    }
+
+    /// `NOT_ALLOWED` when the signed-in user's role may not call the method.
+    pub fn authorize_role(self, role: Role) -> Result<(), Error> {
         if self.writes_quotes() && !role.can_write_quotes() {
-            return Err(Error::NotAllowed(format!(
+            Err(Error::NotAllowed(format!(
                 "{} users can read quotes but not create or change them",
                 role.label()
-            )));
+            )))
+        } else {
+            Ok(())
         }
-        Ok(())
     }
 }
 

@@ -3,7 +3,8 @@
 //! reported (as OVER), not an error.
 //!
 //! So far: the size of `bridge.js` after `gzip -9` (with its wasm and glue parts alone, so that
-//! the size can be worked on), and the REST API under load ([`crate::load`]).
+//! the size can be worked on), the host module's `addLines` and `context.get()` in Chromium
+//! ([`crate::host_bench`]), and the REST API under load ([`crate::load`]).
 
 use std::fmt::Write as _;
 use std::fs;
@@ -13,6 +14,8 @@ use crate::base64;
 use crate::bridge_js;
 use crate::error::Error;
 use crate::files::{create_dir, read, write};
+use crate::host_bench::{self, HostFigures};
+use crate::json;
 use crate::load;
 use crate::pins::WASM_TARGET;
 use crate::process::{self, Ctx};
@@ -28,14 +31,16 @@ struct Size {
     gzip: u64,
 }
 
-/// Runs the benchmarks; `--quick` shortens the load test from 10 s to 3 s.
+/// Runs the benchmarks; `--quick` shortens the load test from 10 s to 3 s and takes 30 samples of
+/// each host figure instead of 100.
 pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<(), Error> {
     for arg in args {
         if arg != "--quick" {
             return Err(Error::usage(format!("`bench` does not take `{arg}`")));
         }
     }
-    let seconds = if args.is_empty() { 10 } else { 3 };
+    let quick = !args.is_empty();
+    let (seconds, host_samples) = if quick { (3, 30) } else { (10, 100) };
     if !setup::ensure_wasm_target(ctx) {
         return Err(Error::failed(format!(
             "the {WASM_TARGET} target is missing; run `cargo xtask setup`"
@@ -74,6 +79,12 @@ pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<(), Error> {
         );
     }
 
+    let host = host_bench::measure(ctx, host_samples)?;
+    println!();
+    for line in host.lines() {
+        println!("{line}");
+    }
+
     let rest = load::measure(ctx, seconds)?;
     println!(
         "REST GET {}  {:.0} requests/s  p99 {:.2} ms  budget >= {:.0} requests/s, p99 <= {:.0} ms  ({})",
@@ -86,7 +97,7 @@ pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<(), Error> {
     );
 
     let json_path = bench_dir.join("bench.json");
-    let json = report_json(bridge, over, &parts, rest);
+    let json = report_json(bridge, over, &parts, &host, rest);
     write(&json_path, json.as_bytes())?;
     println!("bench: wrote {}", ctx.shown(&json_path));
     Ok(())
@@ -106,8 +117,15 @@ fn size(ctx: &Ctx, path: &Path) -> Result<Size, Error> {
     Ok(Size { raw, gzip })
 }
 
-/// The report as JSON: bridge.js with its budget, each part, then the REST figure.
-fn report_json(bridge: Size, over: bool, parts: &[(&str, Size)], rest: load::Load) -> String {
+/// The report as JSON: bridge.js with its budget, each part, the host figures, then the REST
+/// figure.
+fn report_json(
+    bridge: Size,
+    over: bool,
+    parts: &[(&str, Size)],
+    host: &HostFigures,
+    rest: load::Load,
+) -> String {
     let mut json = format!(
         "{{\n  \"bridge_js\": {{\"raw\": {}, \"gzip\": {}, \"gzip_budget\": \
          {BRIDGE_JS_GZIP_BUDGET}, \"over\": {over}}},\n",
@@ -125,6 +143,29 @@ fn report_json(bridge: Size, over: bool, parts: &[(&str, Size)], rest: load::Loa
     json.push_str("  \"bridge_js_parts\": {\n");
     json.push_str(&entries.join(",\n"));
     json.push_str("\n  },\n");
+    let _ = writeln!(
+        json,
+        "  \"host_add_lines_1000\": {{\"median_ms\": {:.3}, \"samples\": {}, \
+         \"catalog_products\": {}, \"max_median_ms\": {}, \"within_budget\": {}}},",
+        host.add_lines_ms,
+        host.samples,
+        host.catalog_products,
+        host_bench::MAX_ADD_LINES_MS,
+        host.add_lines_within_budget()
+    );
+    let _ = writeln!(
+        json,
+        "  \"host_context_get\": {{\"median_ms\": {:.3}, \"echo_median_ms\": {:.3}, \
+         \"ratio\": {}, \"max_ratio\": {}, \"samples\": {}, \"within_budget\": {}}},",
+        host.context_get_ms,
+        host.echo_ms,
+        host.ratio()
+            .map_or_else(|| "null".to_owned(), |ratio| format!("{ratio:.3}")),
+        host_bench::MAX_CONTEXT_GET_RATIO,
+        host.samples,
+        host.context_get_within_budget()
+    );
+    let _ = writeln!(json, "  \"host_browser\": {},", json::quote(&host.browser));
     let _ = writeln!(
         json,
         "  \"rest_products_500\": {{\"requests_per_sec\": {:.1}, \"p99_ms\": {:.2}, \
@@ -154,6 +195,14 @@ mod tests {
                 ("wasm", Size { raw: 40, gzip: 30 }),
                 ("glue", Size { raw: 20, gzip: 10 }),
             ],
+            &HostFigures {
+                add_lines_ms: 2.1,
+                context_get_ms: 0.21,
+                echo_ms: 0.15,
+                samples: 100,
+                catalog_products: 100_000,
+                browser: "HeadlessChrome \"1\"".to_owned(),
+            },
             load::Load {
                 requests_per_sec: 1500.25,
                 p99_ms: 12.5,
@@ -163,7 +212,12 @@ mod tests {
             json,
             "{\n  \"bridge_js\": {\"raw\": 60000, \"gzip\": 17000, \"gzip_budget\": 16384, \
              \"over\": true},\n  \"bridge_js_parts\": {\n    \"wasm\": {\"raw\": 40, \"gzip\": 30},\
-             \n    \"glue\": {\"raw\": 20, \"gzip\": 10}\n  },\n  \"rest_products_500\": \
+             \n    \"glue\": {\"raw\": 20, \"gzip\": 10}\n  },\n  \"host_add_lines_1000\": \
+             {\"median_ms\": 2.100, \"samples\": 100, \"catalog_products\": 100000, \
+             \"max_median_ms\": 5, \"within_budget\": true},\n  \"host_context_get\": \
+             {\"median_ms\": 0.210, \"echo_median_ms\": 0.150, \"ratio\": 1.400, \
+             \"max_ratio\": 1.5, \"samples\": 100, \"within_budget\": true},\n  \
+             \"host_browser\": \"HeadlessChrome \\\"1\\\"\",\n  \"rest_products_500\": \
              {\"requests_per_sec\": 1500.2, \"p99_ms\": 12.50, \"min_requests_per_sec\": 1000, \
              \"max_p99_ms\": 25, \"within_budget\": true}\n}\n"
         );

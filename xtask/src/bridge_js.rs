@@ -56,9 +56,14 @@ pub(crate) struct Pieces {
     pub(crate) glue: PathBuf,
 }
 
+/// The directory [`build`] writes to (`sdk/dist`), absolute.
+pub(crate) fn dist_dir(ctx: &Ctx) -> PathBuf {
+    ctx.root().join(DIST_DIR)
+}
+
 /// Where [`build`] writes bridge.js.
 pub(crate) fn output(ctx: &Ctx) -> PathBuf {
-    ctx.root().join(DIST_DIR).join("bridge.js")
+    dist_dir(ctx).join("bridge.js")
 }
 
 /// Where [`build`] leaves the pieces.
@@ -114,7 +119,7 @@ pub(crate) fn build(ctx: &Ctx) -> Result<PathBuf, Error> {
     let wasm = read(&pieces.wasm)?;
     let version = sdk_version(ctx.root())?;
 
-    let dist = ctx.root().join(DIST_DIR);
+    let dist = dist_dir(ctx);
     create_dir(&dist)?;
     let script_path = output(ctx);
     let script = compose(&version, &glue, &base64::encode(&wasm));

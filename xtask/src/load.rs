@@ -2,15 +2,9 @@
 //! a fresh demo database (1 000 products), loaded by `wrk` on the same
 //! machine with `GET /api/v1/products?pageSize=500`.
 
-use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
-use std::thread::sleep;
-use std::time::{Duration, Instant};
-
 use crate::error::Error;
-use crate::files::create_dir;
-use crate::process::{self, Ctx, describe};
+use crate::process::{self, Ctx};
+use crate::toolbridge_server::{Profile, ServerOptions, ToolbridgeServer};
 
 /// Requests per second the budget asks for, at least.
 pub(crate) const MIN_REQUESTS_PER_SEC: f64 = 1000.0;
@@ -35,75 +29,32 @@ impl Load {
     }
 }
 
-/// Kills the server when the measurement ends, however it ends.
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Builds and starts the server, loads it with wrk for `seconds`, stops it.
+/// Builds and starts the release server, loads it with wrk for `seconds`, stops it.
 pub(crate) fn measure(ctx: &Ctx, seconds: u32) -> Result<Load, Error> {
     if ctx.find("wrk").is_none() {
         return Err(Error::failed(
             "wrk not found; run `cargo xtask setup` (it installs Debian's wrk as root)",
         ));
     }
-    let mut build = ctx.cargo();
-    build.args([
-        "build",
-        "--release",
-        "-p",
-        "toolbridge-server",
-        "--bin",
-        "toolbridge",
-    ]);
-    println!("bench: running `{}`", describe(&build));
-    if !process::run(&mut build)? {
-        return Err(Error::failed(format!("`{}` failed", describe(&build))));
-    }
-    let toolbridge = ctx.target_dir().join("release").join("toolbridge");
-    let dir = ctx.target_dir().join("bench").join("rest");
-    create_dir(&dir)?;
-    let db = dir.join("bench.sqlite3");
-    for stale in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(PathBuf::from(format!("{}{stale}", db.display())));
-    }
-
-    let port = free_port()?;
-    let log = std::fs::File::create(dir.join("server.log"))
-        .map_err(|e| Error::failed(format!("cannot create the server log: {e}")))?;
-    let mut serve = ctx.command(&toolbridge.to_string_lossy());
-    serve
-        .args([
-            "serve",
-            "--port",
-            &port.to_string(),
-            "--seed-products",
-            "1000",
-            "--db",
-        ])
-        .arg(&db)
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(log);
-    println!("bench: starting `{}`", describe(&serve));
-    let server = Running(
-        serve
-            .spawn()
-            .map_err(|e| Error::failed(format!("cannot start {}: {e}", toolbridge.display())))?,
-    );
-    wait_until_listening(port, Duration::from_secs(60))?;
-
-    let token = create_key(ctx, &toolbridge, &db)?;
+    let server = ToolbridgeServer::start(
+        ctx,
+        &ServerOptions {
+            label: "bench",
+            profile: Profile::Release,
+            dir: ctx.target_dir().join("bench").join("rest"),
+            seed_products: 1000,
+            allow_origins: Vec::new(),
+            sdk_dir: None,
+        },
+    )?;
+    // A key with a limit high enough not to be the thing measured.
+    let token = server.create_key(ctx, "bench", "products:read", "1000000000/60s")?;
+    let url = format!("{}{PATH}", server.base_url());
     // The first requests fill the server's catalog cache; measure it warm.
     println!("bench: warming up for {WARM_UP_SECS} s");
-    process::capture(&mut wrk(ctx, &token, port, WARM_UP_SECS))?;
+    process::capture(&mut wrk(ctx, &token, &url, WARM_UP_SECS))?;
     println!("bench: running wrk for {seconds} s against {PATH}");
-    let output = process::capture(&mut wrk(ctx, &token, port, seconds))?;
+    let output = process::capture(&mut wrk(ctx, &token, &url, seconds))?;
     drop(server);
     parse_wrk(&String::from_utf8_lossy(&output))
 }
@@ -111,57 +62,13 @@ pub(crate) fn measure(ctx: &Ctx, seconds: u32) -> Result<Load, Error> {
 /// Seconds of load before the measured run.
 const WARM_UP_SECS: u32 = 2;
 
-/// `wrk` with 2 threads and 16 connections for `seconds`.
-fn wrk(ctx: &Ctx, token: &str, port: u16, seconds: u32) -> std::process::Command {
+/// `wrk` with 2 threads and 16 connections on `url` for `seconds`.
+fn wrk(ctx: &Ctx, token: &str, url: &str, seconds: u32) -> std::process::Command {
     let mut wrk = ctx.command("wrk");
     wrk.args(["-t2", "-c16", &format!("-d{seconds}s"), "--latency", "-H"])
         .arg(format!("Authorization: Bearer {token}"))
-        .arg(format!("http://127.0.0.1:{port}{PATH}"));
+        .arg(url);
     wrk
-}
-
-fn free_port() -> Result<u16, Error> {
-    TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-        .and_then(|listener| listener.local_addr())
-        .map(|address| address.port())
-        .map_err(|e| Error::failed(format!("cannot find a free port: {e}")))
-}
-
-fn wait_until_listening(port: u16, limit: Duration) -> Result<(), Error> {
-    let address = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
-    let started = Instant::now();
-    while started.elapsed() < limit {
-        if TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_ok() {
-            return Ok(());
-        }
-        sleep(Duration::from_millis(100));
-    }
-    Err(Error::failed(format!(
-        "the server did not listen on port {port} within {} s; see target/bench/rest/server.log",
-        limit.as_secs()
-    )))
-}
-
-/// A key with a limit high enough not to be the thing measured.
-fn create_key(ctx: &Ctx, toolbridge: &Path, db: &Path) -> Result<String, Error> {
-    let mut create = ctx.command(&toolbridge.to_string_lossy());
-    create
-        .args([
-            "keys",
-            "create",
-            "--name",
-            "bench",
-            "--scopes",
-            "products:read",
-        ])
-        .args(["--rate-limit", "1000000000/60s", "--db"])
-        .arg(db);
-    let output = process::capture(&mut create)?;
-    String::from_utf8_lossy(&output)
-        .split_whitespace()
-        .find(|word| word.starts_with("tbk_"))
-        .map(str::to_owned)
-        .ok_or_else(|| Error::failed("`toolbridge keys create` printed no key"))
 }
 
 /// Reads `Requests/sec:` and the 99% line of `wrk --latency`.

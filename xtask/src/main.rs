@@ -8,16 +8,21 @@
 mod base64;
 mod bench;
 mod bridge_js;
+mod browser;
 mod build_cmd;
 mod error;
 mod files;
+mod harness;
+mod host_bench;
 mod js_tools;
+mod json;
 mod load;
 mod pins;
 mod process;
 mod serve;
 mod setup;
 mod test;
+mod toolbridge_server;
 mod wasm_names;
 
 use std::env;
@@ -35,15 +40,19 @@ commands:
                           chromedriver, Firefox ESR, geckodriver, the Node tools pinned in
                           sdk/js-tools (TypeScript, wasm-opt, terser), and sdk/dist/bridge.js
                           when it is missing; re-running installs nothing
-  test [--fuzz] [--long]  run setup, then every check suite (fmt, clippy, native tests, wasm32
-                          builds, the SDK in Chromium and Firefox, its typings); ends with
-                          `N passed, N failed` (--fuzz and --long select extra suites; none
-                          exist yet)
+  test [--fuzz] [--long] [--only TEXT]
+                          run setup, then every check suite (fmt, clippy, native tests, wasm32
+                          builds, the SDK and the host module in Chromium and Firefox, the
+                          SDK's typings); ends with `N passed, N failed` (--fuzz and --long
+                          select extra suites; none exist yet; --only runs just the suites
+                          whose name contains TEXT, e.g. --only 'host in chromium')
   build                   build the workspace, the protocol crate for wasm32, and the SDK as
                           sdk/dist/bridge.js with sdk/dist/bridge.d.ts
-  bench [--quick]         measure the budgets: bridge.js size (gzip -9) and the REST API under
-                          load (wrk against the release server); also in
-                          target/bench/bench.json (--quick: a 3 s load instead of 10 s)
+  bench [--quick]         measure the budgets: bridge.js size (gzip -9), the host module's
+                          addLines and context.get() in Chromium (against the release server
+                          with 100 000 products), and the REST API under load (wrk against the
+                          release server); also in target/bench/bench.json (--quick: a 3 s load
+                          instead of 10 s, 30 host samples instead of 100)
   serve [ARGS]            run setup and the builds, then the toolbridge server on
                           http://localhost:8080 with demo data (database in target/serve/);
                           ARGS go to `toolbridge serve`, e.g. --port 9000

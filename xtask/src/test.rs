@@ -8,11 +8,13 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use crate::bridge_js;
+use crate::browser::{self, Browser, CHROMIUM, FIREFOX, HostBackends};
 use crate::error::Error;
 use crate::js_tools;
 use crate::pins::WASM_TARGET;
 use crate::process::{self, Ctx, Stream, describe};
 use crate::setup;
+use crate::toolbridge_server::Profile;
 
 /// Which invocation runs a suite: every `cargo xtask test`, or only with `--fuzz` / `--long`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,6 +108,16 @@ const SUITES: &[Suite] = &[
         run: sdk_in_firefox,
     },
     Suite {
+        name: "host in chromium",
+        group: Group::Always,
+        run: host_in_chromium,
+    },
+    Suite {
+        name: "host in firefox",
+        group: Group::Always,
+        run: host_in_firefox,
+    },
+    Suite {
         name: "sdk typings",
         group: Group::Always,
         run: sdk_typings,
@@ -114,7 +126,7 @@ const SUITES: &[Suite] = &[
 
 /// Runs setup and the suites selected by `args`; `Ok(false)` when any check failed.
 pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<bool, Error> {
-    let groups = parse_flags(args)?;
+    let Selection { groups, only } = parse_flags(args)?;
     let mut summary = Vec::new();
     let mut total = Outcome::default();
 
@@ -137,7 +149,16 @@ pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<bool, Error> {
         }
     }
 
-    for suite in SUITES.iter().filter(|suite| groups.contains(&suite.group)) {
+    let selected = |suite: &&Suite| match &only {
+        Some(only) => suite.name.contains(only.as_str()),
+        None => groups.contains(&suite.group),
+    };
+    if let Some(only) = &only {
+        if !SUITES.iter().any(|suite| selected(&suite)) {
+            return Err(Error::usage(format!("no suite's name contains `{only}`")));
+        }
+    }
+    for suite in SUITES.iter().filter(selected) {
         println!("\ntest: {} ...", suite.name);
         let started = Instant::now();
         let outcome = (suite.run)(ctx);
@@ -155,19 +176,37 @@ pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<bool, Error> {
     Ok(total.failed == 0)
 }
 
-fn parse_flags(args: &[String]) -> Result<Vec<Group>, Error> {
+/// Which suites a `test` invocation runs.
+#[derive(Debug, PartialEq, Eq)]
+struct Selection {
+    /// The groups whose suites run.
+    groups: Vec<Group>,
+    /// `--only TEXT`: just the suites whose name contains TEXT, whatever their group.
+    only: Option<String>,
+}
+
+fn parse_flags(args: &[String]) -> Result<Selection, Error> {
     let mut groups = vec![Group::Always];
-    for arg in args {
+    let mut only = None;
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
         let group = match arg.as_str() {
             "--fuzz" => Group::Fuzz,
             "--long" => Group::Long,
+            "--only" => {
+                let name = args
+                    .next()
+                    .ok_or_else(|| Error::usage("`--only` needs part of a suite's name"))?;
+                only = Some(name.clone());
+                continue;
+            }
             other => return Err(Error::usage(format!("`test` does not take `{other}`"))),
         };
         if !groups.contains(&group) {
             groups.push(group);
         }
     }
-    Ok(groups)
+    Ok(Selection { groups, only })
 }
 
 fn summary_line(name: &str, outcome: Outcome, took: Duration) -> String {
@@ -198,10 +237,11 @@ fn fmt(ctx: &Ctx) -> Outcome {
     single_check(command)
 }
 
-/// Three checks: the workspace for the host, the SDK (with its tests) for wasm32, and the SDK's
-/// `no_std` library for wasm32 as bridge.js builds it.
+/// Four checks: the workspace for the machine we run on, the SDK (with its tests) for wasm32, the
+/// SDK's `no_std` library for wasm32 as bridge.js builds it, and the host module (with its tests)
+/// for wasm32.
 fn clippy(ctx: &Ctx) -> Outcome {
-    let runs: [&[&str]; 3] = [
+    let runs: [&[&str]; 4] = [
         &["--workspace", "--all-targets"],
         &[
             "-p",
@@ -217,6 +257,13 @@ fn clippy(ctx: &Ctx) -> Outcome {
             WASM_TARGET,
             "--no-default-features",
             "--lib",
+        ],
+        &[
+            "-p",
+            "toolbridge-host",
+            "--target",
+            WASM_TARGET,
+            "--all-targets",
         ],
     ];
     let mut outcome = Outcome::default();
@@ -262,26 +309,6 @@ fn bridge_js_build(ctx: &Ctx) -> Outcome {
     }
 }
 
-/// A browser for the SDK's wasm-bindgen tests: the driver binary and the variable that hands its
-/// path to `wasm-bindgen-test-runner` (which picks the browser by the variable that is set).
-struct Browser {
-    driver: &'static str,
-    variable: &'static str,
-}
-
-/// The browsers the SDK's tests run in.
-const CHROMIUM: Browser = Browser {
-    driver: "chromedriver",
-    variable: "CHROMEDRIVER",
-};
-const FIREFOX: Browser = Browser {
-    driver: "geckodriver",
-    variable: "GECKODRIVER",
-};
-
-/// Every driver variable the runner looks at, so that all but the chosen one can be removed.
-const DRIVER_VARIABLES: [&str; 3] = ["CHROMEDRIVER", "GECKODRIVER", "SAFARIDRIVER"];
-
 fn sdk_in_chromium(ctx: &Ctx) -> Outcome {
     sdk_in_browser(ctx, &CHROMIUM)
 }
@@ -293,37 +320,60 @@ fn sdk_in_firefox(ctx: &Ctx) -> Outcome {
 /// `cargo test -p toolbridge-sdk --target wasm32-unknown-unknown` in one headless browser; every
 /// test counts.
 fn sdk_in_browser(ctx: &Ctx, browser: &Browser) -> Outcome {
-    let Some(driver) = ctx.find(browser.driver) else {
-        println!(
-            "test: {} not found; run `cargo xtask setup`",
-            browser.driver
-        );
-        return Outcome::FAIL;
-    };
-    let Some(runner) = ctx.find("wasm-bindgen-test-runner") else {
-        println!("test: wasm-bindgen-test-runner not found; run `cargo xtask setup`");
-        return Outcome::FAIL;
-    };
-    let mut command = ctx.cargo();
-    command.args([
-        "test",
-        "-p",
-        "toolbridge-sdk",
-        "--target",
-        WASM_TARGET,
-        "--no-fail-fast",
-    ]);
-    for variable in DRIVER_VARIABLES {
-        command.env_remove(variable);
+    match browser::wasm_test_command(ctx, browser, "toolbridge-sdk", 180) {
+        Ok(mut command) => {
+            command.arg("--no-fail-fast");
+            counted_tests(command)
+        }
+        Err(error) => {
+            println!("test: {error}");
+            Outcome::FAIL
+        }
     }
-    command
-        .env(browser.variable, driver)
-        // The runner .cargo/config.toml names, found where setup installed it.
-        .env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER", runner)
-        .env("WASM_BINDGEN_TEST_NO_ORIGIN_ISOLATION", "1")
-        .env("WASM_BINDGEN_TEST_TIMEOUT", "180");
-    counted_tests(command)
 }
+
+fn host_in_chromium(ctx: &Ctx) -> Outcome {
+    host_in_browser(ctx, &CHROMIUM)
+}
+
+fn host_in_firefox(ctx: &Ctx) -> Outcome {
+    host_in_browser(ctx, &FIREFOX)
+}
+
+/// The host module's browser tests (`--test browser`) in one headless browser, against the debug
+/// `toolbridge` server (a fresh database in `target/host-tests/<browser>/`) and the test harness;
+/// every test counts.
+fn host_in_browser(ctx: &Ctx, browser: &Browser) -> Outcome {
+    let mut command = match browser::wasm_test_command(ctx, browser, "toolbridge-host", 300) {
+        Ok(command) => command,
+        Err(error) => {
+            println!("test: {error}");
+            return Outcome::FAIL;
+        }
+    };
+    command.args(["--no-fail-fast", "--test", "browser"]);
+    let dir = ctx.target_dir().join("host-tests").join(browser.name);
+    let mut backends =
+        match HostBackends::start(ctx, "test", Profile::Debug, dir, HOST_TEST_PRODUCTS) {
+            Ok(backends) => backends,
+            Err(error) => {
+                println!("test: {error}");
+                return Outcome::FAIL;
+            }
+        };
+    backends.apply(&mut command);
+    let outcome = counted_tests(command);
+    if outcome.failed > 0 {
+        println!(
+            "test: the toolbridge server's log is {}",
+            ctx.shown(backends.server_log())
+        );
+    }
+    outcome
+}
+
+/// Products in the catalog of the server the host's browser tests use.
+const HOST_TEST_PRODUCTS: u32 = 1000;
 
 /// One check: `tsc` compiles the typings test project without errors.
 fn sdk_typings(ctx: &Ctx) -> Outcome {
@@ -428,9 +478,12 @@ mod tests {
             "--long".to_owned(),
         ];
         assert_eq!(
-            parse_flags(&args).unwrap(),
+            parse_flags(&args).unwrap().groups,
             [Group::Always, Group::Long, Group::Fuzz]
         );
+        let only = vec!["--only".to_owned(), "host in".to_owned()];
+        assert_eq!(parse_flags(&only).unwrap().only.as_deref(), Some("host in"));
+        assert!(parse_flags(&["--only".to_owned()]).is_err());
         assert!(parse_flags(&["--fast".to_owned()]).is_err());
     }
 

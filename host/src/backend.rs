@@ -1,0 +1,255 @@
+//! The REST backend, reached with the signed-in user's session cookie: every
+//! request the host makes, and the one mapping from HTTP outcomes to bridge
+//! error codes.
+
+use js_sys::{Function, Reflect};
+use serde_json::Value;
+use toolbridge_protocol::problem::Problem;
+use toolbridge_protocol::{Error, ErrorCode};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{AbortController, RequestCredentials, RequestInit, RequestMode, Response};
+
+use crate::error::HostError;
+
+/// How long a backend request may take before the host gives up on it, by
+/// default. Below the SDK's 30 s call deadline, so a tool hears
+/// `BACKEND_UNAVAILABLE` rather than a bare `TIMEOUT`.
+pub(crate) const DEFAULT_TIMEOUT_MS: u32 = 20_000;
+
+/// The REST API under one base URL (`…/api/v1`).
+#[derive(Debug, Clone)]
+pub(crate) struct Backend {
+    base: String,
+    timeout_ms: u32,
+}
+
+/// A conditional GET's answer.
+#[derive(Debug)]
+pub(crate) enum Fetched {
+    /// The resource changed (or nothing was cached): its body and `ETag`.
+    Fresh {
+        /// The JSON body.
+        body: Value,
+        /// The `ETag` header, if any.
+        etag: Option<String>,
+    },
+    /// `304 Not Modified`: the cached copy is current.
+    NotModified,
+}
+
+/// A response with its body read as text.
+struct Answer {
+    status: u16,
+    etag: Option<String>,
+    retry_after: Option<u64>,
+    body: String,
+}
+
+impl Backend {
+    /// A backend at `base`: an absolute `http(s)` URL, or a path on the
+    /// page's own origin (`/api/v1`).
+    pub(crate) fn new(base: &str, page_url: &str, timeout_ms: u32) -> Result<Self, HostError> {
+        let url = web_sys::Url::new_with_base(base, page_url).map_err(|_| {
+            HostError::usage(format!(
+                "apiBase {base:?} is not a URL; use e.g. \"/api/v1\" or \"https://app.example/api/v1\""
+            ))
+        })?;
+        let protocol = url.protocol();
+        if protocol != "http:" && protocol != "https:" {
+            return Err(HostError::usage(format!(
+                "apiBase {base:?} must be an http or https URL, not {protocol}"
+            )));
+        }
+        if !url.search().is_empty() || !url.hash().is_empty() {
+            return Err(HostError::usage(format!(
+                "apiBase {base:?} must not carry a query or a fragment"
+            )));
+        }
+        if timeout_ms == 0 {
+            return Err(HostError::usage(
+                "requestTimeoutMs must be a positive number of milliseconds",
+            ));
+        }
+        let href = url.href();
+        Ok(Self {
+            base: href.trim_end_matches('/').to_owned(),
+            timeout_ms,
+        })
+    }
+
+    /// The base URL, without a trailing slash.
+    pub(crate) fn base(&self) -> &str {
+        &self.base
+    }
+
+    /// `GET path` (relative to the base, starting with `/`).
+    pub(crate) async fn get(&self, path: &str) -> Result<Value, Error> {
+        let answer = self.fetch("GET", path, None, None).await?;
+        success(&answer, &format!("GET {path}"))
+    }
+
+    /// `GET path` with `If-None-Match` when an `ETag` is known.
+    pub(crate) async fn get_if_changed(
+        &self,
+        path: &str,
+        etag: Option<&str>,
+    ) -> Result<Fetched, Error> {
+        let answer = self.fetch("GET", path, None, etag).await?;
+        if answer.status == 304 {
+            return Ok(Fetched::NotModified);
+        }
+        let body = success(&answer, &format!("GET {path}"))?;
+        Ok(Fetched::Fresh {
+            body,
+            etag: answer.etag,
+        })
+    }
+
+    /// `POST` or `PUT` with a JSON body; `None` sends no body.
+    pub(crate) async fn send(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<Value, Error> {
+        let answer = self.fetch(method, path, body, None).await?;
+        success(&answer, &format!("{method} {path}"))
+    }
+
+    async fn fetch(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&Value>,
+        etag: Option<&str>,
+    ) -> Result<Answer, Error> {
+        let what = format!("{method} {path}");
+        let unreachable = |why: &str| {
+            Error::BackendUnavailable(format!(
+                "the backend at {} could not be reached for {what} ({why})",
+                self.base
+            ))
+        };
+        let window = web_sys::window().ok_or_else(|| Error::Internal("no window".to_owned()))?;
+        let init = RequestInit::new();
+        init.set_method(method);
+        init.set_mode(RequestMode::Cors);
+        init.set_credentials(RequestCredentials::Include);
+        let headers = js_sys::Object::new();
+        set_header(&headers, "Accept", "application/json");
+        if let Some(etag) = etag {
+            set_header(&headers, "If-None-Match", etag);
+        }
+        if let Some(body) = body {
+            set_header(&headers, "Content-Type", "application/json");
+            init.set_body(&JsValue::from_str(&body.to_string()));
+        }
+        init.set_headers(&headers);
+
+        // The deadline aborts the fetch and the read of its body alike.
+        let controller = AbortController::new().map_err(|_| unreachable("no AbortController"))?;
+        init.set_signal(Some(&controller.signal()));
+        let abort = Reflect::get(&controller, &JsValue::from_str("abort"))
+            .ok()
+            .and_then(|abort| abort.dyn_into::<Function>().ok())
+            .map(|abort| abort.bind0(&controller));
+        let timer = abort.and_then(|abort| {
+            window
+                .set_timeout_with_callback_and_timeout_and_arguments_0(
+                    &abort,
+                    i32::try_from(self.timeout_ms).unwrap_or(i32::MAX),
+                )
+                .ok()
+        });
+        let url = format!("{}{path}", self.base);
+        let outcome = async {
+            let response: Response = JsFuture::from(window.fetch_with_str_and_init(&url, &init))
+                .await
+                .map_err(|_| ())?
+                .dyn_into()
+                .map_err(|_| ())?;
+            let text = JsFuture::from(response.text().map_err(|_| ())?)
+                .await
+                .map_err(|_| ())?;
+            Ok::<_, ()>((response, text.as_string().unwrap_or_default()))
+        }
+        .await;
+        if let Some(timer) = timer {
+            window.clear_timeout_with_handle(timer);
+        }
+        let (response, body) = outcome.map_err(|()| {
+            if controller.signal().aborted() {
+                unreachable(&format!("no answer within {} ms", self.timeout_ms))
+            } else {
+                unreachable("network error")
+            }
+        })?;
+        let headers = response.headers();
+        let header = |name: &str| headers.get(name).ok().flatten();
+        Ok(Answer {
+            status: response.status(),
+            etag: header("etag"),
+            retry_after: header("retry-after").and_then(|value| value.trim().parse().ok()),
+            body,
+        })
+    }
+}
+
+fn set_header(headers: &js_sys::Object, name: &str, value: &str) {
+    let _ = Reflect::set(headers, &JsValue::from_str(name), &JsValue::from_str(value));
+}
+
+/// The body of a 2xx answer, or the error its status means.
+fn success(answer: &Answer, what: &str) -> Result<Value, Error> {
+    if !(200..300).contains(&answer.status) {
+        return Err(failure(answer, what));
+    }
+    serde_json::from_str(&answer.body).map_err(|error| {
+        Error::Internal(format!(
+            "the backend's answer to {what} is not the JSON expected ({error})"
+        ))
+    })
+}
+
+/// What a non-2xx answer means to a tool. Rate limits, ended sessions and
+/// server failures map by status whatever the body says; otherwise the
+/// server's problem body names the code (and for 422 the paths).
+fn failure(answer: &Answer, what: &str) -> Error {
+    let status = answer.status;
+    let problem = serde_json::from_str::<Problem>(&answer.body).ok();
+    match status {
+        429 => Error::RateLimited {
+            retry_after: answer
+                .retry_after
+                .or_else(|| problem.as_ref().and_then(|p| p.retry_after))
+                .unwrap_or(1)
+                .max(1),
+        },
+        401 => Error::Unauthenticated(problem.map_or_else(
+            || "the session has ended; sign in again".to_owned(),
+            |problem| problem.detail,
+        )),
+        500..=599 => Error::BackendUnavailable(format!(
+            "the backend failed on {what} (HTTP {status}); try again shortly"
+        )),
+        422 => match problem {
+            Some(problem) => Error::from_parts(
+                ErrorCode::InvalidParams,
+                problem.detail,
+                problem.errors,
+                None,
+            ),
+            None => Error::invalid("", format!("the backend refused {what} (HTTP 422)")),
+        },
+        _ => match problem {
+            Some(problem) => problem.into_error(),
+            None => Error::from_parts(
+                ErrorCode::from_http_status(status),
+                format!("the backend answered HTTP {status} to {what}"),
+                Vec::new(),
+                None,
+            ),
+        },
+    }
+}

@@ -1,0 +1,131 @@
+//! What the host saw: every bridge call (tool, method, duration, outcome)
+//! and every message it dropped, kept in a bounded log, passed to `onCall`
+//! listeners, and written to the console when the debug switch is on.
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use serde::Serialize;
+use wasm_bindgen::JsValue;
+
+use crate::json;
+use crate::listeners::Listeners;
+
+/// Entries the log keeps; older ones fall off.
+pub(crate) const LOG_CAPACITY: usize = 500;
+
+/// One bridge call, answered.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CallRecord {
+    /// The tool's slug.
+    pub(crate) tool: String,
+    /// The method, or what the message claimed when it was not a call.
+    pub(crate) method: String,
+    /// From the message's arrival to the reply being posted.
+    pub(crate) duration_ms: f64,
+    /// `"ok"` or the error code.
+    pub(crate) outcome: String,
+    /// The error message, when it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) message: Option<String>,
+}
+
+/// A window message the host did not act on.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct DroppedRecord {
+    /// Why it was dropped.
+    pub(crate) reason: String,
+    /// The sender's origin.
+    pub(crate) origin: String,
+    /// The mounted tool whose frame sent it, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) tool: Option<String>,
+}
+
+/// An entry of the log.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub(crate) enum Entry {
+    /// A call.
+    Call(CallRecord),
+    /// A dropped message.
+    Dropped(DroppedRecord),
+}
+
+/// The log, its switch and its listeners.
+#[derive(Default)]
+pub(crate) struct DebugLog {
+    enabled: Cell<bool>,
+    entries: RefCell<VecDeque<Entry>>,
+    pub(crate) on_call: Rc<Listeners>,
+}
+
+impl DebugLog {
+    /// Whether the console output is on.
+    pub(crate) fn enabled(&self) -> bool {
+        self.enabled.get()
+    }
+
+    /// Turns the console output on or off.
+    pub(crate) fn set_enabled(&self, enabled: bool) {
+        self.enabled.set(enabled);
+    }
+
+    /// Records an answered call.
+    pub(crate) fn call(&self, record: CallRecord) {
+        if self.enabled() {
+            let message = format!(
+                "[toolbridge host] {} {} {:.2} ms {}{}",
+                record.tool,
+                record.method,
+                record.duration_ms,
+                record.outcome,
+                record
+                    .message
+                    .as_deref()
+                    .map(|m| format!(": {m}"))
+                    .unwrap_or_default()
+            );
+            web_sys::console::info_1(&JsValue::from_str(&message));
+        }
+        if !self.on_call.is_empty() {
+            if let Ok(value) = json::to_js(&record) {
+                self.on_call.emit(&value, &JsValue::UNDEFINED);
+            }
+        }
+        self.push(Entry::Call(record));
+    }
+
+    /// Records a dropped message.
+    pub(crate) fn dropped(&self, record: DroppedRecord) {
+        if self.enabled() {
+            let from = record
+                .tool
+                .as_deref()
+                .map(|tool| format!(" (tool {tool})"))
+                .unwrap_or_default();
+            let message = format!(
+                "[toolbridge host] dropped a message from {}{from}: {}",
+                record.origin, record.reason
+            );
+            web_sys::console::warn_1(&JsValue::from_str(&message));
+        }
+        self.push(Entry::Dropped(record));
+    }
+
+    /// The entries, oldest first.
+    pub(crate) fn entries(&self) -> Vec<Entry> {
+        self.entries.borrow().iter().cloned().collect()
+    }
+
+    fn push(&self, entry: Entry) {
+        let mut entries = self.entries.borrow_mut();
+        if entries.len() == LOG_CAPACITY {
+            entries.pop_front();
+        }
+        entries.push_back(entry);
+    }
+}

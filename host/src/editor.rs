@@ -1,0 +1,160 @@
+//! The quote open in the editor: the in-memory [`OpenQuote`] with the
+//! catalog it is checked against, whether it has unsaved changes, and the
+//! changes the page hears about.
+
+use std::rc::Rc;
+
+use serde::Serialize;
+use serde_json::Value;
+use toolbridge_protocol::Error;
+use toolbridge_protocol::catalog::Catalog;
+use toolbridge_protocol::context::Role;
+use toolbridge_protocol::method::Method;
+use toolbridge_protocol::open_quote::OpenQuote;
+use toolbridge_protocol::quote::QuoteDto;
+
+/// What happened to the open quote, as `onChange` listeners receive it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub(crate) enum Change {
+    /// A quote was opened.
+    Opened,
+    /// A tool's `addLines` batch was merged.
+    #[serde(rename_all = "camelCase")]
+    LinesAdded {
+        /// The tool's slug.
+        tool: String,
+        /// Lines the tool sent.
+        lines_added: usize,
+        /// Task lines injected from task sequences.
+        tasks_injected: usize,
+    },
+    /// The quote was saved.
+    Saved,
+    /// The quote was sent (and is now locked).
+    Sent,
+    /// The quote was closed.
+    Closed,
+}
+
+/// The open quote as the page reads it: the quote with line amounts and
+/// totals, and whether it has changes not yet saved.
+#[derive(Debug, Serialize)]
+pub(crate) struct QuoteView {
+    #[serde(flatten)]
+    quote: QuoteDto,
+    dirty: bool,
+}
+
+/// A quote being edited.
+pub(crate) struct Session {
+    pub(crate) quote: OpenQuote,
+    pub(crate) catalog: Rc<Catalog>,
+    pub(crate) role: Role,
+    /// Bumped by every change.
+    pub(crate) revision: u64,
+    /// The revision the backend has.
+    pub(crate) saved: u64,
+    /// Set while Send Quote is in flight: no more lines.
+    pub(crate) sending: bool,
+}
+
+impl Session {
+    /// A freshly loaded quote, nothing unsaved.
+    pub(crate) fn new(quote: OpenQuote, catalog: Rc<Catalog>, role: Role) -> Self {
+        Self {
+            quote,
+            catalog,
+            role,
+            revision: 0,
+            saved: 0,
+            sending: false,
+        }
+    }
+
+    /// Whether there are changes the backend does not have.
+    pub(crate) fn is_dirty(&self) -> bool {
+        self.revision != self.saved
+    }
+
+    /// Takes the backend's copy after a save or send of `revision`: it
+    /// replaces the local one unless more changes were made meanwhile.
+    pub(crate) fn settle(&mut self, revision: u64, saved: QuoteDto) -> Result<(), Error> {
+        self.saved = self.saved.max(revision);
+        if self.revision == revision {
+            self.quote = OpenQuote::from_dto(saved)?;
+        }
+        Ok(())
+    }
+}
+
+/// The editor: at most one open quote.
+#[derive(Default)]
+pub(crate) struct Editor {
+    session: Option<Session>,
+    /// Bumped by every open and close, so that a slow `openQuote` that was
+    /// overtaken does not win.
+    generation: u64,
+}
+
+impl Editor {
+    /// The open quote.
+    pub(crate) fn session(&self) -> Option<&Session> {
+        self.session.as_ref()
+    }
+
+    /// The open quote, to change.
+    pub(crate) fn session_mut(&mut self) -> Option<&mut Session> {
+        self.session.as_mut()
+    }
+
+    /// Starts an open or close; returns its generation.
+    pub(crate) fn begin(&mut self) -> u64 {
+        self.generation = self.generation.wrapping_add(1);
+        self.generation
+    }
+
+    /// Whether `generation` is still the latest open or close.
+    pub(crate) fn is_current(&self, generation: u64) -> bool {
+        self.generation == generation
+    }
+
+    /// Installs a loaded quote.
+    pub(crate) fn install(&mut self, session: Session) {
+        self.session = Some(session);
+    }
+
+    /// Closes the quote.
+    pub(crate) fn close(&mut self) {
+        self.begin();
+        self.session = None;
+    }
+
+    /// The open quote as the page reads it.
+    pub(crate) fn view(&self) -> Option<QuoteView> {
+        self.session.as_ref().map(|session| QuoteView {
+            quote: session.quote.to_dto(),
+            dirty: session.is_dirty(),
+        })
+    }
+
+    /// `quotes.addLines` from the tool `tool`: validated and merged whole, or
+    /// refused with the quote untouched.
+    pub(crate) fn add_lines(&mut self, params: &Value, tool: &str) -> Result<Change, Error> {
+        let session = self.session.as_mut().ok_or(Error::NoOpenQuote)?;
+        Method::QuotesAddLines.authorize_role(session.role)?;
+        if session.sending {
+            return Err(Error::QuoteLocked(format!(
+                "quote {} is being sent and can no longer be changed",
+                session.quote.header().reference
+            )));
+        }
+        let report = session.quote.add_lines(params, &session.catalog)?;
+        session.revision = session.revision.wrapping_add(1);
+        Ok(Change::LinesAdded {
+            tool: tool.to_owned(),
+            lines_added: report.lines_added,
+            tasks_injected: report.tasks_injected,
+        })
+    }
+}

@@ -1,0 +1,520 @@
+//! `Host`: the page's handle on toolbridge. It owns the state every part of
+//! the module shares ([`Shared`]) and exposes the page API: mount tools,
+//! open, read, save, send and close the quote in the editor, listen for
+//! changes and calls, and switch debug logging.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use js_sys::{Function, Promise};
+use serde::Deserialize;
+use toolbridge_protocol::catalog::{Catalog, CatalogIndex};
+use toolbridge_protocol::context::BridgeContextDto;
+use toolbridge_protocol::open_quote::OpenQuote;
+use toolbridge_protocol::quote::QuoteDto;
+use toolbridge_protocol::{Error, limits};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::prelude::wasm_bindgen;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::future_to_promise;
+use web_sys::{Element, HtmlIFrameElement, MessageEvent, Window};
+
+use crate::backend::{Backend, Fetched};
+use crate::debug::DebugLog;
+use crate::dispatch::{fetch_context, typed};
+use crate::editor::{Change, Editor, Session};
+use crate::error::HostError;
+use crate::handshake;
+use crate::json;
+use crate::listeners::Listeners;
+use crate::options::{HostOptions, ToolOptions};
+use crate::registry::{MountedTool, Registry, SANDBOX};
+
+/// The catalog index with the `ETag` it came with.
+struct CachedCatalog {
+    etag: String,
+    catalog: Rc<Catalog>,
+}
+
+/// State shared by the page API, the handshake and call dispatch.
+pub(crate) struct Shared {
+    pub(crate) window: Window,
+    pub(crate) backend: Backend,
+    pub(crate) tools: RefCell<Registry>,
+    pub(crate) editor: RefCell<Editor>,
+    pub(crate) debug: DebugLog,
+    context: RefCell<Option<BridgeContextDto>>,
+    catalog: RefCell<Option<CachedCatalog>>,
+    changes: Rc<Listeners>,
+}
+
+impl Shared {
+    /// Milliseconds on the page's high-resolution clock.
+    pub(crate) fn now(&self) -> f64 {
+        self.window.performance().map_or(0.0, |p| p.now())
+    }
+
+    /// The signed-in user (`GET /me`, fetched once and kept).
+    pub(crate) async fn context(&self) -> Result<BridgeContextDto, Error> {
+        if let Some(context) = self.context.borrow().clone() {
+            return Ok(context);
+        }
+        let context = fetch_context(self).await?;
+        *self.context.borrow_mut() = Some(context.clone());
+        Ok(context)
+    }
+
+    /// Drops the kept user, after the backend said the session ended.
+    pub(crate) fn forget_context(&self) {
+        self.context.borrow_mut().take();
+    }
+
+    /// Tells `onChange` listeners.
+    pub(crate) fn emit_change(&self, change: &Change) {
+        if self.changes.is_empty() {
+            return;
+        }
+        let quote = self
+            .editor
+            .borrow()
+            .view()
+            .and_then(|view| json::to_js(&view).ok())
+            .unwrap_or(JsValue::NULL);
+        let change = json::to_js(change).unwrap_or(JsValue::NULL);
+        self.changes.emit(&quote, &change);
+    }
+
+    /// Unmounts a tool: its port closes, its frame leaves the page.
+    pub(crate) fn unmount(&self, key: u32) {
+        let removed = self.tools.borrow_mut().remove(key);
+        if let Some(mounted) = removed {
+            mounted.frame.remove();
+        }
+    }
+
+    /// The catalog index, revalidated with its `ETag`.
+    async fn catalog(&self) -> Result<Rc<Catalog>, Error> {
+        let etag = self.catalog.borrow().as_ref().map(|c| c.etag.clone());
+        match self
+            .backend
+            .get_if_changed("/catalog/index", etag.as_deref())
+            .await?
+        {
+            Fetched::NotModified => self
+                .catalog
+                .borrow()
+                .as_ref()
+                .map(|cached| Rc::clone(&cached.catalog))
+                .ok_or_else(|| {
+                    Error::Internal(
+                        "the backend answered 304 for a catalog index the host never had"
+                            .to_owned(),
+                    )
+                }),
+            Fetched::Fresh { body, etag } => {
+                let index: CatalogIndex = typed(body, "GET /catalog/index")?;
+                let catalog = Rc::new(Catalog::from_index(index)?);
+                *self.catalog.borrow_mut() = etag.map(|etag| CachedCatalog {
+                    etag,
+                    catalog: Rc::clone(&catalog),
+                });
+                Ok(catalog)
+            }
+        }
+    }
+
+    fn current_view(&self) -> Result<JsValue, HostError> {
+        let view = self.editor.borrow().view();
+        Ok(json::to_js(&view)?)
+    }
+
+    async fn open_quote(self: Rc<Self>, id: String) -> Result<JsValue, HostError> {
+        if id.trim().is_empty() || id.chars().count() > limits::TEXT_MAX_CHARS {
+            return Err(HostError::usage(format!(
+                "openQuote: {id:?} is not a quote id"
+            )));
+        }
+        self.refuse_if_unsaved("openQuote")?;
+        let generation = self.editor.borrow_mut().begin();
+        let context = self.context().await;
+        let context = self.unauthenticated_forgets(context)?;
+        let path = format!(
+            "/quotes/{}",
+            String::from(js_sys::encode_uri_component(&id))
+        );
+        let quote = self.backend.get(&path).await;
+        let dto: QuoteDto = typed(self.unauthenticated_forgets(quote)?, &format!("GET {path}"))?;
+        let catalog = self.catalog().await;
+        let catalog = self.unauthenticated_forgets(catalog)?;
+        let quote = OpenQuote::from_dto(dto)?;
+        {
+            let mut editor = self.editor.borrow_mut();
+            if !editor.is_current(generation) {
+                return Err(HostError::usage(format!(
+                    "openQuote({id:?}) was overtaken by a later openQuote or closeQuote"
+                )));
+            }
+            editor.install(Session::new(quote, catalog, context.user_role));
+        }
+        self.emit_change(&Change::Opened);
+        self.current_view()
+    }
+
+    async fn save(self: Rc<Self>) -> Result<JsValue, HostError> {
+        self.save_open("save").await?;
+        self.emit_change(&Change::Saved);
+        self.current_view()
+    }
+
+    /// Saves the open quote's lines; returns the quote's id.
+    async fn save_open(&self, what: &str) -> Result<String, HostError> {
+        let (id, revision, body) = {
+            let editor = self.editor.borrow();
+            let session = editor
+                .session()
+                .ok_or_else(|| HostError::usage(format!("{what}: no quote is open")))?;
+            let quote = &session.quote;
+            if !quote.header().status.is_editable() {
+                return Err(Error::QuoteLocked(format!(
+                    "quote {} is {}; only a Draft quote can be saved",
+                    quote.header().reference,
+                    quote.header().status
+                ))
+                .into());
+            }
+            let body = serde_json::json!({"lines": quote.lines(), "groupKeys": quote.group_keys()});
+            (quote.header().id.clone(), session.revision, body)
+        };
+        let path = format!(
+            "/quotes/{}/lines",
+            String::from(js_sys::encode_uri_component(&id))
+        );
+        let saved = self.backend.send("PUT", &path, Some(&body)).await;
+        let saved: QuoteDto = typed(self.unauthenticated_forgets(saved)?, &format!("PUT {path}"))?;
+        if let Some(session) = self.editor.borrow_mut().session_mut() {
+            if session.quote.header().id == id {
+                session.settle(revision, saved)?;
+            }
+        }
+        Ok(id)
+    }
+
+    async fn send(self: Rc<Self>) -> Result<JsValue, HostError> {
+        let dirty = self
+            .editor
+            .borrow()
+            .session()
+            .ok_or_else(|| HostError::usage("send: no quote is open"))?
+            .is_dirty();
+        if dirty {
+            self.save_open("send").await?;
+        }
+        let (id, revision) = {
+            let mut editor = self.editor.borrow_mut();
+            let session = editor
+                .session_mut()
+                .ok_or_else(|| HostError::usage("send: the quote was closed while saving"))?;
+            session.sending = true;
+            (session.quote.header().id.clone(), session.revision)
+        };
+        let path = format!(
+            "/quotes/{}/send",
+            String::from(js_sys::encode_uri_component(&id))
+        );
+        let sent = self.backend.send("POST", &path, None).await;
+        let outcome = self
+            .unauthenticated_forgets(sent)
+            .and_then(|sent| typed::<QuoteDto>(sent, &format!("POST {path}")));
+        {
+            let mut editor = self.editor.borrow_mut();
+            if let Some(session) = editor.session_mut() {
+                if session.quote.header().id == id {
+                    session.sending = false;
+                    if let Ok(sent) = &outcome {
+                        session.settle(revision, sent.clone())?;
+                    }
+                }
+            }
+        }
+        outcome?;
+        self.emit_change(&Change::Sent);
+        self.current_view()
+    }
+
+    fn refuse_if_unsaved(&self, what: &str) -> Result<(), HostError> {
+        let editor = self.editor.borrow();
+        match editor.session() {
+            Some(session) if session.is_dirty() => Err(HostError::UnsavedChanges(format!(
+                "{what}: quote {} has unsaved changes; save it first, or close it with {{discard: true}}",
+                session.quote.header().reference
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    /// Passes a backend outcome through, forgetting the user first when the
+    /// session has ended.
+    fn unauthenticated_forgets<T>(&self, outcome: Result<T, Error>) -> Result<T, Error> {
+        if matches!(outcome, Err(Error::Unauthenticated(_))) {
+            self.forget_context();
+        }
+        outcome
+    }
+}
+
+/// `closeQuote({discard?})`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CloseOptions {
+    #[serde(default)]
+    discard: bool,
+}
+
+/// The host of the page's tools. See the crate documentation for a tour.
+#[wasm_bindgen]
+pub struct Host {
+    shared: Rc<Shared>,
+    on_message: Option<Closure<dyn FnMut(MessageEvent)>>,
+}
+
+#[wasm_bindgen]
+impl Host {
+    /// A host answering tools from the REST API at `options.apiBase`
+    /// (`"/api/v1"` or an absolute URL), with the page's session.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "HostOptions")] options: &JsValue,
+    ) -> Result<Host, JsValue> {
+        let options = HostOptions::read(options)?;
+        let window = web_sys::window().ok_or_else(|| HostError::usage("a Host needs a window"))?;
+        let page = window
+            .location()
+            .href()
+            .map_err(|_| HostError::usage("the page's URL cannot be read"))?;
+        let backend = Backend::new(&options.api_base, &page, options.request_timeout_ms)?;
+        let shared = Rc::new(Shared {
+            window: window.clone(),
+            backend,
+            tools: RefCell::default(),
+            editor: RefCell::default(),
+            debug: DebugLog::default(),
+            context: RefCell::default(),
+            catalog: RefCell::default(),
+            changes: Rc::default(),
+        });
+        shared.debug.set_enabled(options.debug);
+        let weak = Rc::downgrade(&shared);
+        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+            if let Some(shared) = weak.upgrade() {
+                handshake::on_window_message(&shared, &event);
+            }
+        });
+        window
+            .add_event_listener_with_callback("message", on_message.as_ref().unchecked_ref())
+            .map_err(|_| HostError::usage("cannot listen for window messages"))?;
+        Ok(Host {
+            shared,
+            on_message: Some(on_message),
+        })
+    }
+
+    /// The REST API base the host calls, as an absolute URL.
+    #[wasm_bindgen(getter = apiBase)]
+    pub fn api_base(&self) -> String {
+        self.shared.backend.base().to_owned()
+    }
+
+    /// Creates the tool's sandboxed iframe in `container` and registers it:
+    /// only that frame, showing a page from `tool.origin`, can connect, and
+    /// it gets the permissions of `tool.type`.
+    pub fn mount(
+        &self,
+        container: &Element,
+        #[wasm_bindgen(unchecked_param_type = "ToolOptions")] tool: &JsValue,
+    ) -> Result<MountedTool, JsValue> {
+        let tool = ToolOptions::read(tool)?;
+        let document = self
+            .shared
+            .window
+            .document()
+            .ok_or_else(|| HostError::usage("mount: the page has no document"))?;
+        let frame: HtmlIFrameElement = document
+            .create_element("iframe")
+            .ok()
+            .and_then(|element| element.dyn_into().ok())
+            .ok_or_else(|| HostError::usage("mount: cannot create an iframe"))?;
+        let attributes = [
+            ("sandbox", SANDBOX),
+            ("title", tool.title.as_str()),
+            ("referrerpolicy", "strict-origin"),
+            ("data-toolbridge-tool", tool.slug.as_str()),
+        ];
+        for (name, value) in attributes {
+            frame
+                .set_attribute(name, value)
+                .map_err(|_| HostError::usage(format!("mount: cannot set the frame's {name}")))?;
+        }
+        // Registered before the page loads, so that its first hello counts.
+        let key = self
+            .shared
+            .tools
+            .borrow_mut()
+            .add(tool.clone(), frame.clone());
+        frame.set_src(&tool.src);
+        if container.append_child(&frame).is_err() {
+            self.shared.tools.borrow_mut().remove(key);
+            return Err(HostError::usage("mount: the container does not take children").into());
+        }
+        Ok(MountedTool::new(
+            key,
+            Rc::downgrade(&self.shared),
+            &tool,
+            frame,
+        ))
+    }
+
+    /// Loads quote `id` and the catalog index (revalidated by its `ETag`)
+    /// into the editor. Refused while the open quote has unsaved changes.
+    #[wasm_bindgen(js_name = openQuote, unchecked_return_type = "Promise<EditorQuote>")]
+    pub fn open_quote(&self, id: String) -> Promise {
+        let shared = Rc::clone(&self.shared);
+        future_to_promise(async move { shared.open_quote(id).await.map_err(JsValue::from) })
+    }
+
+    /// The open quote with line amounts, totals and `dirty`; `null` when no
+    /// quote is open.
+    #[wasm_bindgen(getter, unchecked_return_type = "EditorQuote | null")]
+    pub fn quote(&self) -> Result<JsValue, JsValue> {
+        self.shared.current_view().map_err(JsValue::from)
+    }
+
+    /// Saves the open quote's lines to the backend.
+    #[wasm_bindgen(unchecked_return_type = "Promise<EditorQuote>")]
+    pub fn save(&self) -> Promise {
+        let shared = Rc::clone(&self.shared);
+        future_to_promise(async move { shared.save().await.map_err(JsValue::from) })
+    }
+
+    /// Send Quote: saves unsaved changes, then moves the Draft to Sent. From
+    /// then on it is locked and `addLines` answers `QUOTE_LOCKED`.
+    #[wasm_bindgen(unchecked_return_type = "Promise<EditorQuote>")]
+    pub fn send(&self) -> Promise {
+        let shared = Rc::clone(&self.shared);
+        future_to_promise(async move { shared.send().await.map_err(JsValue::from) })
+    }
+
+    /// Closes the open quote. Refused when it has unsaved changes, unless
+    /// `{discard: true}`.
+    #[wasm_bindgen(js_name = closeQuote)]
+    pub fn close_quote(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "{ discard?: boolean } | undefined")]
+        options: &JsValue,
+    ) -> Result<(), JsValue> {
+        let options: CloseOptions = if options.is_undefined() || options.is_null() {
+            CloseOptions::default()
+        } else {
+            json::read_js(options, "closeQuote(options)").map_err(HostError::Usage)?
+        };
+        if !options.discard {
+            self.shared.refuse_if_unsaved("closeQuote")?;
+        }
+        let was_open = self.shared.editor.borrow().session().is_some();
+        self.shared.editor.borrow_mut().close();
+        if was_open {
+            self.shared.emit_change(&Change::Closed);
+        }
+        Ok(())
+    }
+
+    /// Calls `listener(quote, change)` after every change to the open quote;
+    /// returns a function that stops it.
+    #[wasm_bindgen(js_name = onChange, unchecked_return_type = "() => void")]
+    pub fn on_change(
+        &self,
+        #[wasm_bindgen(
+            unchecked_param_type = "(quote: EditorQuote | null, change: QuoteChange) => void"
+        )]
+        listener: Function,
+    ) -> Function {
+        self.shared.changes.add(listener)
+    }
+
+    /// Calls `listener(record)` after every bridge call (tool, method,
+    /// duration, outcome); returns a function that stops it.
+    #[wasm_bindgen(js_name = onCall, unchecked_return_type = "() => void")]
+    pub fn on_call(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "(record: CallRecord) => void")] listener: Function,
+    ) -> Function {
+        self.shared.debug.on_call.add(listener)
+    }
+
+    /// Whether every call and every dropped message is written to the
+    /// console.
+    #[wasm_bindgen(getter)]
+    pub fn debug(&self) -> bool {
+        self.shared.debug.enabled()
+    }
+
+    /// Turns console logging of calls and dropped messages on or off.
+    #[wasm_bindgen(setter)]
+    pub fn set_debug(&self, enabled: bool) {
+        self.shared.debug.set_enabled(enabled);
+    }
+
+    /// The most recent calls and dropped messages, oldest first.
+    #[wasm_bindgen(js_name = debugLog, unchecked_return_type = "DebugEntry[]")]
+    pub fn debug_log(&self) -> Result<JsValue, JsValue> {
+        json::to_js(&self.shared.debug.entries()).map_err(|e| HostError::from(e).into())
+    }
+
+    /// The mounted tools: slug, type, origin and whether each is connected.
+    #[wasm_bindgen(unchecked_return_type = "ToolStatus[]")]
+    pub fn tools(&self) -> Result<JsValue, JsValue> {
+        let tools: Vec<serde_json::Value> = self
+            .shared
+            .tools
+            .borrow()
+            .iter()
+            .map(|m| {
+                serde_json::json!({
+                    "slug": m.tool.slug,
+                    "type": m.tool.tool_type,
+                    "origin": m.tool.origin,
+                    "connected": m.link.is_some(),
+                })
+            })
+            .collect();
+        json::to_js(&tools).map_err(|e| HostError::from(e).into())
+    }
+
+    /// Forgets the signed-in user kept from `GET /me`; call it after the
+    /// page signs a user in or out.
+    #[wasm_bindgen(js_name = forgetSession)]
+    pub fn forget_session(&self) {
+        self.shared.forget_context();
+    }
+
+    /// Unmounts every tool, stops listening, and drops the listeners. The
+    /// host answers nothing afterwards.
+    pub fn destroy(&mut self) {
+        if let Some(on_message) = self.on_message.take() {
+            let _ = self.shared.window.remove_event_listener_with_callback(
+                "message",
+                on_message.as_ref().unchecked_ref(),
+            );
+        }
+        for mounted in self.shared.tools.borrow_mut().drain() {
+            mounted.frame.remove();
+        }
+        self.shared.changes.clear();
+        self.shared.debug.on_call.clear();
+    }
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        self.destroy();
+    }
+}

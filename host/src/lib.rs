@@ -1,0 +1,47 @@
+//! The toolbridge host module: the parent-page half of the bridge.
+//!
+//! Built with wasm-bindgen as an ES module for the page that embeds tools.
+//! The page creates one [`Host`] for its REST API, mounts each tool with
+//! [`Host::mount`] (the tool's slug, registered origin and manifest type),
+//! and opens the quote being edited with [`Host::open_quote`]. From then on
+//! the host:
+//!
+//! - accepts a tool's hello only from the frame it mounted, at the tool's
+//!   registered origin, and welcomes it with a private `MessagePort`
+//!   ([`handshake`]);
+//! - answers the bridge calls on that port ([`dispatch`]): `context.get`
+//!   from `GET /me` (kept), the lists with their paging checked first,
+//!   `quotes.create` checked by `toolbridge-protocol` and then posted, and
+//!   `quotes.addLines` (only for `quoting_extension` tools) merged into the
+//!   open quote in memory with no network call ([`editor`]);
+//! - maps backend answers to bridge error codes in one place ([`backend`]);
+//! - records every call and every dropped message ([`debug`]).
+//!
+//! ```js
+//! import init, { Host } from "/host/toolbridge_host.js";
+//! await init();
+//! const host = new Host({ apiBase: "/api/v1" });
+//! await host.openQuote(quoteId);
+//! const tool = host.mount(panel, { slug: "estimator", origin: "http://estimator.tools.localhost:8080", type: "quoting_extension" });
+//! host.onChange((quote, change) => render(quote));
+//! await host.save();
+//! ```
+
+#![deny(missing_docs)]
+
+mod backend;
+mod debug;
+mod dispatch;
+mod editor;
+mod error;
+mod handshake;
+mod host;
+mod json;
+mod listeners;
+mod options;
+mod registry;
+mod typescript;
+
+pub use error::HostError;
+pub use host::Host;
+pub use registry::MountedTool;

@@ -1,0 +1,130 @@
+//! The options the page passes to `new Host(…)` and `host.mount(…)`, read and
+//! checked so that a mistake is reported with the option's name.
+
+use serde::Deserialize;
+use toolbridge_protocol::manifest::ToolType;
+use wasm_bindgen::JsValue;
+
+use crate::backend::DEFAULT_TIMEOUT_MS;
+use crate::error::HostError;
+use crate::json;
+
+/// `new Host({apiBase, debug?, requestTimeoutMs?})`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct HostOptions {
+    /// The REST API's base URL, e.g. `/api/v1`.
+    pub(crate) api_base: String,
+    /// Log every call and dropped message to the console.
+    #[serde(default)]
+    pub(crate) debug: bool,
+    /// Deadline of each backend request.
+    #[serde(default = "default_timeout")]
+    pub(crate) request_timeout_ms: u32,
+}
+
+fn default_timeout() -> u32 {
+    DEFAULT_TIMEOUT_MS
+}
+
+impl HostOptions {
+    /// Reads the constructor's argument.
+    pub(crate) fn read(value: &JsValue) -> Result<Self, HostError> {
+        json::read_js(value, "new Host(options)").map_err(HostError::Usage)
+    }
+}
+
+/// `host.mount(container, {slug, origin, type, entry?, title?})`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RawTool {
+    slug: String,
+    origin: String,
+    #[serde(rename = "type")]
+    tool_type: String,
+    #[serde(default)]
+    entry: Option<String>,
+    #[serde(default)]
+    title: Option<String>,
+}
+
+/// A tool to mount, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ToolOptions {
+    /// Lower-case letters, digits and hyphens (it names the tool's origin).
+    pub(crate) slug: String,
+    /// The tool's registered origin, normalised (`https://x.tools.example`).
+    pub(crate) origin: String,
+    /// From the installed manifest.
+    pub(crate) tool_type: ToolType,
+    /// The entry page's absolute URL, on `origin`.
+    pub(crate) src: String,
+    /// The frame's accessible title.
+    pub(crate) title: String,
+}
+
+/// Longest slug (a DNS label).
+const SLUG_MAX: usize = 63;
+
+impl ToolOptions {
+    /// Reads and checks `mount`'s second argument.
+    pub(crate) fn read(value: &JsValue) -> Result<Self, HostError> {
+        let raw: RawTool =
+            json::read_js(value, "mount(container, tool)").map_err(HostError::Usage)?;
+        let slug_ok = !raw.slug.is_empty()
+            && raw.slug.len() <= SLUG_MAX
+            && raw
+                .slug
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            && !raw.slug.starts_with('-')
+            && !raw.slug.ends_with('-');
+        if !slug_ok {
+            return Err(HostError::usage(format!(
+                "mount: slug {:?} must be 1 to {SLUG_MAX} lower-case letters, digits or inner hyphens",
+                raw.slug
+            )));
+        }
+        let tool_type = ToolType::from_token(&raw.tool_type).ok_or_else(|| {
+            HostError::usage(format!(
+                "mount: type {:?} must be \"standalone\" or \"quoting_extension\" (the manifest's type)",
+                raw.tool_type
+            ))
+        })?;
+        let origin = bare_origin(&raw.origin)?;
+        let entry = raw.entry.unwrap_or_else(|| "/".to_owned());
+        let src = web_sys::Url::new_with_base(&entry, &origin)
+            .map_err(|_| HostError::usage(format!("mount: entry {entry:?} is not a URL path")))?;
+        if src.origin() != origin {
+            return Err(HostError::usage(format!(
+                "mount: entry {entry:?} leaves the tool's origin {origin}; give a path such as \"/index.html\""
+            )));
+        }
+        Ok(Self {
+            title: raw.title.unwrap_or_else(|| raw.slug.clone()),
+            slug: raw.slug,
+            origin,
+            tool_type,
+            src: src.href(),
+        })
+    }
+}
+
+/// `origin` if it is a bare http(s) origin (scheme, host, optional port),
+/// in the form browsers report as `event.origin`.
+fn bare_origin(origin: &str) -> Result<String, HostError> {
+    let refuse = || {
+        HostError::usage(format!(
+            "mount: origin {origin:?} must be a bare origin such as \"https://estimator.tools.example\" (scheme, host and port only)"
+        ))
+    };
+    let url = web_sys::Url::new(origin).map_err(|_| refuse())?;
+    let normalised = url.origin();
+    let protocol = url.protocol();
+    if (protocol != "http:" && protocol != "https:")
+        || !normalised.eq_ignore_ascii_case(origin.trim_end_matches('/'))
+    {
+        return Err(refuse());
+    }
+    Ok(normalised)
+}

@@ -1,0 +1,117 @@
+//! The TypeScript types of the page API, emitted into the generated
+//! `toolbridge_host.d.ts` next to the classes wasm-bindgen describes.
+
+use wasm_bindgen::prelude::wasm_bindgen;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TYPES: &'static str = r#"
+/** A tool's manifest type. */
+export type ToolType = "standalone" | "quoting_extension";
+
+/** `new Host(options)`. */
+export interface HostOptions {
+  /** The REST API base: a path on the page's origin ("/api/v1") or an absolute URL. */
+  apiBase: string;
+  /** Write every bridge call and every dropped message to the console. */
+  debug?: boolean;
+  /** Deadline of each backend request in milliseconds (default 20000). */
+  requestTimeoutMs?: number;
+}
+
+/** `host.mount(container, tool)`. */
+export interface ToolOptions {
+  /** Lower-case letters, digits and hyphens. */
+  slug: string;
+  /** The tool's registered origin, e.g. "http://estimator.tools.localhost:8080". */
+  origin: string;
+  /** From the installed manifest; never from the tool. */
+  type: ToolType;
+  /** The entry page's path on the tool's origin (default "/"). */
+  entry?: string;
+  /** The frame's accessible title (default: the slug). */
+  title?: string;
+}
+
+/** A line of the open quote, with its amounts. */
+export interface EditorQuoteLine {
+  lineNo: number;
+  lineType: "product" | "task" | "cost";
+  linkedItemId?: string;
+  productCode?: string;
+  description: string;
+  specification?: string;
+  location?: string;
+  qty: number;
+  unit: "T_ITEM" | "T_SQUARE_METRE" | "T_LINEAR_METRE";
+  unitPrice: number;
+  costPrice: number;
+  taxRate: number;
+  section?: string;
+  groupId: number;
+  injected: boolean;
+  parentLineNo?: number;
+  nett: number;
+  tax: number;
+  total: number;
+  cost: number;
+}
+
+/** The quote open in the editor. */
+export interface EditorQuote {
+  id: string;
+  ref: string;
+  customerId: string;
+  customerName: string;
+  jobId?: string;
+  title?: string;
+  quoteType: "Quote" | "Estimate";
+  status: "Draft" | "Sent" | "Accepted" | "Rejected" | "Expired";
+  date: string;
+  expiryDays: number;
+  lines: EditorQuoteLine[];
+  groupKeys: Record<string, number>;
+  totals: { cost: number; margin: number; marginPercent: number; nett: number; tax: number; total: number };
+  /** Whether there are changes the backend does not have yet. */
+  dirty: boolean;
+}
+
+/** What changed, as `onChange` listeners receive it. */
+export type QuoteChange =
+  | { kind: "opened" }
+  | { kind: "linesAdded"; tool: string; linesAdded: number; tasksInjected: number }
+  | { kind: "saved" }
+  | { kind: "sent" }
+  | { kind: "closed" };
+
+/** One bridge call, answered. */
+export interface CallRecord {
+  tool: string;
+  method: string;
+  durationMs: number;
+  /** "ok" or the error code. */
+  outcome: string;
+  message?: string;
+}
+
+/** An entry of `host.debugLog()`. */
+export type DebugEntry =
+  | ({ kind: "call" } & CallRecord)
+  | { kind: "dropped"; reason: string; origin: string; tool?: string };
+
+/** An entry of `host.tools()`. */
+export interface ToolStatus {
+  slug: string;
+  type: ToolType;
+  origin: string;
+  connected: boolean;
+}
+
+/** What the host's methods reject with: an Error named "HostError". */
+export interface HostErrorObject extends Error {
+  name: "HostError";
+  /** "USAGE", "UNSAVED_CHANGES", or a bridge error code such as "UNAUTHENTICATED". */
+  code: string;
+  details: { path: string; message: string }[];
+  retryAfter?: number;
+}
+"#;

@@ -1,0 +1,116 @@
+// The test page's side of the host's browser tests: tool frames on a second
+// origin, commands to them, the session with the real toolbridge server, and
+// a few facts about the page (requests made, frames present). The Rust tests
+// in tests/browser.rs make the assertions.
+
+const TOOL_PAGE = "/tests/pages/tool.html";
+
+// Room for every request of the run, so that counting them stays exact.
+performance.setResourceTimingBufferSize(100000);
+
+// The test page is served from 127.0.0.1; "localhost" on the same port is a
+// second, real origin: the tools'.
+export function toolOrigin() {
+  const url = new URL(location.href);
+  url.hostname = url.hostname === "localhost" ? "127.0.0.1" : "localhost";
+  return url.origin;
+}
+
+export function pageOrigin() {
+  return location.origin;
+}
+
+// The entry path of the test tool with these query parameters.
+export function toolEntry(query) {
+  return `${TOOL_PAGE}?${new URLSearchParams(query)}`;
+}
+
+export function toolPageAt(origin, query) {
+  return `${origin}${toolEntry(query)}`;
+}
+
+// Resolves when the tool page in `frame` has loaded its script (and so
+// listens for commands).
+export function loaded(frame, timeoutMs) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      removeEventListener("message", onMessage);
+      reject(new Error(`the tool page did not load within ${timeoutMs} ms`));
+    }, timeoutMs);
+    function onMessage(event) {
+      const data = event.data && event.data.toolbridgeTest;
+      if (event.source !== frame.contentWindow || !data || !data.loaded) return;
+      clearTimeout(timer);
+      removeEventListener("message", onMessage);
+      resolve();
+    }
+    addEventListener("message", onMessage);
+  });
+}
+
+let nextId = 1;
+
+// Sends a command to the tool page in `frame`; resolves with its answer.
+export function command(frame, body, timeoutMs) {
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      removeEventListener("message", onMessage);
+      reject(new Error(`no answer to ${JSON.stringify(body).slice(0, 200)} within ${timeoutMs} ms`));
+    }, timeoutMs);
+    function onMessage(event) {
+      const data = event.data && event.data.toolbridgeTest;
+      if (event.source !== frame.contentWindow || !data || data.id !== id) return;
+      clearTimeout(timer);
+      removeEventListener("message", onMessage);
+      resolve(data);
+    }
+    addEventListener("message", onMessage);
+    frame.contentWindow.postMessage({ toolbridgeTest: { id, ...body } }, "*");
+  });
+}
+
+// Gives the tool page in `frame` a port on which this page echoes every
+// message with a context-shaped answer: the floor of a round trip.
+export function serveEcho(frame) {
+  const channel = new MessageChannel();
+  const context = { userName: "Echo", userEmail: "echo@example.test", userRole: "office", tenantName: "Echo", tenantId: "t", cultureCode: "en-NZ" };
+  channel.port1.onmessage = (event) => channel.port1.postMessage({ jsonrpc: "2.0", id: event.data.id, result: context });
+  frame.contentWindow.postMessage({ toolbridgeTest: { echoPort: true } }, "*", [channel.port2]);
+}
+
+// A frame this page creates itself: never mounted by the host.
+export function unmountedFrame(src) {
+  const frame = document.createElement("iframe");
+  frame.setAttribute("sandbox", "allow-scripts allow-same-origin");
+  frame.src = src;
+  document.body.appendChild(frame);
+  return frame;
+}
+
+export function container() {
+  const div = document.createElement("div");
+  document.body.appendChild(div);
+  return div;
+}
+
+// Requests this page has made so far (fetches included).
+export function requestCount() {
+  return performance.getEntriesByType("resource").length;
+}
+
+export function requestUrls(since) {
+  return performance.getEntriesByType("resource").slice(since).map((entry) => entry.name);
+}
+
+// A JSON request to the toolbridge server with the page's session.
+export async function api(url, method, body) {
+  const init = { method, credentials: "include", headers: { Accept: "application/json" } };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const response = await fetch(url, init);
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : null };
+}

@@ -1,0 +1,153 @@
+//! Running wasm-bindgen tests in a headless browser, and what the host's browser tests talk to:
+//! a real `toolbridge` server that lets the test page in, and the [`Harness`].
+
+use std::net::{Ipv4Addr, TcpListener};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::bridge_js;
+use crate::error::Error;
+use crate::harness::Harness;
+use crate::pins::WASM_TARGET;
+use crate::process::Ctx;
+use crate::toolbridge_server::{Profile, ServerOptions, ToolbridgeServer};
+
+/// A browser for wasm-bindgen tests: the driver binary and the variable that hands its path to
+/// `wasm-bindgen-test-runner` (which picks the browser by the variable that is set).
+pub(crate) struct Browser {
+    /// The browser's name in suite names and directories.
+    pub(crate) name: &'static str,
+    driver: &'static str,
+    variable: &'static str,
+}
+
+/// Headless Chromium, through chromedriver.
+pub(crate) const CHROMIUM: Browser = Browser {
+    name: "chromium",
+    driver: "chromedriver",
+    variable: "CHROMEDRIVER",
+};
+
+/// Headless Firefox ESR, through geckodriver.
+pub(crate) const FIREFOX: Browser = Browser {
+    name: "firefox",
+    driver: "geckodriver",
+    variable: "GECKODRIVER",
+};
+
+/// Every driver variable the runner looks at, so that all but the chosen one can be removed.
+const DRIVER_VARIABLES: [&str; 3] = ["CHROMEDRIVER", "GECKODRIVER", "SAFARIDRIVER"];
+
+/// `cargo test -p PACKAGE --target wasm32-unknown-unknown` (further arguments are the caller's)
+/// set up to run in `browser`: its driver, and `wasm-bindgen-test-runner` as the runner, both
+/// found where setup installs them, with `timeout_secs` for each test binary. The error says
+/// which one is missing.
+pub(crate) fn wasm_test_command(
+    ctx: &Ctx,
+    browser: &Browser,
+    package: &str,
+    timeout_secs: u32,
+) -> Result<Command, Error> {
+    let driver = ctx.find(browser.driver).ok_or_else(|| {
+        Error::failed(format!(
+            "{} not found; run `cargo xtask setup`",
+            browser.driver
+        ))
+    })?;
+    let runner = ctx.find("wasm-bindgen-test-runner").ok_or_else(|| {
+        Error::failed("wasm-bindgen-test-runner not found; run `cargo xtask setup`")
+    })?;
+    let mut command = ctx.cargo();
+    command.args(["test", "-p", package, "--target", WASM_TARGET]);
+    for variable in DRIVER_VARIABLES {
+        command.env_remove(variable);
+    }
+    command
+        .env(browser.variable, driver)
+        // The runner .cargo/config.toml names, found where setup installed it.
+        .env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER", runner)
+        .env("WASM_BINDGEN_TEST_NO_ORIGIN_ISOLATION", "1")
+        .env("WASM_BINDGEN_TEST_TIMEOUT", timeout_secs.to_string());
+    Ok(command)
+}
+
+/// The backends of the host's browser tests: a `toolbridge` server whose allowed origins are the
+/// test page's (`http://127.0.0.1:P` and `http://localhost:P`, P reserved here for the test
+/// runner), and a [`Harness`]. Both stop when this is dropped.
+pub(crate) struct HostBackends {
+    page_port: u16,
+    /// Holds the page's port so that neither backend is given it; let go by [`Self::apply`].
+    page_reservation: Option<TcpListener>,
+    server: ToolbridgeServer,
+    harness: Harness,
+}
+
+impl HostBackends {
+    /// Starts the server (built with `profile`, its database and log in `dir`, `seed_products`
+    /// in the catalog, the SDK from `sdk/dist`) and the harness.
+    pub(crate) fn start(
+        ctx: &Ctx,
+        label: &'static str,
+        profile: Profile,
+        dir: PathBuf,
+        seed_products: u32,
+    ) -> Result<Self, Error> {
+        let page_reservation = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+            .map_err(|e| Error::failed(format!("cannot find a free port: {e}")))?;
+        let page_port = page_reservation
+            .local_addr()
+            .map_err(|e| Error::failed(format!("cannot find a free port: {e}")))?
+            .port();
+        let server = ToolbridgeServer::start(
+            ctx,
+            &ServerOptions {
+                label,
+                profile,
+                dir,
+                seed_products,
+                allow_origins: vec![
+                    format!("http://127.0.0.1:{page_port}"),
+                    format!("http://localhost:{page_port}"),
+                ],
+                sdk_dir: Some(bridge_js::dist_dir(ctx)),
+            },
+        )?;
+        let harness = Harness::start()?;
+        println!(
+            "{label}: the test harness listens at {}; the test page will be served on port \
+             {page_port}",
+            harness.base_url()
+        );
+        Ok(Self {
+            page_port,
+            page_reservation: Some(page_reservation),
+            server,
+            harness,
+        })
+    }
+
+    /// Points a [`wasm_test_command`] at the backends: the runner serves the page on the
+    /// reserved port (which is let go now, for the runner to take), and the tests learn the
+    /// server's and the harness's addresses at compile time (`TOOLBRIDGE_TEST_API`,
+    /// `TOOLBRIDGE_TEST_HARNESS`).
+    pub(crate) fn apply(&mut self, command: &mut Command) {
+        self.page_reservation = None;
+        command
+            .env(
+                "WASM_BINDGEN_TEST_ADDRESS",
+                format!("127.0.0.1:{}", self.page_port),
+            )
+            .env("TOOLBRIDGE_TEST_API", self.server.base_url())
+            .env("TOOLBRIDGE_TEST_HARNESS", self.harness.base_url());
+    }
+
+    /// The server's log.
+    pub(crate) fn server_log(&self) -> &Path {
+        self.server.log()
+    }
+
+    /// The harness, to read what the tests reported.
+    pub(crate) fn harness(&self) -> &Harness {
+        &self.harness
+    }
+}
