@@ -12,7 +12,7 @@ use toolbridge_protocol::manifest::ToolType;
 use toolbridge_protocol::method::Method;
 use toolbridge_protocol::paging::{BridgePagedResult, ListRequest, PageRequest, read_list_request};
 use toolbridge_protocol::quote::{BridgeCreateQuoteResult, QuoteDto};
-use toolbridge_protocol::rpc::{RpcResponse, decode_call};
+use toolbridge_protocol::rpc::{JSONRPC_VERSION, Rejected, RpcId, RpcResponse, decode_call};
 use wasm_bindgen::JsValue;
 use web_sys::MessagePort;
 
@@ -29,8 +29,59 @@ struct Caller {
     tool_type: ToolType,
 }
 
+/// A call's envelope, read straight from the message object: only `params`
+/// crosses into Rust as JSON, and only when the method reads it.
+struct Envelope {
+    /// The id as the tool sent it, echoed in the reply.
+    id: JsValue,
+    method: Method,
+    params: JsValue,
+}
+
+impl Envelope {
+    /// The envelope of a well-formed call; `None` for anything else, which
+    /// [`decode_call`] then explains.
+    fn read(data: &JsValue) -> Option<Self> {
+        if !data.is_object() {
+            return None;
+        }
+        let get = |name: &str| js_sys::Reflect::get(data, &JsValue::from_str(name)).ok();
+        if get("jsonrpc")?.as_string().as_deref() != Some(JSONRPC_VERSION) {
+            return None;
+        }
+        let id = get("id")?;
+        let id_ok = id.as_string().is_some()
+            || id
+                .as_f64()
+                .is_some_and(|n| n.fract() == 0.0 && n.abs() <= MAX_SAFE_INTEGER);
+        if !id_ok {
+            return None;
+        }
+        let method = Method::from_name(&get("method")?.as_string()?)?;
+        Some(Self {
+            id,
+            method,
+            params: get("params").unwrap_or(JsValue::UNDEFINED),
+        })
+    }
+}
+
+/// Ids up to this are exact both as JavaScript numbers and as `i64`.
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// A successful answer: JSON from Rust, or a JavaScript value kept ready.
+pub(crate) enum Answer {
+    /// JSON built in Rust.
+    Json(Value),
+    /// A value the host already holds in JavaScript form.
+    Js(JsValue),
+}
+
+type Outcome = Result<(Answer, Option<Change>), Error>;
+
 /// Handles one message from a tool's port: every message gets an answer
-/// (JSON-RPC error when it is not a call), posted back on the same port.
+/// (a JSON-RPC error when it is not a call), posted back on the same port.
+/// Calls that need no backend request are answered before this returns.
 pub(crate) fn on_port_message(shared: &Rc<Shared>, key: u32, port: &MessagePort, data: &JsValue) {
     let started = shared.now();
     let Some(caller) = shared.tools.borrow().get(key).map(|mounted| Caller {
@@ -39,58 +90,95 @@ pub(crate) fn on_port_message(shared: &Rc<Shared>, key: u32, port: &MessagePort,
     }) else {
         return;
     };
-    let call = json::from_js(data)
-        .ok_or_else(|| toolbridge_protocol::rpc::Rejected {
-            id: None,
-            error: Error::invalid("", "a call must be JSON data (a JSON-RPC 2.0 object)"),
-        })
-        .and_then(|value| decode_call(&value));
-    let call = match call {
-        Ok(call) => call,
-        Err(rejected) => {
-            let claimed = json::from_js(data)
-                .and_then(|v| v.get("method").and_then(Value::as_str).map(str::to_owned))
-                .unwrap_or_else(|| "(not a call)".to_owned());
-            finish(
-                shared,
-                &caller,
-                &claimed,
-                started,
-                port,
-                &RpcResponse::from(rejected.clone()),
-                Err(&rejected.error),
-            );
-            return;
-        }
+    let Some(call) = Envelope::read(data) else {
+        reject(shared, &caller, started, port, data);
+        return;
     };
+    if let Some(outcome) = answer_now(shared, &caller, call.method, &call.params) {
+        settle(shared, &caller, started, port, &call, outcome);
+        return;
+    }
     let shared = Rc::clone(shared);
     let port = port.clone();
     wasm_bindgen_futures::spawn_local(async move {
-        let outcome = run(&shared, &caller, call.method, &call.params).await;
-        if matches!(outcome, Err(Error::Unauthenticated(_))) {
-            shared.forget_context();
-        }
-        let (response, change) = match &outcome {
-            Ok((result, change)) => (
-                RpcResponse::success(call.id, result.clone()),
-                change.clone(),
-            ),
-            Err(error) => (RpcResponse::failure(Some(call.id), error), None),
+        let outcome = match json::from_js(&call.params) {
+            Some(params) => run(&shared, &caller, call.method, &params).await,
+            None => Err(unsendable()),
         };
-        finish(
-            &shared,
-            &caller,
-            call.method.name(),
-            started,
-            &port,
-            &response,
-            outcome.as_ref().map(|_| ()),
-        );
-        // Listeners hear of a change after the tool has its answer.
-        if let Some(change) = change {
-            shared.emit_change(&change);
-        }
+        settle(&shared, &caller, started, &port, &call, outcome);
     });
+}
+
+/// Answers a message that is not a well-formed call, saying why.
+fn reject(shared: &Shared, caller: &Caller, started: f64, port: &MessagePort, data: &JsValue) {
+    let value = json::from_js(data);
+    let rejected = match &value {
+        Some(value) => decode_call(value).err(),
+        None => None,
+    }
+    .unwrap_or_else(|| Rejected {
+        id: None,
+        error: Error::invalid("", "a call must be JSON data (a JSON-RPC 2.0 object)"),
+    });
+    let claimed = value
+        .as_ref()
+        .and_then(|v| v.get("method").and_then(Value::as_str))
+        .unwrap_or("(not a call)");
+    let reply = json::to_js(&RpcResponse::from(rejected.clone()));
+    finish(
+        shared,
+        caller,
+        claimed,
+        started,
+        port,
+        reply,
+        Err(&rejected.error),
+    );
+}
+
+/// Replies to a call and records it; listeners hear of a change after the
+/// tool has its answer.
+fn settle(
+    shared: &Shared,
+    caller: &Caller,
+    started: f64,
+    port: &MessagePort,
+    call: &Envelope,
+    outcome: Outcome,
+) {
+    if matches!(outcome, Err(Error::Unauthenticated(_))) {
+        shared.forget_context();
+    }
+    let method = call.method.name();
+    match outcome {
+        Ok((answer, change)) => {
+            let result = match answer {
+                Answer::Js(value) => Ok(value),
+                Answer::Json(value) => json::to_js(&value),
+            };
+            let reply = result.map(|result| {
+                let reply = js_sys::Object::new();
+                for (name, value) in [
+                    ("jsonrpc", &JsValue::from_str(JSONRPC_VERSION)),
+                    ("id", &call.id),
+                    ("result", &result),
+                ] {
+                    let _ = js_sys::Reflect::set(&reply, &JsValue::from_str(name), value);
+                }
+                JsValue::from(reply)
+            });
+            finish(shared, caller, method, started, port, reply, Ok(()));
+            if let Some(change) = change {
+                shared.emit_change(&change);
+            }
+        }
+        Err(error) => {
+            let id =
+                json::from_js(&call.id).and_then(|id| serde_json::from_value::<RpcId>(id).ok());
+            let reply = json::to_js(&RpcResponse::failure(id, &error));
+            finish(shared, caller, method, started, port, reply, Err(&error));
+        }
+    }
 }
 
 /// Posts the reply and records the call.
@@ -100,10 +188,10 @@ fn finish(
     method: &str,
     started: f64,
     port: &MessagePort,
-    response: &RpcResponse,
+    reply: Result<JsValue, Error>,
     outcome: Result<(), &Error>,
 ) {
-    match json::to_js(response) {
+    match reply {
         // A closed port (the tool unmounted or reloaded) takes no answer.
         Ok(reply) => {
             let _ = port.post_message(&reply);
@@ -119,16 +207,50 @@ fn finish(
     });
 }
 
-/// Answers one call.
-async fn run(
-    shared: &Rc<Shared>,
+/// The error for params that are not plain data.
+fn unsendable() -> Error {
+    Error::invalid("params", "must be plain JSON data")
+}
+
+/// Answers at once when no backend request is needed: `context.get` once the
+/// user is known, `quotes.addLines` always, and any call the tool's type
+/// forbids. `None` means the call needs the backend.
+fn answer_now(
+    shared: &Shared,
     caller: &Caller,
     method: Method,
-    params: &Value,
-) -> Result<(Value, Option<Change>), Error> {
+    params: &JsValue,
+) -> Option<Outcome> {
+    if let Err(error) = method.authorize_tool(caller.tool_type) {
+        return Some(Err(error));
+    }
+    match method {
+        Method::ContextGet => shared
+            .context_js()
+            .map(|context| Ok((Answer::Js(context), None))),
+        Method::QuotesAddLines => Some(match json::from_js(params) {
+            Some(params) => shared
+                .editor
+                .borrow_mut()
+                .add_lines(&params, &caller.slug)
+                .map(|change| (Answer::Js(JsValue::NULL), Some(change))),
+            None => Err(unsendable()),
+        }),
+        _ => None,
+    }
+}
+
+/// Answers one call.
+async fn run(shared: &Rc<Shared>, caller: &Caller, method: Method, params: &Value) -> Outcome {
     method.authorize_tool(caller.tool_type)?;
     match method {
-        Method::ContextGet => Ok((encode(&shared.context().await?)?, None)),
+        Method::ContextGet => {
+            shared.context().await?;
+            let context = shared.context_js().ok_or_else(|| {
+                Error::Internal("the signed-in user was forgotten while being read".to_owned())
+            })?;
+            Ok((Answer::Js(context), None))
+        }
         Method::QuotesCreate => {
             let context = shared.context().await?;
             method.authorize_role(context.user_role)?;
@@ -146,11 +268,11 @@ async fn run(
                 reference: summary.reference,
                 total: summary.total,
             };
-            Ok((encode(&result)?, None))
+            Ok((Answer::Json(encode(&result)?), None))
         }
         Method::QuotesAddLines => {
             let change = shared.editor.borrow_mut().add_lines(params, &caller.slug)?;
-            Ok((Value::Null, Some(change)))
+            Ok((Answer::Js(JsValue::NULL), Some(change)))
         }
         Method::CustomersList
         | Method::ProductsList
@@ -161,7 +283,9 @@ async fn run(
             let request = read_list_request(params, method.accepts_codes())?;
             if request.codes.as_ref().is_some_and(Vec::is_empty) {
                 return Ok((
-                    encode(&PageRequest::default().envelope(Vec::<Value>::new(), 0))?,
+                    Answer::Json(encode(
+                        &PageRequest::default().envelope(Vec::<Value>::new(), 0),
+                    )?),
                     None,
                 ));
             }
@@ -170,7 +294,7 @@ async fn run(
             // The page passes through as the backend sent it, once its
             // envelope is known to be right.
             typed::<BridgePagedResult<Value>>(body.clone(), &format!("GET {path}"))?;
-            Ok((body, None))
+            Ok((Answer::Json(body), None))
         }
     }
 }

@@ -43,7 +43,9 @@ pub(crate) struct Shared {
     pub(crate) tools: RefCell<Registry>,
     pub(crate) editor: RefCell<Editor>,
     pub(crate) debug: DebugLog,
-    context: RefCell<Option<BridgeContextDto>>,
+    /// The signed-in user, also in the JavaScript form `context.get` answers.
+    context: RefCell<Option<(BridgeContextDto, JsValue)>>,
+    performance: Option<web_sys::Performance>,
     catalog: RefCell<Option<CachedCatalog>>,
     changes: Rc<Listeners>,
 }
@@ -51,17 +53,25 @@ pub(crate) struct Shared {
 impl Shared {
     /// Milliseconds on the page's high-resolution clock.
     pub(crate) fn now(&self) -> f64 {
-        self.window.performance().map_or(0.0, |p| p.now())
+        self.performance
+            .as_ref()
+            .map_or(0.0, web_sys::Performance::now)
     }
 
     /// The signed-in user (`GET /me`, fetched once and kept).
     pub(crate) async fn context(&self) -> Result<BridgeContextDto, Error> {
-        if let Some(context) = self.context.borrow().clone() {
-            return Ok(context);
+        if let Some((context, _)) = self.context.borrow().as_ref() {
+            return Ok(context.clone());
         }
         let context = fetch_context(self).await?;
-        *self.context.borrow_mut() = Some(context.clone());
+        let js = json::to_js(&context)?;
+        *self.context.borrow_mut() = Some((context.clone(), js));
         Ok(context)
+    }
+
+    /// The kept user as `context.get` answers it, when known.
+    pub(crate) fn context_js(&self) -> Option<JsValue> {
+        self.context.borrow().as_ref().map(|(_, js)| js.clone())
     }
 
     /// Drops the kept user, after the backend said the session ended.
@@ -293,6 +303,7 @@ impl Host {
             .map_err(|_| HostError::usage("the page's URL cannot be read"))?;
         let backend = Backend::new(&options.api_base, &page, options.request_timeout_ms)?;
         let shared = Rc::new(Shared {
+            performance: window.performance(),
             window: window.clone(),
             backend,
             tools: RefCell::default(),

@@ -1,6 +1,7 @@
 //! The catalog: products, task templates and cost items, as listed to tools,
 //! and the index the host validates `quotes.addLines` against.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use rust_decimal::Decimal;
@@ -162,10 +163,26 @@ pub struct Catalog {
 
 /// GUIDs compare case-insensitively and without surrounding braces or space.
 pub fn id_key(id: &str) -> String {
-    id.trim()
-        .trim_start_matches('{')
-        .trim_end_matches('}')
-        .to_ascii_lowercase()
+    lookup_key(id).into_owned()
+}
+
+/// [`id_key`] without an allocation when the id is already in that form
+/// (the usual case: ids come from the catalog itself).
+fn lookup_key(id: &str) -> Cow<'_, str> {
+    let canonical = !id.is_empty()
+        && id
+            .bytes()
+            .all(|b| !b.is_ascii_uppercase() && !b.is_ascii_whitespace() && b != b'{' && b != b'}');
+    if canonical {
+        Cow::Borrowed(id)
+    } else {
+        Cow::Owned(
+            id.trim()
+                .trim_start_matches('{')
+                .trim_end_matches('}')
+                .to_ascii_lowercase(),
+        )
+    }
 }
 
 impl Catalog {
@@ -233,14 +250,14 @@ impl Catalog {
     /// The active product with this id.
     pub fn product(&self, id: &str) -> Option<&CatalogProduct> {
         self.product_by_id
-            .get(&id_key(id))
+            .get(lookup_key(id).as_ref())
             .and_then(|&i| self.products.get(i))
     }
 
     /// The active task template with this id.
     pub fn task_template(&self, id: &str) -> Option<&IndexedTaskTemplate> {
         self.template_by_id
-            .get(&id_key(id))
+            .get(lookup_key(id).as_ref())
             .and_then(|&i| self.task_templates.get(i))
     }
 
@@ -252,7 +269,7 @@ impl Catalog {
     /// The active cost item with this id.
     pub fn cost_item(&self, id: &str) -> Option<&IndexedCostItem> {
         self.cost_item_by_id
-            .get(&id_key(id))
+            .get(lookup_key(id).as_ref())
             .and_then(|&i| self.cost_items.get(i))
     }
 

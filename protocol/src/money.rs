@@ -12,14 +12,40 @@ use serde::{Deserialize, Serialize};
 pub const MONEY_DP: u32 = 2;
 
 /// A JSON number as a decimal: `None` when it is not finite or too large to
-/// be a quantity or an amount. Float noise is dropped: `0.1 + 0.2` gives `0.3`.
+/// be a quantity or an amount. A float holds 15 significant decimal digits
+/// exactly, so the number keeps 15 and the binary noise beyond them is
+/// dropped: `0.1 + 0.2` gives `0.3`, and a typed `4455184554.02` stays that.
 pub fn decimal_from_f64(value: f64) -> Option<Decimal> {
-    if value.is_finite() {
-        Decimal::from_f64(value).map(|d| d.normalize())
-    } else {
-        None
+    if !value.is_finite() {
+        return None;
     }
+    // Quantities and prices mostly have a few decimal places: those come out
+    // of a scaled integer, far faster than the general way below (the
+    // property tests check that both agree on every float).
+    for (scale, factor) in (0_u32..).zip(SCALES) {
+        let scaled = value * factor;
+        if scaled.fract() == 0.0 && scaled.abs() < FIFTEEN_DIGITS {
+            #[allow(clippy::cast_possible_truncation)] // integral and below 10^15
+            return Some(Decimal::new(scaled as i64, scale).normalize());
+        }
+    }
+    fifteen_digits(value)
 }
+
+/// `value` rounded to 15 significant digits, the general way.
+pub fn fifteen_digits(value: f64) -> Option<Decimal> {
+    Decimal::from_scientific(&format!("{value:.14e}"))
+        .ok()
+        // Beyond 28 decimal places: the decimal type rounds (tiny values become 0).
+        .or_else(|| Decimal::from_f64(value))
+        .map(|d| d.normalize())
+}
+
+/// Powers of ten tried by the fast path of [`decimal_from_f64`].
+const SCALES: [f64; 7] = [1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6];
+
+/// Integers below this have at most 15 digits.
+const FIFTEEN_DIGITS: f64 = 1e15;
 
 /// A decimal as a JSON number. Exact for every amount rounded to 2 places in
 /// the ranges that validation allows.

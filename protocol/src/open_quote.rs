@@ -142,17 +142,23 @@ impl OpenQuote {
         let mut next_line_no = self.next_line_no;
         let mut new_lines = Vec::with_capacity(batch.lines.len());
 
-        for line in &batch.lines {
+        for line in batch.lines {
             let group_id = match &line.group_key {
                 None => 0,
-                Some(key) => *group_keys.entry(key.clone()).or_insert_with(|| {
-                    let id = next_group;
-                    next_group = next_group.saturating_add(1);
-                    id
-                }),
+                // Looked up before inserting, so a known key is not cloned.
+                Some(key) => {
+                    if let Some(&id) = group_keys.get(key) {
+                        id
+                    } else {
+                        let id = next_group;
+                        next_group = next_group.saturating_add(1);
+                        group_keys.insert(key.clone(), id);
+                        id
+                    }
+                }
             };
+            let tasks = injected_tasks(&line, catalog);
             let parent = quote_line(line_no_after(&mut next_line_no), group_id, line);
-            let tasks = injected_tasks(line, catalog);
             report.lines_added += 1;
             report.tasks_injected += tasks.len();
             let children: Vec<QuoteLine> = tasks
@@ -235,26 +241,25 @@ fn injected_tasks<'c>(
         .collect()
 }
 
-fn quote_line(line_no: u32, group_id: u32, line: &ValidLine) -> QuoteLine {
+fn quote_line(line_no: u32, group_id: u32, line: ValidLine) -> QuoteLine {
     let description = line
         .description
-        .clone()
         .or_else(|| line.product_code.clone())
         .unwrap_or_default();
     QuoteLine {
         line_no,
         line_type: line.line_type,
-        linked_item_id: line.linked_item_id.clone(),
-        product_code: line.product_code.clone(),
+        linked_item_id: line.linked_item_id,
+        product_code: line.product_code,
         description,
-        specification: line.specification.clone(),
-        location: line.location.clone(),
+        specification: line.specification,
+        location: line.location,
         qty: line.qty,
         unit: line.unit,
         unit_price: line.unit_price,
         cost_price: line.cost_price,
         tax_rate: line.tax_rate,
-        section: line.section.clone(),
+        section: line.section,
         group_id,
         injected: false,
         parent_line_no: None,

@@ -4,6 +4,7 @@
 
 use crate::bridge_js;
 use crate::error::Error;
+use crate::host_module;
 use crate::pins::WASM_TARGET;
 use crate::process::{self, Ctx, describe};
 use crate::setup;
@@ -27,6 +28,10 @@ const BUILDS: &[Build] = &[
     Build {
         what: "bridge.js and bridge.d.ts",
         run: bridge_js,
+    },
+    Build {
+        what: "host module (ES module + wasm)",
+        run: host_module,
     },
 ];
 
@@ -82,4 +87,9 @@ fn bridge_js(ctx: &Ctx) -> Result<String, Error> {
         "{} (and bridge.d.ts next to it)",
         ctx.shown(&script)
     ))
+}
+
+fn host_module(ctx: &Ctx) -> Result<String, Error> {
+    let script = host_module::build(ctx)?;
+    Ok(format!("{} (with its .wasm and .d.ts)", ctx.shown(&script)))
 }

@@ -13,8 +13,9 @@ use crate::toolbridge_server::Profile;
 pub(crate) const MAX_ADD_LINES_MS: f64 = 5.0;
 /// The median `context.get()` round trip may take at most this many times the bare echo.
 pub(crate) const MAX_CONTEXT_GET_RATIO: f64 = 1.5;
-/// Products in the catalog the figures are measured against.
-const CATALOG_PRODUCTS: u32 = 100_000;
+/// Products seeded for the figures: about 5% of seeded products are inactive, so this leaves
+/// just over 100 000 active ones in the catalog index the host checks `addLines` against.
+const CATALOG_PRODUCTS: u32 = 105_300;
 /// The name the bench test posts its report under.
 const REPORT: &str = "host-bench";
 /// Seconds the bench test binary may run in the browser.

@@ -12,7 +12,9 @@ use crate::process::Ctx;
 pub(crate) const PROJECT_DIR: &str = "sdk/js-tools";
 
 /// The TypeScript project the typings check compiles, relative to the workspace root.
-const TYPINGS_TSCONFIG: &str = "sdk/types-test/tsconfig.json";
+const SDK_TYPINGS_TSCONFIG: &str = "sdk/types-test/tsconfig.json";
+/// The TypeScript project that type-checks a host page against the host module's declarations.
+const HOST_TYPINGS_TSCONFIG: &str = "host/types-test/tsconfig.json";
 
 /// A pinned tool: its npm package and its entry script inside the package.
 #[derive(Clone, Copy, Debug)]
@@ -98,10 +100,17 @@ pub(crate) fn command(ctx: &Ctx, tool: Tool) -> Result<Command, String> {
     Ok(command)
 }
 
-/// `tsc -p sdk/types-test/tsconfig.json`: the typings check.
-pub(crate) fn typings_check(ctx: &Ctx) -> Result<Command, String> {
+/// `tsc -p sdk/types-test/tsconfig.json`: the SDK's typings check.
+pub(crate) fn sdk_typings_check(ctx: &Ctx) -> Result<Command, String> {
     let mut tsc = command(ctx, TSC)?;
-    tsc.args(["-p", TYPINGS_TSCONFIG]);
+    tsc.args(["-p", SDK_TYPINGS_TSCONFIG]);
+    Ok(tsc)
+}
+
+/// `tsc -p host/types-test/tsconfig.json`: the host module's typings check (needs `host/dist`).
+pub(crate) fn host_typings_check(ctx: &Ctx) -> Result<Command, String> {
+    let mut tsc = command(ctx, TSC)?;
+    tsc.args(["-p", HOST_TYPINGS_TSCONFIG]);
     Ok(tsc)
 }
 

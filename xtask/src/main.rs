@@ -14,6 +14,7 @@ mod error;
 mod files;
 mod harness;
 mod host_bench;
+mod host_module;
 mod js_tools;
 mod json;
 mod load;

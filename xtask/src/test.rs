@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use crate::bridge_js;
 use crate::browser::{self, Browser, CHROMIUM, FIREFOX, HostBackends};
 use crate::error::Error;
+use crate::host_module;
 use crate::js_tools;
 use crate::pins::WASM_TARGET;
 use crate::process::{self, Ctx, Stream, describe};
@@ -121,6 +122,12 @@ const SUITES: &[Suite] = &[
         name: "sdk typings",
         group: Group::Always,
         run: sdk_typings,
+    },
+    // Builds host/dist/, then type-checks a host page against its declarations.
+    Suite {
+        name: "host module typings",
+        group: Group::Always,
+        run: host_typings,
     },
 ];
 
@@ -375,15 +382,36 @@ fn host_in_browser(ctx: &Ctx, browser: &Browser) -> Outcome {
 /// Products in the catalog of the server the host's browser tests use.
 const HOST_TEST_PRODUCTS: u32 = 1000;
 
-/// One check: `tsc` compiles the typings test project without errors.
+/// One check: `tsc` compiles the SDK's typings test project without errors.
 fn sdk_typings(ctx: &Ctx) -> Outcome {
-    match js_tools::typings_check(ctx) {
+    match js_tools::sdk_typings_check(ctx) {
         Ok(command) => single_check(command),
         Err(why) => {
             println!("test: {why}");
             Outcome::FAIL
         }
     }
+}
+
+/// Two checks: `host/dist/` builds (the ES module, its wasm and declarations), and `tsc`
+/// compiles the host page test project against those declarations.
+fn host_typings(ctx: &Ctx) -> Outcome {
+    if let Err(error) = host_module::build(ctx) {
+        println!("test: {error}");
+        return Outcome {
+            passed: 0,
+            failed: 2,
+        };
+    }
+    let mut outcome = Outcome::PASS;
+    outcome += match js_tools::host_typings_check(ctx) {
+        Ok(command) => single_check(command),
+        Err(why) => {
+            println!("test: {why}");
+            Outcome::FAIL
+        }
+    };
+    outcome
 }
 
 /// Runs a `cargo test` and counts its tests from libtest-style result lines. A failure that no

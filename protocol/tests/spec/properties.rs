@@ -1,8 +1,9 @@
-//! Properties of the merge, each over 10 000 generated cases.
+//! Properties of the merge (10 000 generated cases each) and of number conversion.
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use toolbridge_protocol::Decimal;
+use toolbridge_protocol::money::{decimal_from_f64, fifteen_digits};
 use toolbridge_protocol::open_quote::OpenQuote;
 
 use crate::fixtures::{INSTALL, OAK, RETIRED, TRAVEL, VINYL, catalog, draft};
@@ -175,5 +176,35 @@ proptest! {
         quote.add_lines(&json!(next), &catalog()).unwrap();
         prop_assert!(quote.lines().len() >= before.len() + next.len());
         prop_assert_eq!(&quote.lines()[..before.len()], &before[..]);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100_000))]
+
+    /// A number typed with up to 6 decimal places (and at most 15 digits)
+    /// becomes exactly that decimal, whatever binary float carried it.
+    #[test]
+    fn property_typed_numbers_convert_to_exactly_the_typed_decimal(
+        mantissa in -999_999_999_999_999_i64..=999_999_999_999_999,
+        places in 0_u32..=6,
+    ) {
+        #[allow(clippy::cast_precision_loss)]
+        let value = mantissa as f64 / 10_f64.powi(places.cast_signed());
+        let typed = Decimal::new(mantissa, places).normalize();
+        prop_assert_eq!(decimal_from_f64(value), Some(typed), "{}", value);
+    }
+
+    /// Any finite float, sums with binary noise included, converts the same
+    /// on the fast path as by rounding to 15 significant digits.
+    #[test]
+    fn property_any_float_converts_like_fifteen_digit_rounding(
+        value in proptest::num::f64::NORMAL | proptest::num::f64::SUBNORMAL | proptest::num::f64::ZERO,
+        a in -1.0e9_f64..1.0e9,
+        b in -1.0e9_f64..1.0e9,
+    ) {
+        for value in [value, a + b, (a * 100.0).round() / 100.0 + (b * 10.0).round() / 10.0] {
+            prop_assert_eq!(decimal_from_f64(value), fifteen_digits(value), "{}", value);
+        }
     }
 }

@@ -1,0 +1,106 @@
+//! The host's figures for `cargo xtask bench` (DESIGN.md §8), measured in
+//! headless Chromium against the release server with a catalog of about
+//! 100 000 products: `addLines` of 1000 lines inside the host (from the
+//! message's arrival to the reply, as the host's call records time it), and
+//! the `context.get()` round trip from a tool page next to a bare
+//! `MessageChannel` echo between the same two windows. The samples go to the
+//! harness; `cargo xtask bench` prints the medians against the budgets.
+//!
+//! Not part of `cargo xtask test`: it needs `TOOLBRIDGE_BENCH_SAMPLES`.
+
+#![cfg(target_arch = "wasm32")]
+// Test code: a panic is how a helper reports a failed expectation.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod fixture;
+
+use fixture::*;
+use serde_json::{Value, json};
+use wasm_bindgen::JsCast;
+use wasm_bindgen::JsValue;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// Lines per `addLines` batch.
+const BATCH: u32 = 1000;
+/// Round trips averaged into one round-trip sample.
+const ROUND_TRIPS_PER_SAMPLE: u32 = 20;
+
+fn samples() -> u32 {
+    option_env!("TOOLBRIDGE_BENCH_SAMPLES")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| {
+            panic!("TOOLBRIDGE_BENCH_SAMPLES is not set: run the bench with `cargo xtask bench`")
+        })
+}
+
+#[wasm_bindgen_test]
+async fn host_figures() {
+    let samples = samples();
+    sign_in(OFFICE).await;
+    let id = draft_quote().await;
+    let host = host();
+    host.set_debug(false);
+    resolved(host.open_quote(id.clone())).await;
+
+    let durations = js_sys::Array::new();
+    let record = durations.clone();
+    let listener = Closure::<dyn FnMut(JsValue)>::new(move |entry: JsValue| {
+        let entry = to_json(&entry);
+        if entry["method"] == "quotes.addLines" {
+            assert_eq!(entry["outcome"], "ok", "{entry}");
+            record.push(&JsValue::from_f64(entry["durationMs"].as_f64().unwrap()));
+        }
+    });
+    let _off = host.on_call(
+        listener
+            .as_ref()
+            .unchecked_ref::<js_sys::Function>()
+            .clone(),
+    );
+
+    let tool = mount(&host, "bench", "quoting_extension", &sdk_query(&json!({}))).await;
+    let catalog = tool.ok("products.list", json!([{"pageSize": 1}])).await["totalCount"].clone();
+    let prepared = tool
+        .command(json!({"command": "prepareBatch", "count": BATCH}))
+        .await;
+    assert_eq!(prepared["result"], BATCH, "{prepared}");
+
+    // One warm-up batch, then one batch per sample, each into the freshly
+    // opened (empty) quote.
+    for _ in 0..=samples {
+        host.close_quote(&js(&json!({"discard": true}))).unwrap();
+        resolved(host.open_quote(id.clone())).await;
+        let added = tool.command(json!({"command": "addPreparedBatch"})).await;
+        assert_eq!(added["ok"], true, "{added}");
+    }
+    let mut add_lines_ms: Vec<Value> = to_json(&durations).as_array().unwrap().clone();
+    add_lines_ms.remove(0);
+    assert_eq!(add_lines_ms.len(), samples as usize);
+
+    serve_echo(&tool.frame);
+    let trips = tool
+        .command_within(
+            json!({"command": "roundTrips", "samples": samples, "warmUp": 50, "batch": ROUND_TRIPS_PER_SAMPLE}),
+            120_000,
+        )
+        .await;
+    assert_eq!(trips["ok"], true, "{trips}");
+
+    let report = json!({
+        "addLinesMs": add_lines_ms,
+        "contextGetMs": trips["result"]["contextGetMs"],
+        "echoMs": trips["result"]["echoMs"],
+        "catalogProducts": catalog,
+        "browser": web_sys::window().unwrap().navigator().user_agent().unwrap(),
+    });
+    let posted = resolved(api(
+        &format!("{}/report/host-bench", faults()),
+        "POST",
+        &js(&report),
+    ))
+    .await;
+    assert_eq!(posted["status"], 204, "{posted}");
+}
