@@ -2,6 +2,7 @@
 //! and every message it dropped, kept in a bounded log, passed to `onCall`
 //! listeners, and written to the console when the debug switch is on.
 
+use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -22,11 +23,11 @@ pub(crate) struct CallRecord {
     /// The tool's slug.
     pub(crate) tool: String,
     /// The method, or what the message claimed when it was not a call.
-    pub(crate) method: String,
+    pub(crate) method: Cow<'static, str>,
     /// From the message's arrival to the reply being posted.
     pub(crate) duration_ms: f64,
     /// `"ok"` or the error code.
-    pub(crate) outcome: String,
+    pub(crate) outcome: &'static str,
     /// The error message, when it failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) message: Option<String>,

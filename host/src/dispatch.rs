@@ -1,8 +1,10 @@
 //! Bridge calls arriving on a tool's private port: decoded and authorised
 //! with `protocol`, answered from the backend or the open quote, and logged.
 
+use std::borrow::Cow;
 use std::rc::Rc;
 
+use js_sys::JsString;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use toolbridge_protocol::Error;
@@ -14,6 +16,7 @@ use toolbridge_protocol::paging::{BridgePagedResult, ListRequest, PageRequest, r
 use toolbridge_protocol::quote::{BridgeCreateQuoteResult, QuoteDto};
 use toolbridge_protocol::rpc::{JSONRPC_VERSION, Rejected, RpcId, RpcResponse, decode_call};
 use wasm_bindgen::JsValue;
+use wasm_bindgen::prelude::wasm_bindgen;
 use web_sys::MessagePort;
 
 use crate::debug::CallRecord;
@@ -28,6 +31,29 @@ struct Caller {
     slug: String,
     tool_type: ToolType,
 }
+
+// The names every call and reply use, made into JavaScript strings once
+// instead of on every call.
+// (rustfmt would drop the values: they are not Rust syntax outside the macro.)
+#[rustfmt::skip]
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(thread_local_v2, static_string)]
+    static JSONRPC_KEY: JsString = "jsonrpc";
+    #[wasm_bindgen(thread_local_v2, static_string)]
+    static JSONRPC_VALUE: JsString = "2.0";
+    #[wasm_bindgen(thread_local_v2, static_string)]
+    static ID_KEY: JsString = "id";
+    #[wasm_bindgen(thread_local_v2, static_string)]
+    static METHOD_KEY: JsString = "method";
+    #[wasm_bindgen(thread_local_v2, static_string)]
+    static PARAMS_KEY: JsString = "params";
+    #[wasm_bindgen(thread_local_v2, static_string)]
+    static RESULT_KEY: JsString = "result";
+}
+
+// The literal above must stay the protocol's version.
+const _: () = assert!(matches!(JSONRPC_VERSION.as_bytes(), b"2.0"));
 
 /// A call's envelope, read straight from the message object: only `params`
 /// crosses into Rust as JSON, and only when the method reads it.
@@ -45,11 +71,13 @@ impl Envelope {
         if !data.is_object() {
             return None;
         }
-        let get = |name: &str| js_sys::Reflect::get(data, &JsValue::from_str(name)).ok();
-        if get("jsonrpc")?.as_string().as_deref() != Some(JSONRPC_VERSION) {
+        let get = |key: &JsString| js_sys::Reflect::get(data, key).ok();
+        // Compared in JavaScript: no copy of the string into Rust.
+        let version = JSONRPC_KEY.with(get)?;
+        if !JSONRPC_VALUE.with(|expected| version == ***expected) {
             return None;
         }
-        let id = get("id")?;
+        let id = ID_KEY.with(get)?;
         let id_ok = id.as_string().is_some()
             || id
                 .as_f64()
@@ -57,11 +85,11 @@ impl Envelope {
         if !id_ok {
             return None;
         }
-        let method = Method::from_name(&get("method")?.as_string()?)?;
+        let method = Method::from_name(&METHOD_KEY.with(get)?.as_string()?)?;
         Some(Self {
             id,
             method,
-            params: get("params").unwrap_or(JsValue::UNDEFINED),
+            params: PARAMS_KEY.with(get).unwrap_or(JsValue::UNDEFINED),
         })
     }
 }
@@ -123,7 +151,7 @@ fn reject(shared: &Shared, caller: &Caller, started: f64, port: &MessagePort, da
     let claimed = value
         .as_ref()
         .and_then(|v| v.get("method").and_then(Value::as_str))
-        .unwrap_or("(not a call)");
+        .map_or(Cow::Borrowed("(not a call)"), |m| Cow::Owned(m.to_owned()));
     let reply = json::to_js(&RpcResponse::from(rejected.clone()));
     finish(
         shared,
@@ -158,16 +186,15 @@ fn settle(
             };
             let reply = result.map(|result| {
                 let reply = js_sys::Object::new();
-                for (name, value) in [
-                    ("jsonrpc", &JsValue::from_str(JSONRPC_VERSION)),
-                    ("id", &call.id),
-                    ("result", &result),
-                ] {
-                    let _ = js_sys::Reflect::set(&reply, &JsValue::from_str(name), value);
-                }
+                let set = |key: &JsString, value: &JsValue| {
+                    let _ = js_sys::Reflect::set(&reply, key, value);
+                };
+                JSONRPC_VALUE.with(|version| JSONRPC_KEY.with(|key| set(key, version)));
+                ID_KEY.with(|key| set(key, &call.id));
+                RESULT_KEY.with(|key| set(key, &result));
                 JsValue::from(reply)
             });
-            finish(shared, caller, method, started, port, reply, Ok(()));
+            finish(shared, caller, method.into(), started, port, reply, Ok(()));
             if let Some(change) = change {
                 shared.emit_change(&change);
             }
@@ -176,7 +203,15 @@ fn settle(
             let id =
                 json::from_js(&call.id).and_then(|id| serde_json::from_value::<RpcId>(id).ok());
             let reply = json::to_js(&RpcResponse::failure(id, &error));
-            finish(shared, caller, method, started, port, reply, Err(&error));
+            finish(
+                shared,
+                caller,
+                method.into(),
+                started,
+                port,
+                reply,
+                Err(&error),
+            );
         }
     }
 }
@@ -185,7 +220,7 @@ fn settle(
 fn finish(
     shared: &Shared,
     caller: &Caller,
-    method: &str,
+    method: Cow<'static, str>,
     started: f64,
     port: &MessagePort,
     reply: Result<JsValue, Error>,
@@ -200,9 +235,9 @@ fn finish(
     }
     shared.debug.call(CallRecord {
         tool: caller.slug.clone(),
-        method: method.to_owned(),
+        method,
         duration_ms: shared.now() - started,
-        outcome: outcome.map_or_else(|e| e.code().as_str().to_owned(), |()| "ok".to_owned()),
+        outcome: outcome.map_or_else(|e| e.code().as_str(), |()| "ok"),
         message: outcome.err().map(ToString::to_string),
     });
 }

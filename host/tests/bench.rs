@@ -54,7 +54,7 @@ async fn host_figures() {
             record.push(&JsValue::from_f64(entry["durationMs"].as_f64().unwrap()));
         }
     });
-    let _off = host.on_call(
+    let off = host.on_call(
         listener
             .as_ref()
             .unchecked_ref::<js_sys::Function>()
@@ -80,6 +80,8 @@ async fn host_figures() {
     add_lines_ms.remove(0);
     assert_eq!(add_lines_ms.len(), samples as usize);
 
+    // The round trips run as a page without a debug panel runs them.
+    off.call0(&JsValue::NULL).unwrap();
     serve_echo(&tool.frame);
     let trips = tool
         .command_within(
@@ -88,10 +90,20 @@ async fn host_figures() {
         )
         .await;
     assert_eq!(trips["ok"], true, "{trips}");
+    // The host's own share of each context.get, from its call records.
+    let log = to_json(&host.debug_log().unwrap());
+    let context_host_ms: Vec<Value> = log
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|entry| entry["method"] == "context.get")
+        .map(|entry| entry["durationMs"].clone())
+        .collect();
 
     let report = json!({
         "addLinesMs": add_lines_ms,
         "contextGetMs": trips["result"]["contextGetMs"],
+        "contextGetHostMs": context_host_ms,
         "echoMs": trips["result"]["echoMs"],
         "catalogProducts": catalog,
         "browser": web_sys::window().unwrap().navigator().user_agent().unwrap(),

@@ -167,6 +167,10 @@ async fn mount_refuses_bad_options_with_the_option_named() {
 async fn a_hello_from_a_frame_the_host_did_not_mount_is_dropped() {
     sign_in(OFFICE).await;
     let host = host();
+    // A mounted tool at the same origin connects; a frame the host did not
+    // mount, showing the very same page, does not.
+    let mounted = mount(&host, "lookup", STANDALONE, &sdk_query(&json!({}))).await;
+    mounted.ok("context.get", json!([])).await;
     let stray = stray(&sdk_query(&json!({"connectTimeoutMs": 1000}))).await;
     let error = stray.fails("context.get", json!([])).await;
     assert_eq!(error["code"], "NOT_CONNECTED");
@@ -177,7 +181,9 @@ async fn a_hello_from_a_frame_the_host_did_not_mount_is_dropped() {
         "{:?}",
         dropped_reasons(&host)
     );
-    assert_eq!(to_json(&host.tools().unwrap()), json!([]));
+    let tools = to_json(&host.tools().unwrap());
+    assert_eq!(tools.as_array().unwrap().len(), 1, "{tools}");
+    assert_eq!(tools[0]["slug"], "lookup");
 }
 
 #[wasm_bindgen_test]

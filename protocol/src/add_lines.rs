@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::catalog::Catalog;
 use crate::error::{Error, Violations};
-use crate::input::{Fields, Floor, index, kind};
+use crate::input::{Fields, Floor, kind};
 use crate::limits::{
     ADD_LINES_MAX_BATCH, MAX_LINE_PRICE, MAX_LINE_QTY, SECTION_MAX_CHARS, TEXT_MAX_CHARS,
 };
@@ -232,15 +232,9 @@ pub fn validate_batch(params: &Value, catalog: &Catalog) -> Result<ValidBatch, E
         ));
     }
     let mut batch = ValidBatch::default();
+    batch.lines.reserve(items.len());
     for (i, item) in items.iter().enumerate() {
-        let path = index("lines", i);
-        if let Some(line) = read_line(
-            item,
-            &path,
-            catalog,
-            &mut errors,
-            &mut batch.used_product_id,
-        ) {
+        if let Some(line) = read_line(item, i, catalog, &mut errors, &mut batch.used_product_id) {
             batch.lines.push(line);
         }
     }
@@ -251,12 +245,12 @@ pub fn validate_batch(params: &Value, catalog: &Catalog) -> Result<ValidBatch, E
 /// it has any.
 fn read_line(
     item: &Value,
-    path: &str,
+    i: usize,
     catalog: &Catalog,
     errors: &mut Violations,
     used_product_id: &mut bool,
 ) -> Option<ValidLine> {
-    let mut fields = Fields::open(item, path, &LINE_FIELDS, errors)?;
+    let mut fields = Fields::open_item(item, "lines", i, &LINE_FIELDS, errors)?;
     let qty = fields.decimal("qty", Floor::AboveZero, MAX_LINE_QTY);
     let unit_price = fields.decimal("unitPrice", Floor::Zero, MAX_LINE_PRICE);
     let cost_price = if fields.has("costPrice") {

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{Error, Violations};
-use crate::input::{Fields, Floor, index};
+use crate::input::{Fields, Floor};
 use crate::limits::{
     CREATE_MAX_LINES, CREATE_MAX_QTY, CREATE_MAX_UNIT_PRICE, CREATE_MIN_LINES, EMAIL_MAX_CHARS,
     TEXT_MAX_CHARS,
@@ -293,8 +293,7 @@ fn read_lines(fields: &mut Fields<'_, '_>, surface: Surface) -> Option<Vec<NewQu
     let mut lines = Vec::with_capacity(items.len());
     let mut all_valid = true;
     for (i, item) in items.iter().enumerate() {
-        let path = index("lines", i);
-        let line = Fields::open(item, &path, known, fields.errors())
+        let line = Fields::open_item(item, "lines", i, known, fields.errors())
             .and_then(|mut line| read_line(&mut line, surface));
         match line {
             Some(line) => lines.push(line),

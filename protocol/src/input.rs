@@ -6,7 +6,7 @@
 //! type error serde meets.
 
 use rust_decimal::Decimal;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::error::Violations;
 use crate::money::decimal_from_f64;
@@ -51,12 +51,50 @@ pub(crate) fn kind(value: &Value) -> &'static str {
     }
 }
 
+/// Most fields one object may be read with.
+const MAX_FIELDS: usize = 16;
+
+/// Where an object sits in the request. An item of an array keeps its index
+/// and is only spelled out (`lines[3]`) when a violation needs the path.
+#[derive(Debug, Clone)]
+enum Base {
+    Plain(String),
+    Item(&'static str, usize),
+}
+
+impl Base {
+    fn path(&self) -> String {
+        match self {
+            Base::Plain(path) => path.clone(),
+            Base::Item(array, i) => index(array, *i),
+        }
+    }
+
+    fn join(&self, name: &str) -> String {
+        match self {
+            Base::Plain(path) => join(path, name),
+            Base::Item(array, i) => join(&index(array, *i), name),
+        }
+    }
+}
+
+/// The position of `name` among `known`; lengths are compared first, so
+/// almost no bytes are.
+fn position(known: &[&str], name: &str) -> Option<usize> {
+    known
+        .iter()
+        .position(|field| field.len() == name.len() && *field == name)
+}
+
 /// The fields of one JSON object, read with violations recorded under the
 /// object's path. Unknown fields are reported when the object is opened, so a
-/// typo such as `unitprice` is named instead of silently ignored.
+/// typo such as `unitprice` is named instead of silently ignored. Opening
+/// sorts the fields into one slot per known name, so each read is a lookup in
+/// a short list rather than in the map.
 pub(crate) struct Fields<'v, 'e> {
-    map: &'v Map<String, Value>,
-    path: String,
+    known: &'v [&'v str],
+    slots: [Option<&'v Value>; MAX_FIELDS],
+    base: Base,
     errors: &'e mut Violations,
 }
 
@@ -66,10 +104,33 @@ impl<'v, 'e> Fields<'v, 'e> {
     pub(crate) fn open(
         value: &'v Value,
         path: &str,
-        known: &[&str],
+        known: &'v [&'v str],
         errors: &'e mut Violations,
     ) -> Option<Self> {
+        Self::open_at(value, Base::Plain(path.to_owned()), known, errors)
+    }
+
+    /// Opens item `i` of the array `array` (a top-level field), e.g.
+    /// `lines[3]`.
+    pub(crate) fn open_item(
+        value: &'v Value,
+        array: &'static str,
+        i: usize,
+        known: &'v [&'v str],
+        errors: &'e mut Violations,
+    ) -> Option<Self> {
+        Self::open_at(value, Base::Item(array, i), known, errors)
+    }
+
+    fn open_at(
+        value: &'v Value,
+        base: Base,
+        known: &'v [&'v str],
+        errors: &'e mut Violations,
+    ) -> Option<Self> {
+        debug_assert!(known.len() <= MAX_FIELDS, "raise MAX_FIELDS");
         let Value::Object(map) = value else {
+            let path = base.path();
             let subject = if path.is_empty() { "the request " } else { "" };
             errors.push(
                 path,
@@ -77,21 +138,24 @@ impl<'v, 'e> Fields<'v, 'e> {
             );
             return None;
         };
-        for name in map.keys() {
-            if !known.contains(&name.as_str()) {
-                errors.push(join(path, name), unknown_field_message(name, known));
+        let mut slots = [None; MAX_FIELDS];
+        for (name, value) in map {
+            match position(known, name).and_then(|i| slots.get_mut(i)) {
+                Some(slot) => *slot = Some(value),
+                None => errors.push(base.join(name), unknown_field_message(name, known)),
             }
         }
         Some(Self {
-            map,
-            path: path.to_owned(),
+            known,
+            slots,
+            base,
             errors,
         })
     }
 
     /// The path of a field of this object.
     pub(crate) fn path_of(&self, name: &str) -> String {
-        join(&self.path, name)
+        self.base.join(name)
     }
 
     /// Records a violation at a field of this object.
@@ -105,9 +169,16 @@ impl<'v, 'e> Fields<'v, 'e> {
         self.errors
     }
 
+    /// The value of a field as sent, `null` included.
+    fn raw(&self, name: &str) -> Option<&'v Value> {
+        position(self.known, name)
+            .and_then(|i| self.slots.get(i).copied())
+            .flatten()
+    }
+
     /// The value of a field; JSON `null` counts as absent.
     fn get(&self, name: &str) -> Option<&'v Value> {
-        self.map.get(name).filter(|value| !value.is_null())
+        self.raw(name).filter(|value| !value.is_null())
     }
 
     /// Whether the field is present and not `null`.
@@ -184,7 +255,7 @@ impl<'v, 'e> Fields<'v, 'e> {
     /// A required number. A `null` is explained: `NaN` and `Infinity`
     /// become `null` when a page serialises JSON.
     pub(crate) fn required_number(&mut self, name: &str) -> Option<f64> {
-        match self.map.get(name) {
+        match self.raw(name) {
             None => {
                 self.violation(name, "is required");
                 None

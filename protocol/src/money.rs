@@ -14,19 +14,19 @@ pub const MONEY_DP: u32 = 2;
 /// A JSON number as a decimal: `None` when it is not finite or too large to
 /// be a quantity or an amount. A float holds 15 significant decimal digits
 /// exactly, so the number keeps 15 and the binary noise beyond them is
-/// dropped: `0.1 + 0.2` gives `0.3`, and a typed `4455184554.02` stays that.
+/// dropped: `0.1 + 0.2` gives `0.3`, `89.5 * 0.6` gives `53.7`, and a typed
+/// `4455184554.02` stays that.
 pub fn decimal_from_f64(value: f64) -> Option<Decimal> {
     if !value.is_finite() {
         return None;
     }
-    // Quantities and prices mostly have a few decimal places: those come out
-    // of a scaled integer, far faster than the general way below (the
-    // property tests check that both agree on every float).
-    for (scale, factor) in (0_u32..).zip(SCALES) {
+    // Typed quantities and prices mostly have a few decimal places: those
+    // are a scaled integer at once (the property tests check that this
+    // agrees with the general way below on every float).
+    for (scale, factor) in (0_u32..).zip(POWERS_OF_TEN.iter().take(7)) {
         let scaled = value * factor;
         if scaled.fract() == 0.0 && scaled.abs() < FIFTEEN_DIGITS {
-            #[allow(clippy::cast_possible_truncation)] // integral and below 10^15
-            return Some(Decimal::new(scaled as i64, scale).normalize());
+            return whole_scaled(scaled, scale);
         }
     }
     fifteen_digits(value)
@@ -34,15 +34,51 @@ pub fn decimal_from_f64(value: f64) -> Option<Decimal> {
 
 /// `value` rounded to 15 significant digits, the general way.
 pub fn fifteen_digits(value: f64) -> Option<Decimal> {
+    if value == 0.0 {
+        return Some(Decimal::ZERO);
+    }
+    #[allow(clippy::cast_possible_truncation)] // a float's decimal exponent is within ±330
+    let exponent = value.abs().log10().floor() as i32;
+    // `log10` can land one below near a power of ten: then 16 digits come
+    // out, and one scale less is right.
+    for scale in [14 - exponent, 13 - exponent] {
+        let Some(factor) = usize::try_from(scale)
+            .ok()
+            .and_then(|i| POWERS_OF_TEN.get(i))
+        else {
+            break;
+        };
+        let scaled = (value * factor).round();
+        if scaled.abs() < FIFTEEN_DIGITS {
+            return whole_scaled(scaled, scale.unsigned_abs());
+        }
+    }
+    // Very large or very small: the decimal type's own conversion (tiny
+    // values become 0; beyond its range, `None`).
     Decimal::from_scientific(&format!("{value:.14e}"))
         .ok()
-        // Beyond 28 decimal places: the decimal type rounds (tiny values become 0).
         .or_else(|| Decimal::from_f64(value))
         .map(|d| d.normalize())
 }
 
-/// Powers of ten tried by the fast path of [`decimal_from_f64`].
-const SCALES: [f64; 7] = [1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6];
+/// `scaled / 10^scale` for a whole `scaled` below 10^15, without trailing
+/// zeros.
+fn whole_scaled(scaled: f64, scale: u32) -> Option<Decimal> {
+    #[allow(clippy::cast_possible_truncation)] // whole and below 10^15
+    let mut mantissa = scaled as i64;
+    let mut scale = scale;
+    while scale > 0 && mantissa % 10 == 0 {
+        mantissa /= 10;
+        scale -= 1;
+    }
+    Decimal::try_new(mantissa, scale).ok()
+}
+
+/// 10^0 to 10^22, each exact in an `f64`.
+const POWERS_OF_TEN: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
 
 /// Integers below this have at most 15 digits.
 const FIFTEEN_DIGITS: f64 = 1e15;
@@ -197,6 +233,10 @@ mod tests {
     #[test]
     fn float_noise_is_dropped_at_the_edge() {
         assert_eq!(decimal_from_f64(0.1 + 0.2), Some(d("0.3")));
+        assert_eq!(decimal_from_f64(89.5 * 0.6), Some(d("53.7")));
+        assert_eq!(decimal_from_f64(4_455_184_554.02), Some(d("4455184554.02")));
+        assert_eq!(decimal_from_f64(1e-30), Some(Decimal::ZERO));
+        assert_eq!(decimal_from_f64(-0.0), Some(Decimal::ZERO));
         assert_eq!(decimal_from_f64(f64::NAN), None);
         assert_eq!(decimal_from_f64(f64::INFINITY), None);
     }
