@@ -5,7 +5,6 @@
 use std::rc::Rc;
 
 use serde::Serialize;
-use serde_json::Value;
 use toolbridge_protocol::Error;
 use toolbridge_protocol::catalog::Catalog;
 use toolbridge_protocol::context::Role;
@@ -138,9 +137,9 @@ impl Editor {
         })
     }
 
-    /// `quotes.addLines` from the tool `tool`: validated and merged whole, or
-    /// refused with the quote untouched.
-    pub(crate) fn add_lines(&mut self, params: &Value, tool: &str) -> Result<Change, Error> {
+    /// `quotes.addLines` from the tool `tool`, its batch as JSON text:
+    /// validated and merged whole, or refused with the quote untouched.
+    pub(crate) fn add_lines_json(&mut self, text: &str, tool: &str) -> Result<Change, Error> {
         let session = self.session.as_mut().ok_or(Error::NoOpenQuote)?;
         Method::QuotesAddLines.authorize_role(session.role)?;
         if session.sending {
@@ -149,7 +148,7 @@ impl Editor {
                 session.quote.header().reference
             )));
         }
-        let report = session.quote.add_lines(params, &session.catalog)?;
+        let report = session.quote.add_lines_json(text, &session.catalog)?;
         session.revision = session.revision.wrapping_add(1);
         Ok(Change::LinesAdded {
             tool: tool.to_owned(),

@@ -10,11 +10,16 @@ use wasm_bindgen::JsValue;
 /// A JavaScript value as JSON. `undefined` reads as `null`; a value JSON
 /// cannot hold (a cycle, a `BigInt`, a function) is `None`.
 pub(crate) fn from_js(value: &JsValue) -> Option<Value> {
+    serde_json::from_str(&text_of(value)?).ok()
+}
+
+/// A JavaScript value as JSON text. `undefined` reads as `null`; a value
+/// JSON cannot hold is `None`.
+pub(crate) fn text_of(value: &JsValue) -> Option<String> {
     if value.is_undefined() {
-        return Some(Value::Null);
+        return Some("null".to_owned());
     }
-    let text = js_sys::JSON::stringify(value).ok()?.as_string()?;
-    serde_json::from_str(&text).ok()
+    js_sys::JSON::stringify(value).ok()?.as_string()
 }
 
 /// A JavaScript value read as `T`, with a message naming `what` it was.

@@ -9,10 +9,11 @@ use serde_json::Value;
 
 use crate::catalog::Catalog;
 use crate::error::{Error, Violations};
-use crate::input::{Fields, Floor, kind};
+use crate::input::{Fields, Floor, MAX_FIELDS, kind};
 use crate::limits::{
     ADD_LINES_MAX_BATCH, MAX_LINE_PRICE, MAX_LINE_QTY, SECTION_MAX_CHARS, TEXT_MAX_CHARS,
 };
+use crate::raw_batch::{RawBatch, RawField, RawLine};
 use crate::tax::normalise_add_line_rate;
 
 /// What a line's `linkedItemId` points at.
@@ -212,45 +213,83 @@ pub struct ValidBatch {
 /// against the catalog. Either every line is valid, or the error lists every
 /// violation with its path (`lines[3].qty`).
 pub fn validate_batch(params: &Value, catalog: &Catalog) -> Result<ValidBatch, Error> {
-    let mut errors = Violations::default();
     let Value::Array(items) = params else {
-        return Err(Error::invalid(
-            "lines",
-            format!(
-                "quotes.addLines takes an array of lines, not {}",
-                kind(params)
-            ),
-        ));
+        return Err(not_a_batch(kind(params)));
     };
-    if items.len() > ADD_LINES_MAX_BATCH {
-        return Err(Error::invalid(
-            "lines",
-            format!(
-                "a batch holds at most {ADD_LINES_MAX_BATCH} lines (got {}); send them in several calls",
-                items.len()
-            ),
-        ));
-    }
+    check_batch_size(items.len())?;
+    let mut errors = Violations::default();
     let mut batch = ValidBatch::default();
     batch.lines.reserve(items.len());
     for (i, item) in items.iter().enumerate() {
-        if let Some(line) = read_line(item, i, catalog, &mut errors, &mut batch.used_product_id) {
+        let Some(fields) = Fields::open_item(item, "lines", i, &LINE_FIELDS, &mut errors) else {
+            continue;
+        };
+        if let Some(line) = read_line(fields, catalog, &mut batch.used_product_id) {
             batch.lines.push(line);
         }
     }
     errors.into_result(batch)
 }
 
+/// [`validate_batch`] on the batch as JSON text, parsed straight into the
+/// fields of each line: the same answer, with less work (the host's path).
+pub fn validate_batch_json(text: &str, catalog: &Catalog) -> Result<ValidBatch, Error> {
+    let parsed = RawBatch::parse(text, &LINE_FIELDS)
+        .map_err(|error| Error::invalid("lines", format!("is not valid JSON ({error})")))?;
+    let lines = match parsed {
+        RawBatch::Lines(lines) => lines,
+        RawBatch::Other(kind) => return Err(not_a_batch(kind)),
+    };
+    check_batch_size(lines.len())?;
+    let mut errors = Violations::default();
+    let mut batch = ValidBatch::default();
+    batch.lines.reserve(lines.len());
+    for (i, line) in lines.iter().enumerate() {
+        let (slots, unknown) = match line {
+            RawLine::Object { slots, unknown } => (slots, unknown),
+            RawLine::Other(kind) => {
+                Fields::not_an_object("lines", i, kind, &mut errors);
+                continue;
+            }
+        };
+        let mut views = [None; MAX_FIELDS];
+        for (view, slot) in views.iter_mut().zip(slots) {
+            *view = slot.as_ref().map(RawField::view);
+        }
+        let fields = Fields::from_slots(&views, unknown, "lines", i, &LINE_FIELDS, &mut errors);
+        if let Some(line) = read_line(fields, catalog, &mut batch.used_product_id) {
+            batch.lines.push(line);
+        }
+    }
+    errors.into_result(batch)
+}
+
+fn not_a_batch(kind: &str) -> Error {
+    Error::invalid(
+        "lines",
+        format!("quotes.addLines takes an array of lines, not {kind}"),
+    )
+}
+
+fn check_batch_size(count: usize) -> Result<(), Error> {
+    if count > ADD_LINES_MAX_BATCH {
+        return Err(Error::invalid(
+            "lines",
+            format!(
+                "a batch holds at most {ADD_LINES_MAX_BATCH} lines (got {count}); send them in several calls"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Reads and checks one line; records violations and returns `None` when
 /// it has any.
 fn read_line(
-    item: &Value,
-    i: usize,
+    mut fields: Fields<'_, '_>,
     catalog: &Catalog,
-    errors: &mut Violations,
     used_product_id: &mut bool,
 ) -> Option<ValidLine> {
-    let mut fields = Fields::open_item(item, "lines", i, &LINE_FIELDS, errors)?;
     let qty = fields.decimal("qty", Floor::AboveZero, MAX_LINE_QTY);
     let unit_price = fields.decimal("unitPrice", Floor::Zero, MAX_LINE_PRICE);
     let cost_price = if fields.has("costPrice") {

@@ -51,8 +51,55 @@ pub(crate) fn kind(value: &Value) -> &'static str {
     }
 }
 
+/// A field's value as the readers below see it, whichever way the request
+/// was parsed: from a [`Value`], or straight from JSON text into slots
+/// (`quotes.addLines`, where speed matters).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Field<'v> {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A number (JSON numbers are read as `f64`).
+    Number(f64),
+    /// A string.
+    Str(&'v str),
+    /// An array; its items when parsed as a [`Value`], else none.
+    Array(&'v [Value]),
+    /// An object.
+    Object,
+}
+
+impl<'v> Field<'v> {
+    /// The view of a [`Value`].
+    pub(crate) fn of(value: &'v Value) -> Self {
+        match value {
+            Value::Null => Field::Null,
+            Value::Bool(flag) => Field::Bool(*flag),
+            // Every JSON number has an `f64` reading; one beyond its range
+            // reads as infinite and is refused as not finite.
+            Value::Number(number) => Field::Number(number.as_f64().unwrap_or(f64::INFINITY)),
+            Value::String(text) => Field::Str(text),
+            Value::Array(items) => Field::Array(items),
+            Value::Object(_) => Field::Object,
+        }
+    }
+
+    /// How it is described in messages, as [`kind`] does.
+    pub(crate) fn kind(self) -> &'static str {
+        match self {
+            Field::Null => "null",
+            Field::Bool(_) => "a boolean",
+            Field::Number(_) => "a number",
+            Field::Str(_) => "a string",
+            Field::Array(_) => "an array",
+            Field::Object => "an object",
+        }
+    }
+}
+
 /// Most fields one object may be read with.
-const MAX_FIELDS: usize = 16;
+pub(crate) const MAX_FIELDS: usize = 16;
 
 /// Where an object sits in the request. An item of an array keeps its index
 /// and is only spelled out (`lines[3]`) when a violation needs the path.
@@ -93,7 +140,7 @@ fn position(known: &[&str], name: &str) -> Option<usize> {
 /// a short list rather than in the map.
 pub(crate) struct Fields<'v, 'e> {
     known: &'v [&'v str],
-    slots: [Option<&'v Value>; MAX_FIELDS],
+    slots: [Option<Field<'v>>; MAX_FIELDS],
     base: Base,
     errors: &'e mut Violations,
 }
@@ -141,7 +188,7 @@ impl<'v, 'e> Fields<'v, 'e> {
         let mut slots = [None; MAX_FIELDS];
         for (name, value) in map {
             match position(known, name).and_then(|i| slots.get_mut(i)) {
-                Some(slot) => *slot = Some(value),
+                Some(slot) => *slot = Some(Field::of(value)),
                 None => errors.push(base.join(name), unknown_field_message(name, known)),
             }
         }
@@ -151,6 +198,39 @@ impl<'v, 'e> Fields<'v, 'e> {
             base,
             errors,
         })
+    }
+
+    /// Item `i` of the array `array`, already sorted into one slot per known
+    /// field (in `known`'s order). `unknown` holds the names of the other
+    /// fields, sorted, as a [`Value`] object would list them.
+    pub(crate) fn from_slots(
+        slots: &[Option<Field<'v>>; MAX_FIELDS],
+        unknown: &[String],
+        array: &'static str,
+        i: usize,
+        known: &'v [&'v str],
+        errors: &'e mut Violations,
+    ) -> Self {
+        let base = Base::Item(array, i);
+        for name in unknown {
+            errors.push(base.join(name), unknown_field_message(name, known));
+        }
+        Self {
+            known,
+            slots: *slots,
+            base,
+            errors,
+        }
+    }
+
+    /// Records that item `i` of `array` is not an object.
+    pub(crate) fn not_an_object(
+        array: &'static str,
+        i: usize,
+        kind: &'static str,
+        errors: &mut Violations,
+    ) {
+        errors.push(index(array, i), format!("must be an object, not {kind}"));
     }
 
     /// The path of a field of this object.
@@ -170,15 +250,15 @@ impl<'v, 'e> Fields<'v, 'e> {
     }
 
     /// The value of a field as sent, `null` included.
-    fn raw(&self, name: &str) -> Option<&'v Value> {
+    fn raw(&self, name: &str) -> Option<Field<'v>> {
         position(self.known, name)
             .and_then(|i| self.slots.get(i).copied())
             .flatten()
     }
 
     /// The value of a field; JSON `null` counts as absent.
-    fn get(&self, name: &str) -> Option<&'v Value> {
-        self.raw(name).filter(|value| !value.is_null())
+    fn get(&self, name: &str) -> Option<Field<'v>> {
+        self.raw(name).filter(|value| !matches!(value, Field::Null))
     }
 
     /// Whether the field is present and not `null`.
@@ -189,9 +269,9 @@ impl<'v, 'e> Fields<'v, 'e> {
     /// An optional string field.
     pub(crate) fn string(&mut self, name: &str) -> Option<&'v str> {
         match self.get(name)? {
-            Value::String(text) => Some(text),
+            Field::Str(text) => Some(text),
             other => {
-                let message = format!("must be a string, not {}", kind(other));
+                let message = format!("must be a string, not {}", other.kind());
                 self.violation(name, message);
                 None
             }
@@ -237,15 +317,13 @@ impl<'v, 'e> Fields<'v, 'e> {
     /// An optional number.
     pub(crate) fn number(&mut self, name: &str) -> Option<f64> {
         match self.get(name)? {
-            Value::Number(number) => match number.as_f64() {
-                Some(value) if value.is_finite() => Some(value),
-                _ => {
-                    self.violation(name, "must be a finite number");
-                    None
-                }
-            },
+            Field::Number(value) if value.is_finite() => Some(value),
+            Field::Number(_) => {
+                self.violation(name, "must be a finite number");
+                None
+            }
             other => {
-                let message = format!("must be a number, not {}", kind(other));
+                let message = format!("must be a number, not {}", other.kind());
                 self.violation(name, message);
                 None
             }
@@ -260,7 +338,7 @@ impl<'v, 'e> Fields<'v, 'e> {
                 self.violation(name, "is required");
                 None
             }
-            Some(Value::Null) => {
+            Some(Field::Null) => {
                 self.violation(
                     name,
                     "is required and must be a finite number (got null; NaN and Infinity arrive as null)",
@@ -321,9 +399,9 @@ impl<'v, 'e> Fields<'v, 'e> {
     /// An optional boolean.
     pub(crate) fn boolean(&mut self, name: &str) -> Option<bool> {
         match self.get(name)? {
-            Value::Bool(flag) => Some(*flag),
+            Field::Bool(flag) => Some(flag),
             other => {
-                let message = format!("must be true or false, not {}", kind(other));
+                let message = format!("must be true or false, not {}", other.kind());
                 self.violation(name, message);
                 None
             }
@@ -333,9 +411,9 @@ impl<'v, 'e> Fields<'v, 'e> {
     /// An optional array.
     pub(crate) fn array(&mut self, name: &str) -> Option<&'v [Value]> {
         match self.get(name)? {
-            Value::Array(items) => Some(items),
+            Field::Array(items) => Some(items),
             other => {
-                let message = format!("must be an array, not {}", kind(other));
+                let message = format!("must be an array, not {}", other.kind());
                 self.violation(name, message);
                 None
             }

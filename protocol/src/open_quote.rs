@@ -9,7 +9,9 @@ use std::collections::{BTreeMap, HashSet};
 use rust_decimal::Decimal;
 use serde_json::Value;
 
-use crate::add_lines::{LineType, Unit, ValidLine, validate_batch};
+use crate::add_lines::{
+    LineType, Unit, ValidBatch, ValidLine, validate_batch, validate_batch_json,
+};
 use crate::catalog::{Catalog, IndexedTaskTemplate, MAX_QTY_PER_UNIT};
 use crate::error::{Error, Violations};
 use crate::input::{index, join};
@@ -125,13 +127,31 @@ impl OpenQuote {
     /// all of it, or nothing with every violation listed. Only a Draft quote
     /// takes lines.
     pub fn add_lines(&mut self, params: &Value, catalog: &Catalog) -> Result<MergeReport, Error> {
-        if !self.header.status.is_editable() {
-            return Err(Error::QuoteLocked(format!(
+        self.check_editable()?;
+        self.merge(validate_batch(params, catalog)?, catalog)
+    }
+
+    /// [`OpenQuote::add_lines`] with the batch as JSON text: the same rules
+    /// and answers, parsed straight into each line's fields (the host's path).
+    pub fn add_lines_json(&mut self, text: &str, catalog: &Catalog) -> Result<MergeReport, Error> {
+        self.check_editable()?;
+        self.merge(validate_batch_json(text, catalog)?, catalog)
+    }
+
+    fn check_editable(&self) -> Result<(), Error> {
+        if self.header.status.is_editable() {
+            Ok(())
+        } else {
+            Err(Error::QuoteLocked(format!(
                 "quote {} is {} and can no longer be changed; only Draft quotes take new lines",
                 self.header.reference, self.header.status
-            )));
+            )))
         }
-        let batch = validate_batch(params, catalog)?;
+    }
+
+    /// Merges a validated batch: all of it, or nothing when the quote would
+    /// grow past its line limit.
+    fn merge(&mut self, batch: ValidBatch, catalog: &Catalog) -> Result<MergeReport, Error> {
         let mut report = MergeReport {
             used_product_id: batch.used_product_id,
             ..MergeReport::default()

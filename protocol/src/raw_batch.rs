@@ -1,0 +1,283 @@
+//! An `addLines` batch parsed straight from JSON text into one slot per known
+//! field of each line, borrowing its strings from the text: no map per line
+//! and no copies. Validation then reads the slots exactly as it reads a
+//! parsed [`serde_json::Value`] (see [`crate::input::Fields`]), so both ways
+//! give the same answer; the property tests hold them to that.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use crate::input::{Field, MAX_FIELDS};
+
+/// A field's value, owned only when the text escaped it.
+#[derive(Debug)]
+pub(crate) enum RawField<'a> {
+    Null,
+    Bool(bool),
+    Number(f64),
+    Str(Cow<'a, str>),
+    Array,
+    Object,
+}
+
+impl RawField<'_> {
+    /// The view validation reads.
+    pub(crate) fn view(&self) -> Field<'_> {
+        match self {
+            RawField::Null => Field::Null,
+            RawField::Bool(flag) => Field::Bool(*flag),
+            RawField::Number(value) => Field::Number(*value),
+            RawField::Str(text) => Field::Str(text),
+            RawField::Array => Field::Array(&[]),
+            RawField::Object => Field::Object,
+        }
+    }
+}
+
+/// One line of the batch.
+#[derive(Debug)]
+pub(crate) enum RawLine<'a> {
+    /// An object: its known fields by position, and the other names, sorted.
+    Object {
+        slots: Vec<Option<RawField<'a>>>,
+        unknown: Vec<String>,
+    },
+    /// Anything else, by its kind ("a string").
+    Other(&'static str),
+}
+
+/// The batch: an array of lines, or something else by its kind.
+#[derive(Debug)]
+pub(crate) enum RawBatch<'a> {
+    Lines(Vec<RawLine<'a>>),
+    Other(&'static str),
+}
+
+impl<'a> RawBatch<'a> {
+    /// Parses `text` with `known` as the field names of a line.
+    pub(crate) fn parse(text: &'a str, known: &'a [&'a str]) -> serde_json::Result<Self> {
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        let batch = BatchSeed { known }.deserialize(&mut deserializer)?;
+        deserializer.end()?;
+        Ok(batch)
+    }
+}
+
+/// The position of `name` among `known` (lengths compared first).
+fn position(known: &[&str], name: &str) -> Option<usize> {
+    known
+        .iter()
+        .position(|field| field.len() == name.len() && *field == name)
+}
+
+/// The `visit_*` methods of a visitor that answers a scalar with `$other`
+/// and its kind ("a number").
+macro_rules! scalars_are_other {
+    ($other:path) => {
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok($other("null"))
+        }
+
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            Ok($other("a boolean"))
+        }
+
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            Ok($other("a number"))
+        }
+
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            Ok($other("a number"))
+        }
+
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            Ok($other("a number"))
+        }
+
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+            Ok($other("a string"))
+        }
+    };
+}
+
+struct BatchSeed<'k> {
+    known: &'k [&'k str],
+}
+
+impl<'de> DeserializeSeed<'de> for BatchSeed<'_> {
+    type Value = RawBatch<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for BatchSeed<'_> {
+    type Value = RawBatch<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array of lines")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut lines = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(line) = seq.next_element_seed(LineSeed { known: self.known })? {
+            lines.push(line);
+        }
+        Ok(RawBatch::Lines(lines))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(RawBatch::Other("an object"))
+    }
+
+    scalars_are_other!(RawBatch::Other);
+}
+
+struct LineSeed<'k> {
+    known: &'k [&'k str],
+}
+
+impl<'de> DeserializeSeed<'de> for LineSeed<'_> {
+    type Value = RawLine<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for LineSeed<'_> {
+    type Value = RawLine<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a line object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut slots: Vec<Option<RawField<'de>>> = Vec::with_capacity(MAX_FIELDS);
+        slots.resize_with(self.known.len(), || None);
+        let mut unknown = Vec::new();
+        while let Some(key) = map.next_key_seed(KeySeed { known: self.known })? {
+            match key {
+                // A repeated name keeps its last value, as a parsed object does.
+                Key::Known(i) => {
+                    let value = map.next_value::<RawField<'de>>()?;
+                    if let Some(slot) = slots.get_mut(i) {
+                        *slot = Some(value);
+                    }
+                }
+                Key::Unknown(name) => {
+                    map.next_value::<IgnoredAny>()?;
+                    unknown.push(name);
+                }
+            }
+        }
+        unknown.sort_unstable();
+        unknown.dedup();
+        Ok(RawLine::Object { slots, unknown })
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(RawLine::Other("an array"))
+    }
+
+    scalars_are_other!(RawLine::Other);
+}
+
+impl<'de> de::Deserialize<'de> for RawField<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(FieldVisitor)
+    }
+}
+
+struct FieldVisitor;
+
+impl<'de> Visitor<'de> for FieldVisitor {
+    type Value = RawField<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(RawField::Null)
+    }
+
+    fn visit_bool<E: de::Error>(self, flag: bool) -> Result<Self::Value, E> {
+        Ok(RawField::Bool(flag))
+    }
+
+    #[allow(clippy::cast_precision_loss)] // as serde_json's `Value::as_f64` reads it
+    fn visit_i64<E: de::Error>(self, value: i64) -> Result<Self::Value, E> {
+        Ok(RawField::Number(value as f64))
+    }
+
+    #[allow(clippy::cast_precision_loss)] // as serde_json's `Value::as_f64` reads it
+    fn visit_u64<E: de::Error>(self, value: u64) -> Result<Self::Value, E> {
+        Ok(RawField::Number(value as f64))
+    }
+
+    fn visit_f64<E: de::Error>(self, value: f64) -> Result<Self::Value, E> {
+        Ok(RawField::Number(value))
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, text: &'de str) -> Result<Self::Value, E> {
+        Ok(RawField::Str(Cow::Borrowed(text)))
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<Self::Value, E> {
+        Ok(RawField::Str(Cow::Owned(text.to_owned())))
+    }
+
+    fn visit_string<E: de::Error>(self, text: String) -> Result<Self::Value, E> {
+        Ok(RawField::Str(Cow::Owned(text)))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(RawField::Array)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(RawField::Object)
+    }
+}
+
+/// A line's field name: its position among the known names, or the name.
+enum Key {
+    Known(usize),
+    Unknown(String),
+}
+
+/// Reads a field name without copying it unless it is unknown.
+struct KeySeed<'k> {
+    known: &'k [&'k str],
+}
+
+impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
+    type Value = Key;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for KeySeed<'_> {
+    type Value = Key;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a field name")
+    }
+
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<Self::Value, E> {
+        Ok(match position(self.known, name) {
+            Some(i) => Key::Known(i),
+            None => Key::Unknown(name.to_owned()),
+        })
+    }
+}
