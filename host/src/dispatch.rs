@@ -98,7 +98,7 @@ impl Envelope {
 const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 
 /// A successful answer: JSON from Rust, or a JavaScript value kept ready.
-pub(crate) enum Answer {
+enum Answer {
     /// JSON built in Rust.
     Json(Value),
     /// A value the host already holds in JavaScript form.
