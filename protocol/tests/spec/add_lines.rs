@@ -133,6 +133,26 @@ fn add_lines_linked_item_ids_match_case_insensitively() {
 }
 
 #[test]
+fn add_lines_linked_item_ids_may_come_in_braces_or_with_spaces() {
+    for spelled in [format!("{{{OAK}}}"), format!("  {}  ", OAK.to_uppercase())] {
+        let batch = one(json!({"linkedItemId": spelled})).unwrap();
+        assert_eq!(
+            batch.lines[0].linked_item_id.as_deref(),
+            Some(OAK),
+            "{spelled}"
+        );
+    }
+    // One hex digit short, or a stray character: not the product.
+    for wrong in [&OAK[..35], &format!("{}x", &OAK[..35])] {
+        let error = one(json!({"linkedItemId": wrong})).unwrap_err();
+        assert!(
+            message_at(&error, "lines[0].linkedItemId").contains("not an active"),
+            "{wrong}"
+        );
+    }
+}
+
+#[test]
 fn add_lines_rejects_qty_of_zero_or_less() {
     for qty in [json!(0), json!(-1), json!(-0.0001)] {
         let error = one(json!({ "qty": qty })).unwrap_err();
