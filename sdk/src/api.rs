@@ -56,5 +56,15 @@ pub(crate) fn install(sdk: &Rc<Sdk>) {
 /// One bridge method: passes its argument through to the host.
 fn method(sdk: &Rc<Sdk>, wire: &'static str) -> Function {
     let sdk = Rc::clone(sdk);
-    function(move |params| sdk.call(wire, &params).into())
+    let name = MethodName {
+        wire: wire.into(),
+        adds_lines: wire == "quotes.addLines",
+    };
+    function(move |params| sdk.call(&name, &params).into())
+}
+
+/// A method's wire name, in JS form once.
+pub(crate) struct MethodName {
+    pub(crate) wire: JsValue,
+    pub(crate) adds_lines: bool,
 }

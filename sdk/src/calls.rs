@@ -3,12 +3,13 @@
 
 use alloc::rc::Rc;
 
-use js_sys::{Array, Function, Promise};
+use js_sys::{Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use web_sys::{MessageEvent, MessagePort};
 
+use crate::api::MethodName;
 use crate::error::{INVALID_PARAMS, NOT_CONNECTED, TIMEOUT};
-use crate::object::{duration, function, get, object, set, take_all, text};
+use crate::object::{duration, function, get, get_key, take_all, text};
 use crate::sdk::Sdk;
 
 /// Positions in a pending call's entry.
@@ -38,7 +39,7 @@ pub(crate) fn reply_handler(sdk: &Rc<Sdk>) -> Function {
 impl Sdk {
     /// Calls `method` on the host with `params`; the Promise settles with the
     /// reply, or rejects with a `BridgeError`.
-    pub(crate) fn call(&self, method: &'static str, params: &JsValue) -> Promise {
+    pub(crate) fn call(&self, method: &MethodName, params: &JsValue) -> Promise {
         Promise::new(&mut |resolve, reject| {
             if let Some(reason) = self.no_host_reason() {
                 let _ = reject.call1(
@@ -47,17 +48,21 @@ impl Sdk {
                 );
                 return;
             }
-            if method == "quotes.addLines" {
+            if method.adds_lines {
                 self.warn_product_id_once(params);
             }
             let id = self.next_id.get();
             self.next_id.set(id.wrapping_add(1).max(1));
             let id = JsValue::from(id);
-            let method: JsValue = method.into();
-            let request = object(&[("jsonrpc", &"2.0".into()), ("id", &id), ("method", &method)]);
+            let keys = &self.keys;
+            let request = Object::new();
+            let _ = Reflect::set(&request, &keys.jsonrpc, &keys.version);
+            let _ = Reflect::set(&request, &keys.id, &id);
+            let _ = Reflect::set(&request, &keys.method, &method.wire);
             if !params.is_undefined() {
-                set(&request, "params", params);
+                let _ = Reflect::set(&request, &keys.params, params);
             }
+            let method = &method.wire;
             let timer = self.handlers().map_or(0, |handlers| {
                 self.window
                     .set_timeout_with_callback_and_timeout_and_arguments_1(
@@ -67,7 +72,7 @@ impl Sdk {
                     )
                     .unwrap_or(0)
             });
-            let entry = Array::of4(&resolve, &reject, &timer.into(), &method);
+            let entry = Array::of4(&resolve, &reject, &timer.into(), method);
             self.pending.set(&id, &entry);
             match self.port() {
                 Some(port) => self.send(&port, &id, &request),
@@ -119,15 +124,15 @@ impl Sdk {
 
     fn reply(&self, event: &MessageEvent) {
         let data = event.data();
-        let id = get(&data, "id");
+        let id = get_key(&data, &self.keys.id);
         let Some(entry) = self.take(&id) else {
             return;
         };
-        let failure = get(&data, "error");
+        let failure = get_key(&data, &self.keys.error);
         let (settle, value) = if failure.is_object() {
             (REJECT, self.errors.for_reply(&failure))
         } else {
-            (RESOLVE, get(&data, "result"))
+            (RESOLVE, get_key(&data, &self.keys.result))
         };
         let _ = Function::from(entry.get(settle)).call1(&JsValue::UNDEFINED, &value);
     }

@@ -13,6 +13,16 @@ pub(crate) fn get(target: &JsValue, key: &str) -> JsValue {
     }
 }
 
+/// `target[key]` with a key already in JS form, or `undefined` when `target`
+/// is not an object.
+pub(crate) fn get_key(target: &JsValue, key: &JsValue) -> JsValue {
+    if target.is_object() {
+        Reflect::get(target, key).unwrap_or(JsValue::UNDEFINED)
+    } else {
+        JsValue::UNDEFINED
+    }
+}
+
 /// `target[key] = value`, ignoring failure (a frozen target).
 pub(crate) fn set(target: &JsValue, key: &str, value: &JsValue) {
     let _ = Reflect::set(target, &key.into(), value);

@@ -13,7 +13,7 @@ use web_sys::{MessagePort, Window};
 
 use crate::config::Config;
 use crate::error::ErrorClass;
-use crate::object::{get, object};
+use crate::object::{get_key, object};
 
 /// The handlers registered with the browser, made once.
 pub(crate) struct Handlers {
@@ -25,8 +25,39 @@ pub(crate) struct Handlers {
     pub(crate) hello_tick: Function,
 }
 
+/// The property names and values every call uses, made into JS strings once
+/// rather than on every call.
+pub(crate) struct Keys {
+    pub(crate) jsonrpc: JsValue,
+    pub(crate) version: JsValue,
+    pub(crate) id: JsValue,
+    pub(crate) method: JsValue,
+    pub(crate) params: JsValue,
+    pub(crate) result: JsValue,
+    pub(crate) error: JsValue,
+    pub(crate) port: JsValue,
+    pub(crate) reason: JsValue,
+}
+
+impl Keys {
+    fn new() -> Self {
+        Self {
+            jsonrpc: "jsonrpc".into(),
+            version: "2.0".into(),
+            id: "id".into(),
+            method: "method".into(),
+            params: "params".into(),
+            result: "result".into(),
+            error: "error".into(),
+            port: "port".into(),
+            reason: "reason".into(),
+        }
+    }
+}
+
 /// The bridge of one page.
 pub(crate) struct Sdk {
+    pub(crate) keys: Keys,
     pub(crate) window: Window,
     pub(crate) config: Config,
     /// `{port, info}` once welcomed, `{reason}` once given up on.
@@ -50,6 +81,7 @@ impl Sdk {
     pub(crate) fn new(window: Window) -> Rc<Self> {
         let config = Config::from_current_script(&window);
         let sdk = Rc::new(Self {
+            keys: Keys::new(),
             window,
             config,
             link: object(&[]),
@@ -78,13 +110,13 @@ impl Sdk {
 
     /// The private port, once welcomed.
     pub(crate) fn port(&self) -> Option<MessagePort> {
-        let port = get(&self.link, "port");
+        let port = get_key(&self.link, &self.keys.port);
         (!port.is_undefined()).then(|| wasm_bindgen::JsCast::unchecked_into(port))
     }
 
     /// Why there is no host, once the SDK has given up waiting.
     pub(crate) fn no_host_reason(&self) -> Option<JsValue> {
-        let reason = get(&self.link, "reason");
+        let reason = get_key(&self.link, &self.keys.reason);
         (!reason.is_undefined()).then_some(reason)
     }
 }
