@@ -281,6 +281,10 @@ impl<'v, 'e> Fields<'v, 'e> {
     /// An optional string of at most `max_chars` characters.
     pub(crate) fn string_max(&mut self, name: &str, max_chars: usize) -> Option<&'v str> {
         let text = self.string(name)?;
+        // No more bytes than the limit means no more characters either.
+        if text.len() <= max_chars {
+            return Some(text);
+        }
         let count = text.chars().count();
         if count > max_chars {
             self.violation(
