@@ -1,8 +1,9 @@
-//! An `addLines` batch parsed straight from JSON text into one slot per known
-//! field of each line, borrowing its strings from the text: no map per line
-//! and no copies. Validation then reads the slots exactly as it reads a
-//! parsed [`serde_json::Value`] (see [`crate::input::Fields`]), so both ways
-//! give the same answer; the property tests hold them to that.
+//! An `addLines` batch read straight from JSON text: each line's known fields
+//! go into slots on the stack, strings borrowed from the text, and the line
+//! is handed over while the parse goes on, so nothing is kept per line. The
+//! validation reads the slots exactly as it reads a parsed
+//! [`serde_json::Value`] (see [`crate::input::Fields`]), so both ways give
+//! the same answer; the property tests hold them to that.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -36,33 +37,42 @@ impl RawField<'_> {
     }
 }
 
-/// One line of the batch.
+/// One line of the batch, as handed to the caller of [`each_line`].
 #[derive(Debug)]
-pub(crate) enum RawLine<'a> {
+pub(crate) enum RawLine<'s, 'a> {
     /// An object: its known fields by position, and the other names, sorted.
     Object {
-        slots: Vec<Option<RawField<'a>>>,
-        unknown: Vec<String>,
+        slots: &'s [Option<RawField<'a>>; MAX_FIELDS],
+        unknown: &'s [String],
     },
     /// Anything else, by its kind ("a string").
     Other(&'static str),
 }
 
-/// The batch: an array of lines, or something else by its kind.
-#[derive(Debug)]
-pub(crate) enum RawBatch<'a> {
-    Lines(Vec<RawLine<'a>>),
+/// What the batch turned out to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// An array of this many lines.
+    Lines(usize),
+    /// Something else, by its kind.
     Other(&'static str),
 }
 
-impl<'a> RawBatch<'a> {
-    /// Parses `text` with `known` as the field names of a line.
-    pub(crate) fn parse(text: &'a str, known: &'a [&'a str]) -> serde_json::Result<Self> {
-        let mut deserializer = serde_json::Deserializer::from_str(text);
-        let batch = BatchSeed { known }.deserialize(&mut deserializer)?;
-        deserializer.end()?;
-        Ok(batch)
+/// Parses `text` as a batch whose lines have the fields `known`, calling
+/// `line(i, line)` for each line as it is read.
+pub(crate) fn each_line<F>(text: &str, known: &[&str], line: F) -> serde_json::Result<Shape>
+where
+    F: FnMut(usize, RawLine<'_, '_>),
+{
+    let mut line = line;
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let shape = BatchSeed {
+        known,
+        line: &mut line,
     }
+    .deserialize(&mut deserializer)?;
+    deserializer.end()?;
+    Ok(shape)
 }
 
 /// The position of `name` among `known` (lengths compared first).
@@ -102,63 +112,119 @@ macro_rules! scalars_are_other {
     };
 }
 
-struct BatchSeed<'k> {
+struct BatchSeed<'k, 'f, F> {
     known: &'k [&'k str],
+    line: &'f mut F,
 }
 
-impl<'de> DeserializeSeed<'de> for BatchSeed<'_> {
-    type Value = RawBatch<'de>;
+impl<'de, F> DeserializeSeed<'de> for BatchSeed<'_, '_, F>
+where
+    F: FnMut(usize, RawLine<'_, '_>),
+{
+    type Value = Shape;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for BatchSeed<'_> {
-    type Value = RawBatch<'de>;
+impl<'de, F> Visitor<'de> for BatchSeed<'_, '_, F>
+where
+    F: FnMut(usize, RawLine<'_, '_>),
+{
+    type Value = Shape;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("an array of lines")
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut lines = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(line) = seq.next_element_seed(LineSeed { known: self.known })? {
-            lines.push(line);
+        let mut count = 0;
+        while seq
+            .next_element_seed(LineSeed {
+                known: self.known,
+                index: count,
+                line: &mut *self.line,
+            })?
+            .is_some()
+        {
+            count += 1;
         }
-        Ok(RawBatch::Lines(lines))
+        Ok(Shape::Lines(count))
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(RawBatch::Other("an object"))
+        Ok(Shape::Other("an object"))
     }
 
-    scalars_are_other!(RawBatch::Other);
+    scalars_are_other!(Shape::Other);
 }
 
-struct LineSeed<'k> {
+struct LineSeed<'k, 'f, F> {
     known: &'k [&'k str],
+    index: usize,
+    line: &'f mut F,
 }
 
-impl<'de> DeserializeSeed<'de> for LineSeed<'_> {
-    type Value = RawLine<'de>;
+impl<'de, F> DeserializeSeed<'de> for LineSeed<'_, '_, F>
+where
+    F: FnMut(usize, RawLine<'_, '_>),
+{
+    type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for LineSeed<'_> {
-    type Value = RawLine<'de>;
+/// Hands a line that is not an object over by its kind.
+macro_rules! scalar_lines_are_other {
+    () => {
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            (self.line)(self.index, RawLine::Other("null"));
+            Ok(())
+        }
+
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            (self.line)(self.index, RawLine::Other("a boolean"));
+            Ok(())
+        }
+
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            (self.line)(self.index, RawLine::Other("a number"));
+            Ok(())
+        }
+
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            (self.line)(self.index, RawLine::Other("a number"));
+            Ok(())
+        }
+
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            (self.line)(self.index, RawLine::Other("a number"));
+            Ok(())
+        }
+
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+            (self.line)(self.index, RawLine::Other("a string"));
+            Ok(())
+        }
+    };
+}
+
+impl<'de, F> Visitor<'de> for LineSeed<'_, '_, F>
+where
+    F: FnMut(usize, RawLine<'_, '_>),
+{
+    type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a line object")
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut slots: Vec<Option<RawField<'de>>> = Vec::with_capacity(MAX_FIELDS);
-        slots.resize_with(self.known.len(), || None);
+        let mut slots: [Option<RawField<'de>>; MAX_FIELDS] = Default::default();
         let mut unknown = Vec::new();
         while let Some(key) = map.next_key_seed(KeySeed { known: self.known })? {
             match key {
@@ -177,15 +243,23 @@ impl<'de> Visitor<'de> for LineSeed<'_> {
         }
         unknown.sort_unstable();
         unknown.dedup();
-        Ok(RawLine::Object { slots, unknown })
+        (self.line)(
+            self.index,
+            RawLine::Object {
+                slots: &slots,
+                unknown: &unknown,
+            },
+        );
+        Ok(())
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(RawLine::Other("an array"))
+        (self.line)(self.index, RawLine::Other("an array"));
+        Ok(())
     }
 
-    scalars_are_other!(RawLine::Other);
+    scalar_lines_are_other!();
 }
 
 impl<'de> de::Deserialize<'de> for RawField<'de> {
