@@ -10,14 +10,13 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use crate::base64;
 use crate::error::Error;
 use crate::files::{create_dir, read, read_text, write};
 use crate::js_tools::{self, TERSER, WASM_OPT};
-use crate::pins::WASM_TARGET;
-use crate::process::{self, Ctx, describe};
+use crate::process::{self, Ctx, describe, run_step};
+use crate::wasm_crate;
 use crate::wasm_names;
 
 /// The SDK's package name.
@@ -26,8 +25,8 @@ const PACKAGE: &str = "toolbridge-sdk";
 /// The SDK's crate name as it appears in file names.
 const CRATE_FILE_NAME: &str = "toolbridge_sdk";
 
-/// The cargo profile bridge.js is built with.
-const PROFILE: &str = "wasm-release";
+/// How its lines start.
+const LABEL: &str = "bridge.js";
 
 /// Where the published files go, relative to the workspace root.
 const DIST_DIR: &str = "sdk/dist";
@@ -78,29 +77,13 @@ pub(crate) fn pieces(ctx: &Ctx) -> Pieces {
 /// Builds `sdk/dist/bridge.js` and copies `sdk/bridge.d.ts` next to it, printing each command it
 /// runs. Returns the path of bridge.js.
 pub(crate) fn build(ctx: &Ctx) -> Result<PathBuf, Error> {
-    let mut cargo = ctx.cargo();
-    cargo.args([
-        "build",
-        "-p",
+    let module = wasm_crate::build(
+        ctx,
+        LABEL,
         PACKAGE,
-        "--target",
-        WASM_TARGET,
-        "--profile",
-        PROFILE,
-        "--no-default-features",
-    ]);
-    run(&mut cargo)?;
-
-    if ctx.find("wasm-bindgen").is_none() {
-        return Err(Error::failed(
-            "wasm-bindgen not found; run `cargo xtask setup`",
-        ));
-    }
-    let module = ctx
-        .target_dir()
-        .join(WASM_TARGET)
-        .join(PROFILE)
-        .join(format!("{CRATE_FILE_NAME}.wasm"));
+        CRATE_FILE_NAME,
+        &["--no-default-features"],
+    )?;
     let mut bindgen = ctx.command("wasm-bindgen");
     bindgen.args([
         "--target",
@@ -112,7 +95,7 @@ pub(crate) fn build(ctx: &Ctx) -> Result<PathBuf, Error> {
         &ctx.shown(&bindgen_dir(ctx)),
         &ctx.shown(&module),
     ]);
-    run(&mut bindgen)?;
+    run_step(LABEL, &mut bindgen)?;
 
     let pieces = shrink(ctx)?;
     let glue = read_text(&pieces.glue)?;
@@ -189,23 +172,13 @@ fn shrink(ctx: &Ctx) -> Result<Pieces, Error> {
         "-o",
         &ctx.shown(&pieces.glue),
     ]);
-    run(&mut terser)?;
+    run_step(LABEL, &mut terser)?;
     Ok(pieces)
 }
 
 /// The directory `wasm-bindgen` writes to.
 fn bindgen_dir(ctx: &Ctx) -> PathBuf {
     ctx.target_dir().join("bridge-js")
-}
-
-/// Runs a build step, saying first what it runs.
-fn run(command: &mut Command) -> Result<(), Error> {
-    println!("bridge.js: running `{}`", describe(command));
-    if process::run(command)? {
-        Ok(())
-    } else {
-        Err(Error::failed(format!("`{}` failed", describe(command))))
-    }
 }
 
 /// The classic script: a header line, then the glue and `initSync` inside an arrow function.

@@ -6,7 +6,7 @@ use crate::bridge_js;
 use crate::error::Error;
 use crate::host_module;
 use crate::pins::WASM_TARGET;
-use crate::process::{self, Ctx, describe};
+use crate::process::{Ctx, run_step};
 use crate::setup;
 
 /// One artifact: what it is, and how to build it (returning where it was put).
@@ -58,12 +58,7 @@ pub(crate) fn run(ctx: &Ctx) -> Result<(), Error> {
 fn cargo_build(ctx: &Ctx, args: &[&str]) -> Result<(), Error> {
     let mut command = ctx.cargo();
     command.arg("build").args(args);
-    println!("build: running `{}`", describe(&command));
-    if process::run(&mut command)? {
-        Ok(())
-    } else {
-        Err(Error::failed(format!("`{}` failed", describe(&command))))
-    }
+    run_step("build", &mut command)
 }
 
 fn workspace(ctx: &Ctx) -> Result<String, Error> {

@@ -24,6 +24,7 @@ mod serve;
 mod setup;
 mod test;
 mod toolbridge_server;
+mod wasm_crate;
 mod wasm_names;
 
 use std::env;

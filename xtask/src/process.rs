@@ -156,6 +156,17 @@ pub(crate) fn run(command: &mut Command) -> Result<bool, Error> {
         .map_err(|e| spawn_error(command, &e))
 }
 
+/// Runs one step of a longer task: prints "LABEL: running" and the command first, and fails with the command
+/// named when it does.
+pub(crate) fn run_step(label: &str, command: &mut Command) -> Result<(), Error> {
+    println!("{label}: running `{}`", describe(command));
+    if run(command)? {
+        Ok(())
+    } else {
+        Err(Error::failed(format!("`{}` failed", describe(command))))
+    }
+}
+
 /// Runs `command` quietly and returns its stdout, or `None` when it cannot be started or fails.
 /// For questions such as "which version is installed?".
 pub(crate) fn probe(command: &mut Command) -> Option<String> {

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use crate::error::Error;
 use crate::files::create_dir;
-use crate::process::{self, Ctx, describe};
+use crate::process::{self, Ctx, describe, run_step};
 
 /// The database file's name inside [`ServerOptions::dir`].
 const DB_FILE: &str = "toolbridge.sqlite3";
@@ -81,10 +81,7 @@ impl ToolbridgeServer {
             build.arg("--release");
         }
         build.args(["-p", "toolbridge-server", "--bin", "toolbridge"]);
-        println!("{label}: running `{}`", describe(&build));
-        if !process::run(&mut build)? {
-            return Err(Error::failed(format!("`{}` failed", describe(&build))));
-        }
+        run_step(label, &mut build)?;
         let binary = ctx
             .target_dir()
             .join(options.profile.dir())
