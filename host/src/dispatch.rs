@@ -122,15 +122,18 @@ pub(crate) fn on_port_message(shared: &Rc<Shared>, key: u32, port: &MessagePort,
         reject(shared, &caller, started, port, data);
         return;
     };
-    if let Some(outcome) = answer_now(shared, &caller, call.method, &call.params) {
-        settle(shared, &caller, started, port, &call, outcome);
-        return;
-    }
+    let remote = match answer_now(shared, &caller, call.method, &call.params) {
+        Ok(outcome) => {
+            settle(shared, &caller, started, port, &call, outcome);
+            return;
+        }
+        Err(remote) => remote,
+    };
     let shared = Rc::clone(shared);
     let port = port.clone();
     wasm_bindgen_futures::spawn_local(async move {
         let outcome = match json::from_js(&call.params) {
-            Some(params) => run(&shared, &caller, call.method, &params).await,
+            Some(params) => run(&shared, remote, &params).await,
             None => Err(unsendable()),
         };
         settle(&shared, &caller, started, &port, &call, outcome);
@@ -247,23 +250,34 @@ fn unsendable() -> Error {
     Error::invalid("params", "must be plain JSON data")
 }
 
+/// A call that needs the backend, as [`answer_now`] leaves it for [`run`].
+enum Remote {
+    /// `context.get` before the user is known.
+    Context,
+    /// `quotes.create`.
+    Create,
+    /// One of the list methods.
+    List(Method),
+}
+
 /// Answers at once when no backend request is needed: `context.get` once the
 /// user is known, `quotes.addLines` always, and any call the tool's type
-/// forbids. `None` means the call needs the backend.
+/// forbids. Otherwise says what the backend must be asked.
 fn answer_now(
     shared: &Shared,
     caller: &Caller,
     method: Method,
     params: &JsValue,
-) -> Option<Outcome> {
+) -> Result<Outcome, Remote> {
     if let Err(error) = method.authorize_tool(caller.tool_type) {
-        return Some(Err(error));
+        return Ok(Err(error));
     }
     match method {
         Method::ContextGet => shared
             .context_js()
-            .map(|context| Ok((Answer::Js(context), None))),
-        Method::QuotesAddLines => Some(match json::text_of(params) {
+            .map(|context| Ok((Answer::Js(context), None)))
+            .ok_or(Remote::Context),
+        Method::QuotesAddLines => Ok(match json::text_of(params) {
             Some(text) => shared
                 .editor
                 .borrow_mut()
@@ -271,24 +285,29 @@ fn answer_now(
                 .map(|change| (Answer::Js(JsValue::NULL), Some(change))),
             None => Err(unsendable()),
         }),
-        _ => None,
+        Method::QuotesCreate => Err(Remote::Create),
+        Method::CustomersList
+        | Method::ProductsList
+        | Method::TaskTemplatesList
+        | Method::CostItemsList
+        | Method::JobsList
+        | Method::QuotesList => Err(Remote::List(method)),
     }
 }
 
-/// Answers one call.
-async fn run(shared: &Rc<Shared>, caller: &Caller, method: Method, params: &Value) -> Outcome {
-    method.authorize_tool(caller.tool_type)?;
-    match method {
-        Method::ContextGet => {
+/// Answers a call with the backend's help.
+async fn run(shared: &Rc<Shared>, remote: Remote, params: &Value) -> Outcome {
+    match remote {
+        Remote::Context => {
             shared.context().await?;
             let context = shared.context_js().ok_or_else(|| {
                 Error::Internal("the signed-in user was forgotten while being read".to_owned())
             })?;
             Ok((Answer::Js(context), None))
         }
-        Method::QuotesCreate => {
+        Remote::Create => {
             let context = shared.context().await?;
-            method.authorize_role(context.user_role)?;
+            Method::QuotesCreate.authorize_role(context.user_role)?;
             // Checked here first so that a bad request costs no round trip;
             // the backend checks it again with the same rules.
             validate_bridge_create(params)?;
@@ -305,20 +324,7 @@ async fn run(shared: &Rc<Shared>, caller: &Caller, method: Method, params: &Valu
             };
             Ok((Answer::Json(encode(&result)?), None))
         }
-        Method::QuotesAddLines => {
-            // Answered by `answer_now`; kept whole here for any other caller.
-            let change = shared
-                .editor
-                .borrow_mut()
-                .add_lines_json(&params.to_string(), &caller.slug)?;
-            Ok((Answer::Js(JsValue::NULL), Some(change)))
-        }
-        Method::CustomersList
-        | Method::ProductsList
-        | Method::TaskTemplatesList
-        | Method::CostItemsList
-        | Method::JobsList
-        | Method::QuotesList => {
+        Remote::List(method) => {
             let request = read_list_request(params, method.accepts_codes())?;
             if request.codes.as_ref().is_some_and(Vec::is_empty) {
                 return Ok((
