@@ -80,6 +80,7 @@ pub(crate) fn build(ctx: &Ctx) -> Result<PathBuf, Error> {
     let module = wasm_crate::build(
         ctx,
         LABEL,
+        wasm_crate::SIZE_PROFILE,
         PACKAGE,
         CRATE_FILE_NAME,
         &["--no-default-features"],

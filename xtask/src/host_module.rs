@@ -1,5 +1,5 @@
 //! The host module for parent pages: the `toolbridge-host` crate built for wasm32 with the
-//! size-oriented profile ([`wasm_crate`]), and `wasm-bindgen --target web` writing an ES module
+//! speed-oriented profile ([`wasm_crate::SPEED_PROFILE`]), and `wasm-bindgen --target web` writing an ES module
 //! (`host/dist/toolbridge_host.js`), its `.wasm`, and its TypeScript declarations.
 
 use std::path::PathBuf;
@@ -25,7 +25,14 @@ pub(crate) fn dist_dir(ctx: &Ctx) -> PathBuf {
 
 /// Builds `host/dist/` and returns the path of the ES module.
 pub(crate) fn build(ctx: &Ctx) -> Result<PathBuf, Error> {
-    let module = wasm_crate::build(ctx, LABEL, PACKAGE, CRATE_FILE_NAME, &["--lib"])?;
+    let module = wasm_crate::build(
+        ctx,
+        LABEL,
+        wasm_crate::SPEED_PROFILE,
+        PACKAGE,
+        CRATE_FILE_NAME,
+        &["--lib"],
+    )?;
     let dist = dist_dir(ctx);
     create_dir(&dist)?;
     let mut bindgen = ctx.command("wasm-bindgen");

@@ -7,15 +7,18 @@ use crate::error::Error;
 use crate::pins::WASM_TARGET;
 use crate::process::{Ctx, run_step};
 
-/// The size-oriented cargo profile of the wasm crates (see the workspace `Cargo.toml`).
-pub(crate) const PROFILE: &str = "wasm-release";
+/// The size-oriented cargo profile of bridge.js (see the workspace `Cargo.toml`).
+pub(crate) const SIZE_PROFILE: &str = "wasm-release";
+/// The speed-oriented cargo profile of the host module, which the host bench measures too.
+pub(crate) const SPEED_PROFILE: &str = "host-release";
 
-/// Builds `package` for wasm32 with [`PROFILE`] (and `extra` cargo arguments), checks that
+/// Builds `package` for wasm32 with the cargo `profile` (and `extra` cargo arguments), checks that
 /// `wasm-bindgen` is there to take it further, and returns the module's path. `crate_file` is
 /// the crate's name as file names spell it (`toolbridge_sdk`).
 pub(crate) fn build(
     ctx: &Ctx,
     label: &str,
+    profile: &str,
     package: &str,
     crate_file: &str,
     extra: &[&str],
@@ -29,7 +32,7 @@ pub(crate) fn build(
             "--target",
             WASM_TARGET,
             "--profile",
-            PROFILE,
+            profile,
         ])
         .args(extra);
     run_step(label, &mut cargo)?;
@@ -41,6 +44,6 @@ pub(crate) fn build(
     Ok(ctx
         .target_dir()
         .join(WASM_TARGET)
-        .join(PROFILE)
+        .join(profile)
         .join(format!("{crate_file}.wasm")))
 }
