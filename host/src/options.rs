@@ -2,7 +2,7 @@
 //! checked so that a mistake is reported with the option's name.
 
 use serde::Deserialize;
-use toolbridge_protocol::manifest::ToolType;
+use toolbridge_protocol::manifest::{SLUG_RULE, ToolType, is_tool_slug};
 use wasm_bindgen::JsValue;
 
 use crate::backend::DEFAULT_TIMEOUT_MS;
@@ -63,25 +63,14 @@ pub(crate) struct ToolOptions {
     pub(crate) title: String,
 }
 
-/// Longest slug (a DNS label).
-const SLUG_MAX: usize = 63;
-
 impl ToolOptions {
     /// Reads and checks `mount`'s second argument.
     pub(crate) fn read(value: &JsValue) -> Result<Self, HostError> {
         let raw: RawTool =
             json::read_js(value, "mount(container, tool)").map_err(HostError::Usage)?;
-        let slug_ok = !raw.slug.is_empty()
-            && raw.slug.len() <= SLUG_MAX
-            && raw
-                .slug
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-            && !raw.slug.starts_with('-')
-            && !raw.slug.ends_with('-');
-        if !slug_ok {
+        if !is_tool_slug(&raw.slug) {
             return Err(HostError::usage(format!(
-                "mount: slug {:?} must be 1 to {SLUG_MAX} lower-case letters, digits or inner hyphens",
+                "mount: slug {:?} must be {SLUG_RULE}",
                 raw.slug
             )));
         }

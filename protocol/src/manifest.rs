@@ -40,6 +40,25 @@ impl fmt::Display for ToolType {
     }
 }
 
+/// Longest tool slug: the slug is a DNS label of the tool's own origin
+/// (`<slug>.tools.localhost`).
+pub const SLUG_MAX_LEN: usize = 63;
+
+/// Whether `slug` names a tool: 1 to [`SLUG_MAX_LEN`] lower-case ASCII
+/// letters, digits or inner hyphens, so that it is one DNS label.
+pub fn is_tool_slug(slug: &str) -> bool {
+    !slug.is_empty()
+        && slug.len() <= SLUG_MAX_LEN
+        && slug
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !slug.starts_with('-')
+        && !slug.ends_with('-')
+}
+
+/// What a slug must look like, for messages.
+pub const SLUG_RULE: &str = "1 to 63 lower-case letters, digits or inner hyphens";
+
 /// `manifest.json`, with SPEC.md's field names. Checked by the `bundle`
 /// crate; this is only its shape.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
