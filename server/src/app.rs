@@ -10,7 +10,8 @@ use toolbridge_store::Store;
 
 use crate::error::ApiError;
 use crate::rate_limit::RateLimiter;
-use crate::{api, cors, request_id, sdk_files, session};
+use crate::tools::{ToolSites, sites};
+use crate::{api, cors, request_id, sdk_files, session, tools};
 
 /// What every handler may use.
 #[derive(Clone)]
@@ -24,6 +25,8 @@ pub struct AppState {
     pub allowed_origins: Arc<Vec<String>>,
     /// Where the built SDK is (`sdk/dist`).
     pub sdk_dir: Arc<PathBuf>,
+    /// Where each tool is served (its origin) and the folders served live.
+    pub tool_sites: Arc<ToolSites>,
 }
 
 impl AppState {
@@ -34,7 +37,15 @@ impl AppState {
             rate_limiter: Arc::new(RateLimiter::default()),
             allowed_origins: Arc::new(Vec::new()),
             sdk_dir: Arc::new(PathBuf::from("sdk/dist")),
+            tool_sites: Arc::new(ToolSites::new(sites::DEFAULT_DOMAIN, 8080)),
         }
+    }
+
+    /// The same state, serving tools as `sites` says.
+    #[must_use]
+    pub fn serving_tools(mut self, sites: ToolSites) -> Self {
+        self.tool_sites = Arc::new(sites);
+        self
     }
 
     /// The same state, serving the SDK from `dir`.
@@ -58,7 +69,8 @@ impl AppState {
 }
 
 /// Every route: the REST API under `/api/v1`, the session API under
-/// `/api/session`, the SDK under `/sdk`, each request with an id.
+/// `/api/session`, the app's tool list at `/api/tools`, the SDK under `/sdk`,
+/// and each tool's files at its own origin; each request with an id.
 pub fn router(state: AppState) -> Router {
     Router::new()
         .nest("/api/v1", api::routes(state.clone()))
@@ -69,6 +81,7 @@ pub fn router(state: AppState) -> Router {
                 .post(session::sign_in)
                 .delete(session::sign_out),
         )
+        .route("/api/tools", get(tools::listing::list))
         .fallback(|| async {
             ApiError::Rule(toolbridge_protocol::Error::NotFound(
                 "there is no such endpoint; the REST API lives under /api/v1 (see /api/v1/openapi.json)"
@@ -76,6 +89,7 @@ pub fn router(state: AppState) -> Router {
             ))
         })
         .layer(middleware::from_fn_with_state(state.clone(), cors::middleware))
+        .layer(middleware::from_fn_with_state(state.clone(), sites::middleware))
         .layer(middleware::from_fn(request_id::middleware))
         .with_state(state)
 }

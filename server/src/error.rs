@@ -35,6 +35,30 @@ impl From<toolbridge_store::Error> for ApiError {
     }
 }
 
+impl From<toolbridge_bundle::Error> for ApiError {
+    /// A refused bundle is `INVALID_PARAMS`: one violation per refusal, its
+    /// path the entry (or `bundle`), its message ending in the rule's id.
+    fn from(error: toolbridge_bundle::Error) -> Self {
+        match error {
+            toolbridge_bundle::Error::Refused(refusals) => {
+                ApiError::Rule(RuleError::InvalidParams(
+                    refusals
+                        .iter()
+                        .take(toolbridge_bundle::REFUSALS_SHOWN)
+                        .map(|refusal| {
+                            toolbridge_protocol::Violation::new(
+                                refusal.entry.as_deref().unwrap_or("bundle"),
+                                format!("{} [{}]", refusal.message, refusal.rule.as_str()),
+                            )
+                        })
+                        .collect(),
+                ))
+            }
+            other @ toolbridge_bundle::Error::Io { .. } => ApiError::Store(other.to_string()),
+        }
+    }
+}
+
 impl ApiError {
     /// `UNAUTHENTICATED` with a message.
     pub fn unauthenticated(message: impl Into<String>) -> Self {

@@ -1,6 +1,6 @@
 //! The toolbridge backend: the public REST API v1 (API keys, scopes, rate
-//! limits), the session API the host page uses, and the wiring around the
-//! SQLite store.
+//! limits), the session API the host page uses, each installed tool served
+//! at its own origin, and the wiring around the SQLite store.
 //!
 //! Handlers are thin: they read the request, call `toolbridge-protocol` to
 //! validate it and `toolbridge-store` to answer it, and return DTOs. Errors
@@ -21,5 +21,6 @@ pub mod rate_limit;
 pub mod request_id;
 pub mod sdk_files;
 pub mod session;
+pub mod tools;
 
 pub use app::{AppState, router};

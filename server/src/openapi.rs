@@ -6,7 +6,7 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
 use crate::api::{catalog, directory, quotes};
-use crate::session;
+use crate::{session, tools};
 
 /// The REST API v1 and the session API.
 #[derive(OpenApi)]
@@ -21,6 +21,7 @@ use crate::session;
         catalog::products, catalog::task_templates, catalog::cost_items, catalog::index,
         quotes::list, quotes::get, quotes::create, quotes::save_lines, quotes::send,
         session::sign_in, session::current, session::sign_out,
+        tools::listing::list,
     ),
     components(schemas(
         toolbridge_protocol::problem::Problem,

@@ -24,6 +24,15 @@ pub async fn file(
     Path(name): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
+    serve(&state, &name, &headers).await
+}
+
+/// The SDK file `name` (`bridge.js`), answering `If-None-Match`.
+pub async fn serve(
+    state: &AppState,
+    name: &str,
+    headers: &HeaderMap,
+) -> Result<Response, ApiError> {
     let Some((name, media_type)) = FILES.iter().find(|(file, _)| *file == name) else {
         return Err(not_found(&format!(
             "/sdk/{name} is not an SDK file; tools load /sdk/bridge.js"
@@ -37,7 +46,7 @@ pub async fn file(
         )));
     };
     let version = sha256_hex(&body);
-    let mut response = respond(&headers, &version, "no-cache", || body.into_response());
+    let mut response = respond(headers, &version, "no-cache", || body.into_response());
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(media_type));
     headers.insert(

@@ -2,13 +2,14 @@
 //!
 //! Handlers talk to a [`Store`] and never to SQL: tenants, users and their
 //! sessions, API keys, the catalog (products, task templates, cost items),
-//! customers, jobs and quotes. Today the store is one `SQLite` file (WAL,
-//! foreign keys on, migrations run on open); a `PostgreSQL` store can sit
-//! behind the same methods later.
+//! customers, jobs and quotes, and the installed tools with their files.
+//! Today the store is one `SQLite` file (WAL, foreign keys on, migrations
+//! run on open); a `PostgreSQL` store can sit behind the same methods later.
 //!
-//! Every read and write is scoped to a tenant: another tenant's id behaves
-//! exactly like an id that does not exist (`NOT_FOUND`, or an
-//! `INVALID_PARAMS` violation where the id is a field of a request).
+//! Every read and write of a tenant's data is scoped to that tenant: another
+//! tenant's id behaves exactly like an id that does not exist (`NOT_FOUND`,
+//! or an `INVALID_PARAMS` violation where the id is a field of a request).
+//! Installed tools belong to the platform and are the same for every tenant.
 //!
 //! Failures come as one [`Error`]: a [`toolbridge_protocol::Error`] for what
 //! the caller did wrong, or [`Error::Database`].
@@ -21,6 +22,7 @@ mod error;
 mod quotes;
 mod reads;
 mod seed;
+mod tools;
 mod types;
 mod util;
 
@@ -35,6 +37,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 
 pub use error::Error;
 pub use seed::{DEFAULT_SEED_PRODUCTS, DEMO_PASSWORD};
+pub use tools::{InstalledTool, ToolFile};
 pub use types::{
     ApiKey, Created, DemoSignIn, Idempotency, NewApiKey, RateLimit, Scope, Tenant, User,
 };

@@ -6,6 +6,7 @@ use reqwest::{Client, Method, RequestBuilder, Response};
 use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
+use toolbridge_server::tools::{ToolSites, sites};
 use toolbridge_server::{AppState, router};
 use toolbridge_store::{RateLimit, Scope, Store};
 
@@ -15,6 +16,7 @@ const PRODUCTS: u32 = 120;
 /// A running server on its own database file.
 pub(crate) struct Server {
     pub(crate) base: String,
+    pub(crate) port: u16,
     pub(crate) store: Store,
     pub(crate) db: PathBuf,
     pub(crate) client: Client,
@@ -55,9 +57,12 @@ impl Server {
             store.seed_demo(PRODUCTS).await.unwrap();
         }
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
+        let port = listener.local_addr().unwrap().port();
+        let base = format!("http://127.0.0.1:{port}");
         let (stop, stopped) = oneshot::channel::<()>();
-        let app = router(configure(AppState::new(store.clone())));
+        let state =
+            AppState::new(store.clone()).serving_tools(ToolSites::new(sites::DEFAULT_DOMAIN, port));
+        let app = router(configure(state));
         let task = tokio::spawn(async move {
             axum::serve(listener, app)
                 .with_graceful_shutdown(async {
@@ -68,6 +73,7 @@ impl Server {
         });
         Self {
             base,
+            port,
             store,
             db: db.to_owned(),
             client: Client::new(),
@@ -118,6 +124,15 @@ impl Server {
     /// A request to `path`.
     pub(crate) fn request(&self, method: Method, path: &str) -> RequestBuilder {
         self.client.request(method, format!("{}{path}", self.base))
+    }
+
+    /// A request to the origin of the tool `slug` (the same server, named
+    /// by the `Host` header as a browser names it).
+    pub(crate) fn to_tool(&self, slug: &str, method: Method, path: &str) -> RequestBuilder {
+        self.request(method, path).header(
+            "host",
+            format!("{slug}.{}:{}", sites::DEFAULT_DOMAIN, self.port),
+        )
     }
 
     /// A request from the app's own page, with the session `cookie`.

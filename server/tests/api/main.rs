@@ -7,6 +7,8 @@
 mod harness;
 
 mod auth;
+mod cli;
 mod quotes;
 mod rate_limits;
 mod reads;
+mod tools;

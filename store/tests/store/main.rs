@@ -9,3 +9,4 @@ mod common;
 mod quotes;
 mod reads;
 mod seed;
+mod tools;

@@ -1,0 +1,138 @@
+//! `toolbridge keys`: API keys of the demo tenant.
+
+use clap::Subcommand;
+use toolbridge_store::{RateLimit, Scope, Store};
+
+use crate::{Database, open};
+
+/// `toolbridge keys …`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum KeysCommand {
+    /// Creates a key and prints it once (only its hash is stored).
+    Create {
+        /// A name that says what the key is for.
+        #[arg(long)]
+        name: String,
+        /// Comma-separated scopes: customers:read, products:read, quotes:read,
+        /// quotes:write, jobs:read, catalog:read.
+        #[arg(long, value_delimiter = ',', required = true)]
+        scopes: Vec<String>,
+        /// Requests per window, as `120/60s`.
+        #[arg(long, default_value = "120/60s")]
+        rate_limit: String,
+        #[command(flatten)]
+        database: Database,
+    },
+    /// Lists the keys of the demo tenant.
+    List {
+        #[command(flatten)]
+        database: Database,
+    },
+    /// Revokes a key: it stops working at once.
+    Revoke {
+        /// The key's id (from `keys list`).
+        id: String,
+        #[command(flatten)]
+        database: Database,
+    },
+}
+
+/// Runs a `keys` subcommand.
+pub(crate) async fn run(command: KeysCommand) -> Result<(), String> {
+    match command {
+        KeysCommand::Create {
+            name,
+            scopes,
+            rate_limit,
+            database,
+        } => {
+            let scopes = scopes
+                .iter()
+                .map(|scope| {
+                    Scope::parse(scope.trim()).ok_or_else(|| {
+                        let known: Vec<&str> = Scope::ALL.iter().map(|s| s.as_str()).collect();
+                        format!(
+                            "unknown scope `{scope}`; the scopes are {}",
+                            known.join(", ")
+                        )
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let rate_limit = RateLimit::parse(&rate_limit)
+                .map_err(|e| format!("--rate-limit {rate_limit}: {e}"))?;
+            let store = open(&database).await?;
+            let tenant = demo_tenant(&store).await?;
+            let created = store
+                .create_api_key(&tenant.id, &name, &scopes, rate_limit)
+                .await
+                .map_err(|e| e.to_string())?;
+            println!(
+                "Created API key {} ({}) for {}.",
+                created.key.id, created.key.name, tenant.name
+            );
+            println!(
+                "It is shown only now; store it somewhere safe:\n\n  {}\n",
+                created.token
+            );
+            Ok(())
+        }
+        KeysCommand::List { database } => {
+            let store = open(&database).await?;
+            let tenant = demo_tenant(&store).await?;
+            let keys = store
+                .list_api_keys(&tenant.id)
+                .await
+                .map_err(|e| e.to_string())?;
+            if keys.is_empty() {
+                println!(
+                    "{} has no API keys; create one with `toolbridge keys create`.",
+                    tenant.name
+                );
+            }
+            for key in keys {
+                let scopes: Vec<&str> = key.scopes.iter().map(|s| s.as_str()).collect();
+                let state = key
+                    .revoked_at
+                    .as_deref()
+                    .map_or("active".to_owned(), |at| format!("revoked {at}"));
+                println!(
+                    "{}  {:<20} {}…  {:<10} {}  {}",
+                    key.id,
+                    key.name,
+                    key.prefix,
+                    key.rate_limit,
+                    scopes.join(","),
+                    state
+                );
+            }
+            Ok(())
+        }
+        KeysCommand::Revoke { id, database } => {
+            let store = open(&database).await?;
+            let tenant = demo_tenant(&store).await?;
+            if store
+                .revoke_api_key(&tenant.id, &id)
+                .await
+                .map_err(|e| e.to_string())?
+            {
+                println!("Revoked {id}.");
+                Ok(())
+            } else {
+                Err(format!(
+                    "no key {id} in {}; `toolbridge keys list` shows the ids",
+                    tenant.name
+                ))
+            }
+        }
+    }
+}
+
+async fn demo_tenant(store: &Store) -> Result<toolbridge_store::Tenant, String> {
+    store
+        .default_tenant()
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| {
+            "the database has no tenant yet; run `toolbridge serve` once to create it".to_owned()
+        })
+}

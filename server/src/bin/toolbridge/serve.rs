@@ -1,0 +1,183 @@
+//! `toolbridge serve`: the server, on a database it creates, seeds and fills
+//! with the example tools on first start.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use toolbridge_server::tools::{self, DevTool, ToolSites, sites};
+use toolbridge_server::{AppState, router};
+use toolbridge_store::Store;
+
+use crate::{Database, open};
+
+/// `toolbridge serve …`.
+#[derive(Debug, Args)]
+pub(crate) struct ServeArgs {
+    /// The port to listen on (0 picks a free one).
+    #[arg(long, default_value_t = 8080)]
+    port: u16,
+    /// The address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    bind: std::net::IpAddr,
+    /// Products in the demo catalog when the database is first seeded.
+    #[arg(long, default_value_t = 1000)]
+    seed_products: u32,
+    /// An origin besides the app's own whose pages may use the session and
+    /// read responses (a host page on a development server:
+    /// `http://localhost:3000`). Repeatable. Never a tool's origin.
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    allow_origins: Vec<String>,
+    /// Where the built SDK is (`cargo xtask build` writes `sdk/dist`); served
+    /// at /sdk/bridge.js, on the app's origin and on every tool's.
+    #[arg(long, default_value = "sdk/dist")]
+    sdk_dir: PathBuf,
+    /// The domain under which each tool gets its own origin,
+    /// `http://<slug>.<domain>:<port>`.
+    #[arg(long, default_value = sites::DEFAULT_DOMAIN)]
+    tools_domain: String,
+    /// A tool folder to serve live at its origin while you edit it (reload
+    /// the frame to see a change). Repeatable. It takes the place of an
+    /// installed tool with the same slug.
+    #[arg(long = "dev-tool", value_name = "DIR")]
+    dev_tools: Vec<PathBuf>,
+    /// The folder of tools installed when the database is first created.
+    #[arg(long, default_value = "example-tools")]
+    example_tools: PathBuf,
+    #[command(flatten)]
+    database: Database,
+}
+
+/// Runs the server until Ctrl-C.
+pub(crate) async fn run(args: ServeArgs) -> Result<(), String> {
+    for origin in &args.allow_origins {
+        if !(origin.starts_with("http://") || origin.starts_with("https://"))
+            || origin.ends_with('/')
+        {
+            return Err(format!(
+                "--allow-origin {origin}: give an origin like http://localhost:3000 (scheme, host, port; no path)"
+            ));
+        }
+    }
+    let dev_tools = read_dev_tools(&args.dev_tools)?;
+    let store = open(&args.database).await?;
+    if !store.is_seeded().await.map_err(|e| e.to_string())? {
+        seed(&store, &args).await?;
+    }
+    let address = SocketAddr::new(args.bind, args.port);
+    let listener = tokio::net::TcpListener::bind(address)
+        .await
+        .map_err(|e| format!("cannot listen on {address}: {e}"))?;
+    let bound = listener.local_addr().map_err(|e| e.to_string())?;
+    let mut sites = ToolSites::new(&args.tools_domain, bound.port());
+    for tool in dev_tools {
+        sites = sites.with_dev_tool(tool);
+    }
+    print_tools(&store, &sites).await?;
+    println!(
+        "toolbridge listening on http://{bound} (REST API at /api/v1, document at /api/v1/openapi.json)"
+    );
+    let state = AppState::new(store)
+        .allowing_origins(args.allow_origins)
+        .serving_sdk_from(args.sdk_dir)
+        .serving_tools(sites);
+    axum::serve(listener, router(state))
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+        .map_err(|e| format!("server error: {e}"))
+}
+
+/// Creates the demo data and installs the example tools.
+async fn seed(store: &Store, args: &ServeArgs) -> Result<(), String> {
+    let sign_ins = store
+        .seed_demo(args.seed_products)
+        .await
+        .map_err(|e| format!("cannot seed the demo data: {e}"))?;
+    println!(
+        "Created {} with demo data ({} products). Sign in with:",
+        args.database.db.display(),
+        args.seed_products
+    );
+    for sign_in in sign_ins {
+        println!(
+            "  {:<24} {:<16} {} ({})",
+            sign_in.email,
+            sign_in.password,
+            sign_in.role.label(),
+            sign_in.tenant_name
+        );
+    }
+    if !args.example_tools.is_dir() {
+        println!(
+            "No example tools at {}; install tools with `toolbridge tool install`.",
+            args.example_tools.display()
+        );
+        return Ok(());
+    }
+    for outcome in tools::install_examples(store, &args.example_tools).await {
+        match outcome {
+            Ok(installed) => println!(
+                "Installed the example tool {} ({} {}).",
+                installed.tool.slug, installed.tool.manifest.name, installed.tool.manifest.version
+            ),
+            Err(error) => eprintln!("toolbridge: an example tool was not installed: {error}"),
+        }
+    }
+    Ok(())
+}
+
+/// Checks each `--dev-tool` folder once at start (its slug comes from its
+/// manifest, so the manifest must read).
+fn read_dev_tools(dirs: &[PathBuf]) -> Result<Vec<DevTool>, String> {
+    dirs.iter()
+        .map(|dir| {
+            let folder = toolbridge_bundle::read_dir(dir).map_err(|error| {
+                format!(
+                    "--dev-tool {}: the folder is not a tool yet:\n{error}",
+                    dir.display()
+                )
+            })?;
+            let slug = folder.bundle.suggested_slug().ok_or_else(|| {
+                format!(
+                    "--dev-tool {}: the manifest's shortName gives no slug; use letters or digits",
+                    dir.display()
+                )
+            })?;
+            Ok(DevTool {
+                slug,
+                dir: absolute(dir),
+            })
+        })
+        .collect()
+}
+
+/// `dir` made absolute, so that the server's answers do not depend on its
+/// working directory staying put.
+fn absolute(dir: &Path) -> PathBuf {
+    std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned())
+}
+
+/// Says where each tool is served.
+async fn print_tools(store: &Store, sites: &ToolSites) -> Result<(), String> {
+    for dev in sites.dev_tools() {
+        println!(
+            "Serving {} live at {}/ (reload the tool to see your changes)",
+            dev.dir.display(),
+            sites.origin(&dev.slug)
+        );
+    }
+    let installed = store.tools().await.map_err(|e| e.to_string())?;
+    for tool in installed.iter().filter(|tool| tool.enabled) {
+        if sites.dev_tool(&tool.slug).is_none() {
+            println!(
+                "Tool {} {} at {}/",
+                tool.manifest.name,
+                tool.manifest.version,
+                sites.origin(&tool.slug)
+            );
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,203 @@
+//! Installed tools: each tool's manifest and the files of its bundle, kept
+//! in the database so that a restart (or a copy of the file) keeps them.
+//!
+//! The store takes a manifest and files that the `bundle` crate has already
+//! checked; what it checks itself is the slug, which names the tool's origin.
+
+use sqlx::Row;
+use toolbridge_protocol::manifest::{SLUG_RULE, ToolManifest, ToolType, is_tool_slug};
+use toolbridge_protocol::{Error as RuleError, Violation};
+
+use crate::util::{hex, now_iso, sha256};
+use crate::{Error, Store};
+
+/// A tool as installed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstalledTool {
+    /// The tool's slug: the first label of its origin.
+    pub slug: String,
+    /// Its manifest.
+    pub manifest: ToolManifest,
+    /// Whether the app offers it (a disabled tool is kept but not served).
+    pub enabled: bool,
+    /// SHA-256 over its files' paths and contents: equal for equal bundles.
+    pub bundle_sha256: String,
+    /// When it was installed (ISO 8601, UTC).
+    pub installed_at: String,
+    /// How many files its bundle holds.
+    pub file_count: u32,
+    /// Their bytes in all.
+    pub total_bytes: u64,
+}
+
+/// One file of an installed tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolFile {
+    /// The file's bytes.
+    pub body: Vec<u8>,
+    /// SHA-256 of `body`, as lower-case hex.
+    pub sha256: String,
+}
+
+const TOOL_COLUMNS: &str = "t.slug, t.name, t.short_name, t.tool_type, t.version, \
+    t.description, t.entry, t.enabled, t.bundle_sha256, t.installed_at, \
+    (SELECT COUNT(*) FROM tool_files f WHERE f.slug = t.slug) AS file_count, \
+    (SELECT COALESCE(SUM(LENGTH(f.body)), 0) FROM tool_files f WHERE f.slug = t.slug) AS total_bytes";
+
+impl Store {
+    /// Installs a checked bundle as the tool `slug`, replacing the tool's
+    /// manifest and every file if it is installed already (in one
+    /// transaction: readers see the old tool or the new one, never a mix).
+    /// Keeps an installed tool's enabled flag. Returns the tool it replaced.
+    pub async fn install_tool(
+        &self,
+        slug: &str,
+        manifest: &ToolManifest,
+        files: &[(&str, &[u8])],
+    ) -> Result<Option<InstalledTool>, Error> {
+        if !is_tool_slug(slug) {
+            return Err(RuleError::InvalidParams(vec![Violation::new(
+                "slug",
+                format!("{slug:?} must be {SLUG_RULE}"),
+            )])
+            .into());
+        }
+        let digest = bundle_digest(files);
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let replaced = sqlx::query(&format!(
+            "SELECT {TOOL_COLUMNS} FROM tools t WHERE t.slug = ?"
+        ))
+        .bind(slug)
+        .fetch_optional(&mut *tx)
+        .await?
+        .as_ref()
+        .map(tool_from_row)
+        .transpose()?;
+        sqlx::query("DELETE FROM tool_files WHERE slug = ?")
+            .bind(slug)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(
+            "INSERT INTO tools (slug, name, short_name, tool_type, version, description, entry, \
+             enabled, bundle_sha256, installed_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?) \
+             ON CONFLICT (slug) DO UPDATE SET name = excluded.name, \
+             short_name = excluded.short_name, tool_type = excluded.tool_type, \
+             version = excluded.version, description = excluded.description, \
+             entry = excluded.entry, bundle_sha256 = excluded.bundle_sha256, \
+             installed_at = excluded.installed_at",
+        )
+        .bind(slug)
+        .bind(&manifest.name)
+        .bind(&manifest.short_name)
+        .bind(manifest.tool_type.token())
+        .bind(&manifest.version)
+        .bind(&manifest.description)
+        .bind(&manifest.entry)
+        .bind(&digest)
+        .bind(now_iso())
+        .execute(&mut *tx)
+        .await?;
+        for (path, body) in files {
+            sqlx::query("INSERT INTO tool_files (slug, path, sha256, body) VALUES (?, ?, ?, ?)")
+                .bind(slug)
+                .bind(*path)
+                .bind(hex(&sha256(body)))
+                .bind(*body)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(replaced)
+    }
+
+    /// Every installed tool, by slug.
+    pub async fn tools(&self) -> Result<Vec<InstalledTool>, Error> {
+        let rows = sqlx::query(&format!(
+            "SELECT {TOOL_COLUMNS} FROM tools t ORDER BY t.slug"
+        ))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(tool_from_row).collect()
+    }
+
+    /// The tool `slug`, if installed.
+    pub async fn tool(&self, slug: &str) -> Result<Option<InstalledTool>, Error> {
+        let row = sqlx::query(&format!(
+            "SELECT {TOOL_COLUMNS} FROM tools t WHERE t.slug = ?"
+        ))
+        .bind(slug)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(tool_from_row).transpose()
+    }
+
+    /// The file at `path` in the bundle of the tool `slug`.
+    pub async fn tool_file(&self, slug: &str, path: &str) -> Result<Option<ToolFile>, Error> {
+        let row: Option<(Vec<u8>, String)> =
+            sqlx::query_as("SELECT body, sha256 FROM tool_files WHERE slug = ? AND path = ?")
+                .bind(slug)
+                .bind(path)
+                .fetch_optional(&self.pool)
+                .await?;
+        Ok(row.map(|(body, sha256)| ToolFile { body, sha256 }))
+    }
+
+    /// Removes the tool `slug` and its files; whether it was installed.
+    pub async fn remove_tool(&self, slug: &str) -> Result<bool, Error> {
+        let done = sqlx::query("DELETE FROM tools WHERE slug = ?")
+            .bind(slug)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    /// Turns the tool `slug` on or off; whether it is installed.
+    pub async fn set_tool_enabled(&self, slug: &str, enabled: bool) -> Result<bool, Error> {
+        let done = sqlx::query("UPDATE tools SET enabled = ? WHERE slug = ?")
+            .bind(enabled)
+            .bind(slug)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() > 0)
+    }
+}
+
+fn tool_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<InstalledTool, Error> {
+    let tool_type: String = row.try_get("tool_type")?;
+    let file_count: i64 = row.try_get("file_count")?;
+    let total_bytes: i64 = row.try_get("total_bytes")?;
+    Ok(InstalledTool {
+        slug: row.try_get("slug")?,
+        manifest: ToolManifest {
+            name: row.try_get("name")?,
+            short_name: row.try_get("short_name")?,
+            tool_type: ToolType::from_token(&tool_type)
+                .ok_or_else(|| Error::corrupt(format!("tool type {tool_type:?}")))?,
+            version: row.try_get("version")?,
+            description: row.try_get("description")?,
+            entry: row.try_get("entry")?,
+        },
+        enabled: row.try_get("enabled")?,
+        bundle_sha256: row.try_get("bundle_sha256")?,
+        installed_at: row.try_get("installed_at")?,
+        file_count: u32::try_from(file_count)
+            .map_err(|_| Error::corrupt(format!("file count {file_count}")))?,
+        total_bytes: u64::try_from(total_bytes)
+            .map_err(|_| Error::corrupt(format!("byte count {total_bytes}")))?,
+    })
+}
+
+/// SHA-256 over each file's path and contents, in path order, each part
+/// length-prefixed so that no two different bundles share a digest.
+fn bundle_digest(files: &[(&str, &[u8])]) -> String {
+    let mut sorted: Vec<&(&str, &[u8])> = files.iter().collect();
+    sorted.sort_by_key(|(path, _)| *path);
+    let mut framed = Vec::new();
+    for (path, body) in sorted {
+        framed.extend_from_slice(&(path.len() as u64).to_le_bytes());
+        framed.extend_from_slice(path.as_bytes());
+        framed.extend_from_slice(&(body.len() as u64).to_le_bytes());
+        framed.extend_from_slice(&sha256(body));
+    }
+    hex(&sha256(&framed))
+}
