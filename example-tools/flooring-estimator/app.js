@@ -1,0 +1,685 @@
+// Flooring estimator: an example `quoting_extension` tool.
+//
+// It demonstrates how a tool adds lines to the quote open in the app:
+// - waiting for the host with bridge.ready() and checking bridge.supports() before offering an action;
+// - loading the whole product catalog once (the paging "reference pattern") and resolving SKUs to ids;
+// - resolving task-template and cost-item codes to the ids that addLines links to;
+// - sending every line in ONE bridge.quotes.addLines() batch, which the host applies all or nothing;
+// - turning a BridgeError into words a user understands;
+// - keeping only preferences (never quote contents) in localStorage.
+//
+// It is an ES module, so it runs in strict mode and defines no globals.
+
+const PREFERENCES_KEY = "flooring-estimator:preferences";
+const DEFAULT_PREFERENCES = { waste: 10, markup: 40, taxRate: 15, installRate: 25, travelRate: 1.5 };
+
+// 500 is the largest page the bridge allows: the fewest round trips for a full catalog.
+const CATALOG_PAGE_SIZE = 500;
+// The host rejects the whole batch if a section is longer than this after trimming.
+const SECTION_MAX_LENGTH = 100;
+const SQUARE_METRE = "T_SQUARE_METRE";
+const UNIT_LABELS = { T_SQUARE_METRE: "per m²", T_LINEAR_METRE: "per metre", T_ITEM: "each" };
+// Currencies for the cultures we know; any other culture gets plain numbers.
+const CURRENCY_BY_REGION = { NZ: "NZD", AU: "AUD", GB: "GBP", IE: "EUR", US: "USD", CA: "CAD", ZA: "ZAR" };
+
+const $ = (id) => document.getElementById(id);
+const ui = {
+  greeting: $("greeting"),
+  status: $("status"),
+  catalog: $("catalog"),
+  catalogStatus: $("catalog-status"),
+  catalogProgress: $("catalog-progress"),
+  catalogRetry: $("catalog-retry"),
+  form: $("estimate"),
+  rooms: $("rooms"),
+  roomTemplate: $("room-template"),
+  productCodes: $("product-codes"),
+  addRoom: $("add-room"),
+  submit: $("add-to-quote"),
+  waste: $("waste"),
+  markup: $("markup"),
+  taxRate: $("tax-rate"),
+  install: $("install"),
+  installRateField: $("install-rate-field"),
+  installRate: $("install-rate"),
+  travel: $("travel"),
+  travelFields: $("travel-fields"),
+  travelKm: $("travel-km"),
+  travelRate: $("travel-rate"),
+};
+
+const state = {
+  rooms: [],
+  nextRoomId: 1,
+  // sku (lower case) → BridgeProductDto. Kept in memory only, for as long as the page is open.
+  catalog: null,
+  money: createMoneyFormatter(undefined),
+  busy: false,
+};
+
+// ---------------------------------------------------------------------------------------------
+// Errors and feedback
+
+/** A sentence a user can act on, for any BridgeError code (and for our own bugs). */
+function describeError(error) {
+  switch (error && error.code) {
+    case "NOT_CONNECTED":
+      return "This tool isn't connected to the app. Open it from a quote in the app.";
+    case "NO_OPEN_QUOTE":
+      return "No quote is open. Open a draft quote in the app, then try again.";
+    case "QUOTE_LOCKED":
+      return "This quote has been sent and can't be changed. Open a draft quote to add lines.";
+    case "NOT_ALLOWED":
+      return "You don't have permission to do that here. Ask an administrator if you need it.";
+    case "UNAUTHENTICATED":
+      return "Your session has ended. Sign in to the app again, then retry.";
+    case "RATE_LIMITED":
+      return error.retryAfter
+        ? `Too many requests. Try again in ${error.retryAfter} s.`
+        : "Too many requests. Try again in a moment.";
+    case "INVALID_PARAMS":
+      return `The app didn't accept this: ${describeDetails(error.details)}`;
+    case "NOT_FOUND":
+      return "Something this tool refers to no longer exists. Reload the tool and try again.";
+    case "BACKEND_UNAVAILABLE":
+      return "The app's server can't be reached right now. Try again in a moment.";
+    case "TIMEOUT":
+      return "The app took too long to answer. Try again.";
+    case "METHOD_NOT_FOUND":
+      return "This version of the app doesn't support what this tool asked for.";
+    case "INTERNAL":
+      return "Something went wrong inside the app (INTERNAL). Try again, or report it if it keeps happening.";
+    default:
+      return `Something went wrong (${(error && (error.code || error.message)) || "unknown error"}).`;
+  }
+}
+
+function describeDetails(details) {
+  if (!details || details.length === 0) {
+    return "a value was out of range.";
+  }
+  return details.map((detail) => `${detail.path}: ${detail.message}`).join("; ");
+}
+
+/** Replaces `lines[3]` in the error's paths with the name of the room that line came from. */
+function withLineLabels(error, labels) {
+  if (!error || error.code !== "INVALID_PARAMS" || !error.details) {
+    return error;
+  }
+  const details = error.details.map((detail) => {
+    const match = /^lines\[(\d+)\]\.(.+)$/.exec(detail.path);
+    const label = match && labels[Number(match[1])];
+    return { path: label ? `${label}, ${match[2]}` : detail.path, message: detail.message };
+  });
+  return { code: error.code, details };
+}
+
+/** Shows feedback in the page: the sandbox has no alert(), and a toast is friendlier anyway. */
+function setStatus(message, kind = "info") {
+  ui.status.textContent = message;
+  ui.status.dataset.kind = kind;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Formatting and preferences
+
+/** Money in the tenant's culture; a plain 2-decimal number when the currency can't be told. */
+function createMoneyFormatter(cultureCode) {
+  try {
+    const region = cultureCode ? new Intl.Locale(cultureCode).region : undefined;
+    const currency = CURRENCY_BY_REGION[region];
+    const options = currency
+      ? { style: "currency", currency }
+      : { minimumFractionDigits: 2, maximumFractionDigits: 2 };
+    return new Intl.NumberFormat(cultureCode, options);
+  } catch {
+    return new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  }
+}
+
+function round2(value) {
+  return Math.round((value + Number.EPSILON) * 100) / 100;
+}
+
+// localStorage is per tool origin. Only preferences live there: the quote belongs to the app, and
+// anything we kept would go stale the moment someone else edits it.
+function loadPreferences() {
+  let saved = {};
+  try {
+    saved = JSON.parse(localStorage.getItem(PREFERENCES_KEY)) || {};
+  } catch {
+    // Storage disabled or unreadable: defaults are fine.
+  }
+  const preferences = { ...DEFAULT_PREFERENCES };
+  for (const name of Object.keys(DEFAULT_PREFERENCES)) {
+    if (Number.isFinite(saved[name])) {
+      preferences[name] = saved[name];
+    }
+  }
+  return preferences;
+}
+
+function savePreferences() {
+  const preferences = {};
+  for (const [name, input] of preferenceInputs()) {
+    if (input.checkValidity() && Number.isFinite(input.valueAsNumber)) {
+      preferences[name] = input.valueAsNumber;
+    }
+  }
+  try {
+    localStorage.setItem(PREFERENCES_KEY, JSON.stringify({ ...loadPreferences(), ...preferences }));
+  } catch {
+    // Storage disabled: preferences are a convenience, not a requirement.
+  }
+}
+
+function preferenceInputs() {
+  return [
+    ["waste", ui.waste],
+    ["markup", ui.markup],
+    ["taxRate", ui.taxRate],
+    ["installRate", ui.installRate],
+    ["travelRate", ui.travelRate],
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rooms
+
+/** A group key per room, unique across page loads, so two estimates never share a group. */
+function newGroupKey() {
+  const random = crypto.randomUUID
+    ? crypto.randomUUID()
+    : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+  return `flooring-room-${random}`;
+}
+
+function createRoom() {
+  const id = state.nextRoomId++;
+  const element = ui.roomTemplate.content.firstElementChild.cloneNode(true);
+  const fields = {};
+  for (const input of element.querySelectorAll("[data-field]")) {
+    input.id = `room-${id}-${input.dataset.field}`;
+    fields[input.dataset.field] = input;
+  }
+  for (const label of element.querySelectorAll("label[data-for]")) {
+    label.htmlFor = `room-${id}-${label.dataset.for}`;
+  }
+  const part = (role) => element.querySelector(`[data-role="${role}"]`);
+  const room = {
+    key: newGroupKey(),
+    element,
+    fields,
+    legend: part("legend"),
+    area: part("area"),
+    product: part("product"),
+    freeForm: part("free-form"),
+    remove: part("remove"),
+  };
+  room.product.id = `room-${id}-product`;
+  fields.sku.setAttribute("aria-describedby", room.product.id);
+  element.addEventListener("input", () => updateRoom(room));
+  room.remove.addEventListener("click", () => removeRoom(room));
+  state.rooms.push(room);
+  ui.rooms.append(element);
+  renumberRooms();
+  updateRoom(room);
+  return room;
+}
+
+function removeRoom(room) {
+  const index = state.rooms.indexOf(room);
+  state.rooms.splice(index, 1);
+  room.element.remove();
+  renumberRooms();
+  // Keep keyboard users in place: move focus to the room that took this one's place.
+  const next = state.rooms[Math.min(index, state.rooms.length - 1)];
+  next.fields.name.focus();
+}
+
+function renumberRooms() {
+  state.rooms.forEach((room, index) => {
+    room.legend.textContent = `Room ${index + 1}`;
+    room.remove.setAttribute("aria-label", `Remove room ${index + 1}`);
+    room.remove.disabled = state.rooms.length === 1 || state.busy;
+  });
+}
+
+function resetRooms() {
+  for (const room of state.rooms) {
+    room.element.remove();
+  }
+  state.rooms = [];
+  createRoom();
+}
+
+function roomArea(room) {
+  return room.fields.length.valueAsNumber * room.fields.width.valueAsNumber;
+}
+
+function findProduct(sku) {
+  const code = sku.trim().toLowerCase();
+  return code && state.catalog ? state.catalog.get(code) : undefined;
+}
+
+/** Live feedback for one room: its area, and which product its SKU names. */
+function updateRoom(room) {
+  const area = roomArea(room);
+  room.area.textContent = Number.isFinite(area) && area > 0
+    ? `Area: ${area.toFixed(2)} m²`
+    : "Area: enter length and width";
+
+  const sku = room.fields.sku.value.trim();
+  const product = findProduct(sku);
+  room.freeForm.hidden = Boolean(product);
+  if (product) {
+    const unit = UNIT_LABELS[product.unit] || "";
+    room.product.textContent = `${product.name}, ${state.money.format(product.price)} ${unit}`.trim();
+  } else if (sku && state.catalog) {
+    room.product.textContent = "Not in the catalog: describe it and give its buy price below.";
+  } else if (sku) {
+    room.product.textContent = "The catalog is still loading…";
+  } else {
+    room.product.textContent = "Leave empty for a product that isn't in the catalog.";
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading and checking the form
+
+function clearFieldErrors() {
+  for (const control of ui.form.querySelectorAll('[aria-invalid="true"]')) {
+    clearFieldError(control);
+  }
+}
+
+/** Puts `message` under `control` and links them, so screen readers read it with the field. */
+function showFieldError(control, message) {
+  const error = document.createElement("p");
+  error.className = "field-error";
+  error.id = `${control.id}-error`;
+  error.textContent = message;
+  control.closest(".field").append(error);
+  control.setAttribute("aria-invalid", "true");
+  // Keep any hint the field already had, after the error.
+  control.dataset.hint = control.getAttribute("aria-describedby") || "";
+  control.setAttribute("aria-describedby", `${error.id} ${control.dataset.hint}`.trim());
+}
+
+function clearFieldError(control) {
+  const error = document.getElementById(`${control.id}-error`);
+  if (error) {
+    error.remove();
+  }
+  control.removeAttribute("aria-invalid");
+  if (control.dataset.hint) {
+    control.setAttribute("aria-describedby", control.dataset.hint);
+  } else {
+    control.removeAttribute("aria-describedby");
+  }
+  delete control.dataset.hint;
+}
+
+/** Once the user edits a field that had a problem, its message goes. */
+function clearErrorOnEdit(event) {
+  const control = event.target.closest('[aria-invalid="true"]');
+  if (control) {
+    clearFieldError(control);
+  }
+}
+
+/** A number from `input`, or an error when it is empty or outside [min, max]. */
+function readNumber(input, errors, { min = 0, max = Infinity, above = false } = {}) {
+  const value = input.valueAsNumber;
+  if (!Number.isFinite(value)) {
+    errors.push([input, "Enter a number."]);
+  } else if (above ? value <= min : value < min) {
+    errors.push([input, above ? `Must be more than ${min}.` : `Must be at least ${min}.`]);
+  } else if (value > max) {
+    errors.push([input, `Must be at most ${max}.`]);
+  }
+  return value;
+}
+
+function readRoom(room, errors) {
+  const { fields } = room;
+  const name = fields.name.value.trim();
+  if (!name) {
+    errors.push([fields.name, "Give the room a name."]);
+  } else if ([...name].length > SECTION_MAX_LENGTH) {
+    // Counted in characters, not UTF-16 units, as the host counts them.
+    errors.push([fields.name, `Use at most ${SECTION_MAX_LENGTH} characters (now ${[...name].length}).`]);
+  }
+  const length = readNumber(fields.length, errors, { min: 0, max: 1000, above: true });
+  const width = readNumber(fields.width, errors, { min: 0, max: 1000, above: true });
+  if (length * width > 0 && length * width < 0.01) {
+    errors.push([fields.width, "The room is too small to price (under 0.01 m²)."]);
+  }
+
+  const sku = fields.sku.value.trim();
+  const product = findProduct(sku);
+  if (product && product.unit !== SQUARE_METRE) {
+    errors.push([fields.sku, `${product.sku} isn't sold per m². Choose a floor covering.`]);
+  }
+  let description = "";
+  let buyPrice = NaN;
+  if (!product) {
+    description = fields.description.value.trim();
+    if (!description) {
+      errors.push([fields.description, "Describe the product, or enter a catalog SKU above."]);
+    }
+    buyPrice = readNumber(fields.buyPrice, errors, { max: 1000000 });
+  }
+  return { key: room.key, name, length, width, area: length * width, sku, product, description, buyPrice };
+}
+
+/** Everything the form says, plus every problem as [input, message]. */
+function readEstimate() {
+  const errors = [];
+  const rooms = state.rooms.map((room) => readRoom(room, errors));
+  const estimate = {
+    rooms,
+    waste: readNumber(ui.waste, errors, { max: 100 }),
+    markup: readNumber(ui.markup, errors, { max: 1000 }),
+    taxRate: readNumber(ui.taxRate, errors, { max: 100 }),
+    install: ui.install.checked && rooms.some((room) => !room.product),
+    travel: ui.travel.checked,
+  };
+  if (estimate.install) {
+    estimate.installRate = readNumber(ui.installRate, errors, { max: 1000000 });
+  }
+  if (estimate.travel) {
+    estimate.travelKm = readNumber(ui.travelKm, errors, { min: 0, max: 10000, above: true });
+    estimate.travelRate = readNumber(ui.travelRate, errors, { max: 1000000 });
+  }
+  return { estimate, errors };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Building the addLines batch
+
+/**
+ * Task templates and cost items are referred to by stable codes (ids differ between
+ * environments), so we look the ids up when we need them. A code that isn't set up in this
+ * account leaves its line unlinked: the host then adds it as a free-form task or cost line.
+ */
+async function resolveReferences(estimate) {
+  const [installs, travel] = await Promise.all([
+    estimate.install ? bridge.taskTemplates.list({ codes: ["INSTALL"] }) : null,
+    estimate.travel ? bridge.costItems.list({ codes: ["TRAVEL"] }) : null,
+  ]);
+  return {
+    install: installs ? installs.items[0] : undefined,
+    travel: travel ? travel.items[0] : undefined,
+  };
+}
+
+/**
+ * Prices. bridge.d.ts documents a product's `price` as its retail SELL price, so we never mark it
+ * up again (the customer would pay the markup twice). We send it as `unitPrice` and estimate the
+ * BUY price by taking the markup back off: cost = sell / (1 + markup). For a product that isn't in
+ * the catalog the user types what they pay, and we add the markup: sell = cost × (1 + markup).
+ * Either way unitPrice and costPrice differ, so the quote shows a real margin.
+ */
+function roomPrices(room, markup) {
+  const factor = 1 + markup / 100;
+  if (room.product) {
+    return { unitPrice: room.product.price, costPrice: round2(room.product.price / factor) };
+  }
+  return { unitPrice: round2(room.buyPrice * factor), costPrice: room.buyPrice };
+}
+
+/**
+ * addLines reads a taxRate from 0 to 1 as a fraction and anything above 1 as a percentage, so a
+ * 1% rate sent as 1 would mean 100%. The fraction is never ambiguous.
+ */
+function taxFraction(estimate) {
+  return estimate.taxRate / 100;
+}
+
+function productLine(room, estimate) {
+  const line = {
+    lineType: "product",
+    description: room.product ? room.product.name : room.description,
+    qty: round2(room.area * (1 + estimate.waste / 100)),
+    unit: SQUARE_METRE,
+    ...roomPrices(room, estimate.markup),
+    taxRate: taxFraction(estimate),
+    section: room.name,
+    groupKey: room.key,
+    specification: `${room.length} m × ${room.width} m + ${estimate.waste}% waste`,
+  };
+  const productCode = room.product ? room.product.sku : room.sku;
+  if (productCode) {
+    line.productCode = productCode;
+  }
+  // The resolved id links the line to the catalog (and makes the host add the product's own
+  // tasks). Without an id the line is still added, as free-form text. We never set the
+  // deprecated `productId`: `linkedItemId` with lineType "product" replaces it.
+  if (room.product) {
+    line.linkedItemId = room.product.id;
+  }
+  return line;
+}
+
+/**
+ * Installation. A catalog product with a task sequence (OAK-01 has INSTALL and UNDERLAY) already
+ * gets its installation tasks injected by the host, so adding our own would charge twice. We add
+ * an explicit installation task only for rooms whose product isn't in the catalog.
+ */
+function installationLine(room, estimate, template) {
+  const line = {
+    lineType: "task",
+    description: template ? template.name : "Installation",
+    qty: round2(room.area),
+    unit: SQUARE_METRE,
+    unitPrice: estimate.installRate,
+    taxRate: taxFraction(estimate),
+    section: room.name,
+    groupKey: room.key,
+  };
+  if (template) {
+    line.linkedItemId = template.id;
+  }
+  return line;
+}
+
+function travelLine(estimate, costItem) {
+  const line = {
+    lineType: "cost",
+    description: costItem ? costItem.name : "Travel",
+    qty: estimate.travelKm,
+    unitPrice: estimate.travelRate,
+    taxRate: taxFraction(estimate),
+    section: "Travel",
+    specification: `${estimate.travelKm} km`,
+  };
+  if (costItem) {
+    line.linkedItemId = costItem.id;
+  }
+  return line;
+}
+
+/** The batch, and for each line a label naming where it came from (for error messages). */
+function buildLines(estimate, references) {
+  const lines = [];
+  const labels = [];
+  for (const room of estimate.rooms) {
+    lines.push(productLine(room, estimate));
+    labels.push(`Room "${room.name}"`);
+    if (estimate.install && !room.product) {
+      lines.push(installationLine(room, estimate, references.install));
+      labels.push(`Installation in "${room.name}"`);
+    }
+  }
+  if (estimate.travel) {
+    lines.push(travelLine(estimate, references.travel));
+    labels.push("Travel");
+  }
+  return { lines, labels };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Actions
+
+function setBusy(busy) {
+  state.busy = busy;
+  ui.form.setAttribute("aria-busy", String(busy));
+  ui.submit.disabled = busy || !state.catalog;
+  ui.addRoom.disabled = busy;
+  renumberRooms();
+}
+
+async function addToQuote(event) {
+  event.preventDefault();
+  clearFieldErrors();
+  const { estimate, errors } = readEstimate();
+  if (errors.length > 0) {
+    for (const [input, message] of errors) {
+      showFieldError(input, message);
+    }
+    const fields = errors.length === 1 ? "the highlighted field" : `the ${errors.length} highlighted fields`;
+    setStatus(`Check ${fields}.`, "error");
+    errors[0][0].focus();
+    return;
+  }
+
+  setBusy(true);
+  setStatus("Adding lines to the quote…");
+  let labels = [];
+  try {
+    const references = await resolveReferences(estimate);
+    const batch = buildLines(estimate, references);
+    labels = batch.labels;
+    // One call for everything: the host adds all of these lines or none of them.
+    await bridge.quotes.addLines(batch.lines);
+    // The host may add more: the installation tasks of catalog products. We count what we sent.
+    const sent = batch.lines.length === 1 ? "1 line" : `${batch.lines.length} lines`;
+    setStatus(`Added ${sent} to the quote, plus any tasks the app adds for catalog products.`, "success");
+    resetRooms();
+  } catch (error) {
+    // Nothing was applied, and the form is untouched: the user can fix it and try again.
+    setStatus(describeError(withLineLabels(error, labels)), "error");
+  } finally {
+    setBusy(false);
+  }
+}
+
+/** The reference pattern: every page of products, into a case-insensitive sku → product map. */
+async function fetchCatalog(onProgress) {
+  const bySku = new Map();
+  let page = 1;
+  let loaded = 0;
+  let totalCount = Infinity;
+  while (loaded < totalCount) {
+    const result = await bridge.products.list({ page, pageSize: CATALOG_PAGE_SIZE });
+    for (const product of result.items) {
+      bySku.set(product.sku.toLowerCase(), product);
+    }
+    totalCount = result.totalCount;
+    loaded += result.items.length;
+    page += 1;
+    onProgress(loaded, totalCount);
+    if (result.items.length === 0) {
+      break; // The catalog shrank while we were paging.
+    }
+  }
+  return bySku;
+}
+
+function showCatalogProgress(loaded, total) {
+  ui.catalogProgress.max = Math.max(total, 1);
+  ui.catalogProgress.value = loaded;
+  ui.catalogStatus.textContent = `Loading the product catalog: ${loaded} of ${total}…`;
+}
+
+/** Offers floor coverings (sold per m²) as suggestions in every SKU field. */
+function fillProductSuggestions(catalog) {
+  const options = [];
+  for (const product of catalog.values()) {
+    if (product.unit === SQUARE_METRE) {
+      const option = document.createElement("option");
+      option.value = product.sku;
+      option.label = product.name;
+      options.push(option);
+    }
+  }
+  ui.productCodes.replaceChildren(...options);
+}
+
+async function loadCatalog() {
+  ui.catalogRetry.hidden = true;
+  ui.catalogProgress.hidden = false;
+  ui.catalogStatus.textContent = "Loading the product catalog…";
+  try {
+    state.catalog = await fetchCatalog(showCatalogProgress);
+    fillProductSuggestions(state.catalog);
+    ui.catalogStatus.textContent = `${state.catalog.size} products loaded.`;
+    setBusy(state.busy);
+    state.rooms.forEach(updateRoom);
+  } catch (error) {
+    ui.catalogStatus.textContent = `The product catalog didn't load. ${describeError(error)}`;
+    ui.catalogRetry.hidden = false;
+  } finally {
+    ui.catalogProgress.hidden = true;
+  }
+}
+
+async function greet() {
+  const context = await bridge.context.get();
+  state.money = createMoneyFormatter(context.cultureCode);
+  ui.greeting.textContent = `Hello ${context.userName}. Prices are for ${context.tenantName}.`;
+}
+
+function toggleOptionalFields() {
+  ui.installRateField.hidden = !ui.install.checked;
+  ui.travelFields.hidden = !ui.travel.checked;
+}
+
+function restorePreferences() {
+  const preferences = loadPreferences();
+  for (const [name, input] of preferenceInputs()) {
+    input.value = String(preferences[name]);
+    input.addEventListener("change", savePreferences);
+  }
+}
+
+/** When the tool can't work at all, say why and hide a form that could only fail. */
+function showFatal(message) {
+  ui.greeting.textContent = "";
+  ui.catalog.hidden = true;
+  ui.form.hidden = true;
+  setStatus(message, "error");
+}
+
+async function start() {
+  restorePreferences();
+  toggleOptionalFields();
+  createRoom();
+  ui.install.addEventListener("change", toggleOptionalFields);
+  ui.travel.addEventListener("change", toggleOptionalFields);
+  ui.addRoom.addEventListener("click", () => createRoom().fields.name.focus());
+  ui.catalogRetry.addEventListener("click", loadCatalog);
+  ui.form.addEventListener("submit", addToQuote);
+  ui.form.addEventListener("input", clearErrorOnEdit);
+
+  if (!window.bridge) {
+    showFatal("The app's tool SDK (bridge.js) didn't load, so this tool can't work.");
+    return;
+  }
+  try {
+    await bridge.ready();
+    // The host grants addLines only to quoting_extension tools opened from a quote.
+    if (!bridge.supports("quotes.addLines")) {
+      showFatal("This tool adds lines to a quote: open it from inside a quote in the app.");
+      return;
+    }
+    await greet();
+  } catch (error) {
+    showFatal(describeError(error));
+    return;
+  }
+  await loadCatalog();
+}
+
+start();

@@ -1,0 +1,515 @@
+// Job lookup: an example `standalone` tool that only reads.
+//
+// It demonstrates how a tool browses the app's lists:
+// - paging with bridge.jobs.list() and bridge.quotes.list() ({page, pageSize} → {items, totalCount});
+// - "search as you type" although the list methods take no search term: the loaded page is
+//   filtered at once, and "Search all pages" walks every page, with a cap, a progress bar and a
+//   cancel;
+// - a request counter per list, so a slow, older answer never overwrites a newer one;
+// - loading, empty and error states, and BridgeError codes in words a user understands;
+// - keeping only preferences (the page size) in localStorage.
+//
+// It is an ES module, so it runs in strict mode and defines no globals.
+
+const PREFERENCES_KEY = "job-lookup:preferences";
+const DEFAULT_PAGE_SIZE = 25;
+const SEARCH_DEBOUNCE_MS = 200;
+// "Search all pages" asks for the largest page the bridge allows (500), and stops after this many
+// pages so a huge account can't keep the tool busy for minutes.
+const SEARCH_PAGE_SIZE = 500;
+const SEARCH_MAX_PAGES = 20;
+// The most matches shown at once; a narrower search finds the rest.
+const MAX_SHOWN = 200;
+
+const SOURCES = {
+  jobs: {
+    one: "job",
+    many: "jobs",
+    searchLabel: "Search jobs",
+    list: (options) => bridge.jobs.list(options),
+    render: renderJob,
+  },
+  quotes: {
+    one: "quote",
+    many: "quotes",
+    searchLabel: "Search quotes",
+    list: (options) => bridge.quotes.list(options),
+    render: renderQuote,
+  },
+};
+// Currencies for the cultures we know; any other culture gets plain numbers.
+const CURRENCY_BY_REGION = { NZ: "NZD", AU: "AUD", GB: "GBP", IE: "EUR", US: "USD", CA: "CAD", ZA: "ZAR" };
+
+const $ = (id) => document.getElementById(id);
+const ui = {
+  greeting: $("greeting"),
+  status: $("status"),
+  lookup: $("lookup"),
+  pageSize: $("page-size"),
+  tabs: [...document.querySelectorAll('[role="tab"]')],
+  panelTemplate: $("panel-template"),
+};
+
+const state = {
+  connected: false,
+  money: new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 }),
+  date: new Intl.DateTimeFormat(undefined, { dateStyle: "medium" }),
+  panels: [],
+};
+
+// ---------------------------------------------------------------------------------------------
+// Errors and feedback
+
+/** A sentence a user can act on, for any BridgeError code (and for our own bugs). */
+function describeError(error) {
+  switch (error && error.code) {
+    case "NOT_CONNECTED":
+      return "This tool isn't connected to the app. Open it from the app's tool launcher.";
+    case "NOT_ALLOWED":
+      return "Your role doesn't allow reading this list. Ask an administrator if you need it.";
+    case "NO_OPEN_QUOTE":
+      return "No quote is open. Open a quote in the app, then try again.";
+    case "QUOTE_LOCKED":
+      return "This quote has been sent and can't be changed.";
+    case "UNAUTHENTICATED":
+      return "Your session has ended. Sign in to the app again, then retry.";
+    case "RATE_LIMITED":
+      return error.retryAfter
+        ? `Too many requests. Try again in ${error.retryAfter} s.`
+        : "Too many requests. Try again in a moment.";
+    case "INVALID_PARAMS":
+      return `The app didn't accept this: ${describeDetails(error.details)}`;
+    case "NOT_FOUND":
+      return "Something this tool refers to no longer exists. Reload the list and try again.";
+    case "BACKEND_UNAVAILABLE":
+      return "The app's server can't be reached right now. Try again in a moment.";
+    case "TIMEOUT":
+      return "The app took too long to answer. Try again.";
+    case "METHOD_NOT_FOUND":
+      return "This version of the app doesn't support what this tool asked for.";
+    case "INTERNAL":
+      return "Something went wrong inside the app (INTERNAL). Try again, or report it if it keeps happening.";
+    default:
+      return `Something went wrong (${(error && (error.code || error.message)) || "unknown error"}).`;
+  }
+}
+
+function describeDetails(details) {
+  if (!details || details.length === 0) {
+    return "a value was out of range.";
+  }
+  return details.map((detail) => `${detail.path}: ${detail.message}`).join("; ");
+}
+
+/** Shows feedback in the page: the sandbox has no alert(), and a toast is friendlier anyway. */
+function setStatus(message, kind = "info") {
+  ui.status.textContent = message;
+  ui.status.dataset.kind = kind;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Formatting and preferences
+
+/** Money in the tenant's culture; a plain 2-decimal number when the currency can't be told. */
+function createMoneyFormatter(cultureCode) {
+  try {
+    const region = cultureCode ? new Intl.Locale(cultureCode).region : undefined;
+    const currency = CURRENCY_BY_REGION[region];
+    const options = currency
+      ? { style: "currency", currency }
+      : { minimumFractionDigits: 2, maximumFractionDigits: 2 };
+    return new Intl.NumberFormat(cultureCode, options);
+  } catch {
+    return new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  }
+}
+
+function createDateFormatter(cultureCode) {
+  try {
+    return new Intl.DateTimeFormat(cultureCode, { dateStyle: "medium" });
+  } catch {
+    return new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
+  }
+}
+
+// localStorage is per tool origin. Only preferences live there, never data from the app.
+function loadPageSize() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(PREFERENCES_KEY)) || {};
+    return [10, 25, 50, 100].includes(saved.pageSize) ? saved.pageSize : DEFAULT_PAGE_SIZE;
+  } catch {
+    return DEFAULT_PAGE_SIZE;
+  }
+}
+
+function savePageSize(pageSize) {
+  try {
+    localStorage.setItem(PREFERENCES_KEY, JSON.stringify({ pageSize }));
+  } catch {
+    // Storage disabled: preferences are a convenience, not a requirement.
+  }
+}
+
+function pageSize() {
+  return Number(ui.pageSize.value);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rendering records (as DOM with textContent, so names and refs from the app stay text)
+
+function textElement(tag, className, text) {
+  const element = document.createElement(tag);
+  element.className = className;
+  element.textContent = text;
+  return element;
+}
+
+function recordItem(record, extra) {
+  const item = document.createElement("li");
+  const heading = document.createElement("div");
+  heading.className = "record-heading";
+  heading.append(textElement("span", "ref", record.ref), textElement("span", "badge", record.status));
+  item.append(heading, textElement("div", "customer", record.customerName || "No customer"));
+  if (extra) {
+    item.append(textElement("div", "hint", extra));
+  }
+  return item;
+}
+
+function renderJob(job) {
+  return recordItem(job);
+}
+
+function renderQuote(quote) {
+  const date = new Date(quote.date);
+  const when = Number.isNaN(date.getTime()) ? "" : ` · ${state.date.format(date)}`;
+  return recordItem(quote, `${state.money.format(quote.total)}${when}`);
+}
+
+/** "1 job" or "3 jobs". */
+function count(number, source) {
+  return `${number} ${number === 1 ? source.one : source.many}`;
+}
+
+function matches(record, query) {
+  return [record.ref, record.customerName, record.status]
+    .some((text) => text && text.toLowerCase().includes(query));
+}
+
+// ---------------------------------------------------------------------------------------------
+// One list (a tab)
+
+function createPanel(section) {
+  const source = SOURCES[section.dataset.source];
+  section.append(ui.panelTemplate.content.cloneNode(true));
+  const part = (role) => section.querySelector(`[data-role="${role}"]`);
+  const search = section.querySelector('[data-field="search"]');
+  search.id = `${section.id}-search`;
+  part("search-label").htmlFor = search.id;
+  part("search-label").textContent = source.searchLabel;
+  part("pager").setAttribute("aria-label", `Pages of ${source.many}`);
+
+  const panel = {
+    section,
+    source,
+    search,
+    searchAll: part("search-all"),
+    searching: part("searching"),
+    progress: part("progress"),
+    cancel: part("cancel"),
+    state: part("state"),
+    retry: part("retry"),
+    list: part("list"),
+    pager: part("pager"),
+    prev: part("prev"),
+    next: part("next"),
+    pageLabel: part("page"),
+    // The page on show, and the matches of the last "Search all pages" (null when browsing).
+    result: null,
+    matches: null,
+    searchCapped: false,
+    // Every request gets a number; an answer whose number is no longer current is dropped.
+    pageRequest: 0,
+    searchRequest: 0,
+    debounce: 0,
+    // What "Try again" repeats: the request that failed last.
+    retryAction: null,
+  };
+  search.addEventListener("input", () => onSearchInput(panel));
+  panel.searchAll.addEventListener("click", () => searchAllPages(panel));
+  panel.cancel.addEventListener("click", () => {
+    cancelSearch(panel, "Search cancelled.");
+    panel.search.focus();
+  });
+  panel.retry.addEventListener("click", () => panel.retryAction());
+  panel.prev.addEventListener("click", () => loadPage(panel, panel.result.page - 1));
+  panel.next.addEventListener("click", () => loadPage(panel, panel.result.page + 1));
+  updatePager(panel);
+  return panel;
+}
+
+function query(panel) {
+  return panel.search.value.trim().toLowerCase();
+}
+
+async function loadPage(panel, page) {
+  const request = ++panel.pageRequest;
+  cancelSearch(panel);
+  panel.matches = null;
+  panel.retry.hidden = true;
+  panel.prev.disabled = true;
+  panel.next.disabled = true;
+  delete panel.state.dataset.kind;
+  panel.state.textContent = `Loading ${panel.source.many}…`;
+  panel.section.setAttribute("aria-busy", "true");
+  try {
+    const result = await panel.source.list({ page, pageSize: pageSize() });
+    if (request !== panel.pageRequest) {
+      return; // A newer page was asked for meanwhile.
+    }
+    panel.result = result;
+    render(panel);
+  } catch (error) {
+    if (request === panel.pageRequest) {
+      showListError(panel, error, () => loadPage(panel, page));
+    }
+  } finally {
+    if (request === panel.pageRequest) {
+      panel.section.setAttribute("aria-busy", "false");
+    }
+  }
+}
+
+function showListError(panel, error, retry) {
+  panel.state.textContent = describeError(error);
+  panel.state.dataset.kind = "error";
+  panel.retryAction = retry;
+  panel.retry.hidden = false;
+  updatePager(panel);
+}
+
+/** Shows the page filtered by the search, or the matches of a finished "Search all pages". */
+function render(panel) {
+  const { source } = panel;
+  const { many } = source;
+  const text = panel.search.value.trim();
+  const needle = query(panel);
+  const showingAll = panel.matches !== null;
+  const records = showingAll
+    ? panel.matches
+    : panel.result.items.filter((record) => !needle || matches(record, needle));
+  panel.list.replaceChildren(...records.slice(0, MAX_SHOWN).map(source.render));
+  delete panel.state.dataset.kind;
+
+  if (showingAll) {
+    panel.state.textContent = allPagesSummary(panel, records.length, text);
+  } else if (panel.result.items.length === 0) {
+    const empty = panel.result.totalCount === 0 ? `There are no ${many} yet.` : "This page is empty.";
+    panel.state.textContent = empty;
+  } else if (needle && records.length === 0) {
+    const further = pageCount(panel.result) > 1 ? ' "Search all pages" looks further.' : "";
+    panel.state.textContent = `No ${many} on this page match "${text}".${further}`;
+  } else if (needle) {
+    const onPage = count(panel.result.items.length, source);
+    panel.state.textContent = `${records.length} of ${onPage} on this page match "${text}".`;
+  } else {
+    panel.state.textContent = `${count(panel.result.totalCount, source)} in all.`;
+  }
+  updatePager(panel);
+}
+
+function allPagesSummary(panel, found, text) {
+  const verb = found === 1 ? "matches" : "match";
+  const parts = [`${count(found, panel.source)} ${verb} "${text}" across all pages.`];
+  if (found > MAX_SHOWN) {
+    parts.push(`Showing the first ${MAX_SHOWN}: narrow the search to see the rest.`);
+  }
+  if (panel.searchCapped) {
+    parts.push(`Only the first ${SEARCH_MAX_PAGES * SEARCH_PAGE_SIZE} ${panel.source.many} were searched.`);
+  }
+  parts.push("Change the search to browse page by page again.");
+  return parts.join(" ");
+}
+
+function pageCount(result) {
+  return Math.max(1, Math.ceil(result.totalCount / result.pageSize));
+}
+
+function updatePager(panel) {
+  const { result } = panel;
+  const showingAll = panel.matches !== null;
+  panel.pager.hidden = !result || showingAll;
+  // Searching every page only helps when there is more than the page on show.
+  panel.searchAll.hidden = !result || showingAll || !query(panel) || pageCount(result) === 1
+    || !panel.searching.hidden;
+  if (!result) {
+    return;
+  }
+  panel.pageLabel.textContent = `Page ${result.page} of ${pageCount(result)}`;
+  panel.prev.disabled = result.page <= 1;
+  panel.next.disabled = result.page >= pageCount(result);
+}
+
+function onSearchInput(panel) {
+  // Typing again stops a running search of all pages: its results would be for old text.
+  cancelSearch(panel);
+  clearTimeout(panel.debounce);
+  panel.debounce = setTimeout(() => {
+    panel.matches = null;
+    if (panel.result) {
+      render(panel);
+    }
+  }, SEARCH_DEBOUNCE_MS);
+}
+
+function cancelSearch(panel, message) {
+  if (panel.searching.hidden) {
+    return;
+  }
+  panel.searchRequest += 1;
+  panel.searching.hidden = true;
+  panel.section.setAttribute("aria-busy", "false");
+  if (message) {
+    panel.state.textContent = message;
+  }
+  updatePager(panel);
+}
+
+/** Walks the pages in the largest size the bridge allows, collecting matches as it goes. */
+async function searchAllPages(panel) {
+  const request = ++panel.searchRequest;
+  const needle = query(panel);
+  const found = [];
+  let page = 1;
+  let seen = 0;
+  let total = Infinity;
+  panel.searching.hidden = false;
+  panel.searchAll.hidden = true;
+  panel.retry.hidden = true;
+  delete panel.state.dataset.kind;
+  panel.section.setAttribute("aria-busy", "true");
+  panel.progress.value = 0;
+  panel.cancel.focus();
+  try {
+    while (seen < total && page <= SEARCH_MAX_PAGES) {
+      const result = await panel.source.list({ page, pageSize: SEARCH_PAGE_SIZE });
+      if (request !== panel.searchRequest) {
+        return; // Cancelled, or the user typed again.
+      }
+      found.push(...result.items.filter((record) => matches(record, needle)));
+      total = result.totalCount;
+      seen += result.items.length;
+      page += 1;
+      panel.progress.max = Math.max(total, 1);
+      panel.progress.value = seen;
+      panel.state.textContent = `Searched ${seen} of ${total} ${panel.source.many}…`;
+      if (result.items.length === 0) {
+        break; // The list shrank while we were paging.
+      }
+    }
+    panel.matches = found;
+    panel.searchCapped = seen < total;
+    panel.searching.hidden = true;
+    render(panel);
+    panel.search.focus();
+  } catch (error) {
+    if (request === panel.searchRequest) {
+      panel.searching.hidden = true;
+      showListError(panel, error, () => searchAllPages(panel));
+    }
+  } finally {
+    if (request === panel.searchRequest) {
+      panel.section.setAttribute("aria-busy", "false");
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tabs (the WAI-ARIA tabs pattern: arrow keys move between tabs, Tab moves into the panel)
+
+function selectTab(tab) {
+  for (const other of ui.tabs) {
+    const selected = other === tab;
+    other.setAttribute("aria-selected", String(selected));
+    other.tabIndex = selected ? 0 : -1;
+    $(other.getAttribute("aria-controls")).hidden = !selected;
+  }
+  const panel = state.panels.find((candidate) => candidate.section.id === tab.getAttribute("aria-controls"));
+  // Each list loads the first time its tab is opened.
+  if (state.connected && !panel.result && panel.pageRequest === 0) {
+    loadPage(panel, 1);
+  }
+}
+
+function onTabKey(event) {
+  const index = ui.tabs.indexOf(event.currentTarget);
+  const targets = {
+    ArrowRight: (index + 1) % ui.tabs.length,
+    ArrowLeft: (index - 1 + ui.tabs.length) % ui.tabs.length,
+    Home: 0,
+    End: ui.tabs.length - 1,
+  };
+  if (event.key in targets) {
+    event.preventDefault();
+    const tab = ui.tabs[targets[event.key]];
+    tab.focus();
+    selectTab(tab);
+  }
+}
+
+function selectedPanel() {
+  return state.panels.find((panel) => !panel.section.hidden);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Start
+
+function onPageSizeChange() {
+  savePageSize(pageSize());
+  // Page numbers mean something else at another size: start each loaded list again at page 1.
+  for (const panel of state.panels) {
+    if (panel.result || panel === selectedPanel()) {
+      loadPage(panel, 1);
+    }
+  }
+}
+
+async function greet() {
+  const context = await bridge.context.get();
+  state.money = createMoneyFormatter(context.cultureCode);
+  state.date = createDateFormatter(context.cultureCode);
+  ui.greeting.textContent = `Hello ${context.userName}. Looking up ${context.tenantName}.`;
+}
+
+/** When the tool can't work at all, say why and hide lists that could only fail. */
+function showFatal(message) {
+  ui.greeting.textContent = "";
+  ui.lookup.hidden = true;
+  setStatus(message, "error");
+}
+
+async function start() {
+  ui.pageSize.value = String(loadPageSize());
+  state.panels = [...document.querySelectorAll('[role="tabpanel"]')].map(createPanel);
+  for (const tab of ui.tabs) {
+    tab.addEventListener("click", () => selectTab(tab));
+    tab.addEventListener("keydown", onTabKey);
+  }
+  ui.pageSize.addEventListener("change", onPageSizeChange);
+
+  if (!window.bridge) {
+    showFatal("The app's tool SDK (bridge.js) didn't load, so this tool can't work.");
+    return;
+  }
+  try {
+    await bridge.ready();
+    await greet();
+  } catch (error) {
+    showFatal(describeError(error));
+    return;
+  }
+  state.connected = true;
+  loadPage(selectedPanel(), 1);
+}
+
+start();
