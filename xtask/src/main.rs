@@ -12,6 +12,7 @@ mod browser;
 mod build_cmd;
 mod error;
 mod files;
+mod fuzz;
 mod harness;
 mod host_bench;
 mod host_module;

@@ -11,6 +11,9 @@ pub(crate) const WASM_TARGET: &str = "wasm32-unknown-unknown";
 /// The `wasm-pack` release `cargo xtask setup` installs.
 pub(crate) const WASM_PACK: &str = "0.15.1";
 
+/// The `cargo-fuzz` release `cargo xtask test --fuzz` installs.
+pub(crate) const CARGO_FUZZ: &str = "0.13.2";
+
 /// The `geckodriver` release `cargo xtask setup` installs.
 pub(crate) const GECKODRIVER: &str = "0.37.1";
 

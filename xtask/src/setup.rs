@@ -7,7 +7,7 @@ use std::process::Command;
 use crate::bridge_js;
 use crate::error::Error;
 use crate::js_tools::{self, Tool};
-use crate::pins::{self, GECKODRIVER, WASM_PACK, WASM_TARGET};
+use crate::pins::{self, CARGO_FUZZ, GECKODRIVER, WASM_PACK, WASM_TARGET};
 use crate::process::{self, Ctx, Stream, describe};
 
 /// The label of the step that builds bridge.js.
@@ -66,6 +66,46 @@ pub(crate) fn run(ctx: &Ctx) -> bool {
     all_ok &= report(BRIDGE_JS_STEP, bridge_js(ctx));
 
     all_ok
+}
+
+/// The rustup toolchain the fuzz suites build with (cargo-fuzz needs nightly's sanitizer flags).
+pub(crate) const FUZZ_TOOLCHAIN: &str = "nightly";
+
+/// What the fuzz suites need beyond the usual setup: a nightly toolchain and `cargo-fuzz`,
+/// installed when missing. Prints one line each; `false` when either is missing afterwards.
+pub(crate) fn ensure_fuzz_tools(ctx: &Ctx) -> bool {
+    report(
+        &format!("rustup toolchain {FUZZ_TOOLCHAIN}"),
+        fuzz_toolchain(ctx),
+    ) && report(
+        &format!("cargo-fuzz {CARGO_FUZZ}"),
+        cargo_tool(ctx, "cargo-fuzz", "cargo-fuzz", CARGO_FUZZ),
+    )
+}
+
+fn fuzz_toolchain(ctx: &Ctx) -> Step {
+    let Some(installed) = process::probe(ctx.command("rustup").args(["toolchain", "list"])) else {
+        return Step::Failed("`rustup toolchain list` failed; is rustup installed?".to_owned());
+    };
+    if installed
+        .lines()
+        .any(|line| line.starts_with(&format!("{FUZZ_TOOLCHAIN}-")))
+    {
+        return Step::Ok;
+    }
+    let mut add = ctx.command("rustup");
+    add.args([
+        "toolchain",
+        "install",
+        FUZZ_TOOLCHAIN,
+        "--profile",
+        "minimal",
+    ]);
+    announce(
+        &format!("rustup toolchain {FUZZ_TOOLCHAIN}"),
+        &describe(&add),
+    );
+    run_installer(&mut add, || true, "")
 }
 
 /// The rustup step alone, for commands that only need to build for wasm32. Prints its line.

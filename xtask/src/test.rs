@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use crate::bridge_js;
 use crate::browser::{self, Browser, CHROMIUM, FIREFOX, HostBackends};
 use crate::error::Error;
+use crate::fuzz;
 use crate::host_module;
 use crate::js_tools;
 use crate::pins::WASM_TARGET;
@@ -128,6 +129,11 @@ const SUITES: &[Suite] = &[
         name: "host module typings",
         group: Group::Always,
         run: host_typings,
+    },
+    Suite {
+        name: "bundle fuzz",
+        group: Group::Fuzz,
+        run: bundle_fuzz,
     },
 ];
 
@@ -464,6 +470,18 @@ fn parse_test_result(line: &str) -> Option<Outcome> {
         seen = true;
     }
     seen.then_some(outcome)
+}
+
+/// The bundle validator under libFuzzer for a minute (`--fuzz`).
+fn bundle_fuzz(ctx: &Ctx) -> Outcome {
+    match fuzz::run(ctx, &fuzz::BUNDLE_READ_ZIP) {
+        Ok(true) => Outcome::PASS,
+        Ok(false) => Outcome::FAIL,
+        Err(error) => {
+            println!("test: {error}");
+            Outcome::FAIL
+        }
+    }
 }
 
 #[cfg(test)]
