@@ -78,6 +78,30 @@ async fn raw_get(server: &Server, slug: &str, path: &str) -> (u16, String) {
     (status, answer)
 }
 
+/// `GET /api/tools` as the signed-in user of `cookie`.
+async fn tool_list(server: &Server, cookie: &str) -> (u16, serde_json::Value) {
+    json(
+        server
+            .as_user(cookie, Method::GET, "/api/tools")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await
+}
+
+/// `GET path` on the tool's origin: the status and the JSON body.
+async fn tool_get(server: &Server, slug: &str, path: &str) -> (u16, serde_json::Value) {
+    json(
+        server
+            .to_tool(slug, Method::GET, path)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await
+}
+
 fn header<'r>(response: &'r reqwest::Response, name: &str) -> &'r str {
     response
         .headers()
@@ -192,14 +216,7 @@ async fn a_tool_origin_refuses_what_is_not_a_file_of_the_tool() {
         assert!(body.contains("NOT_FOUND"), "{path}: {body}");
     }
 
-    let (status, body) = json(
-        server
-            .to_tool("nobody", Method::GET, "/index.html")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = tool_get(&server, "nobody", "/index.html").await;
     assert_eq!(status, 404);
     assert!(
         body["detail"].as_str().unwrap().contains("\"nobody\""),
@@ -215,14 +232,7 @@ async fn a_tool_origin_refuses_what_is_not_a_file_of_the_tool() {
     assert_eq!(header(&posted, "allow"), "GET, HEAD");
 
     assert!(server.store.set_tool_enabled("demo", false).await.unwrap());
-    let (status, body) = json(
-        server
-            .to_tool("demo", Method::GET, "/index.html")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = tool_get(&server, "demo", "/index.html").await;
     assert_eq!(status, 404);
     assert!(
         body["detail"].as_str().unwrap().contains("disabled"),
@@ -267,14 +277,7 @@ async fn installing_again_replaces_the_whole_tool_and_a_restart_keeps_it() {
 async fn the_app_page_lists_the_enabled_tools_ready_to_mount() {
     let (server, _sdk) = server_with_demo_tool().await;
     let cookie = server.sign_in("office@harbour.test").await;
-    let (status, listed) = json(
-        server
-            .as_user(&cookie, Method::GET, "/api/tools")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, listed) = tool_list(&server, &cookie).await;
     assert_eq!(status, 200, "{listed}");
     assert_eq!(
         listed,
@@ -292,14 +295,7 @@ async fn the_app_page_lists_the_enabled_tools_ready_to_mount() {
     );
 
     server.store.set_tool_enabled("demo", false).await.unwrap();
-    let (_, listed) = json(
-        server
-            .as_user(&cookie, Method::GET, "/api/tools")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_, listed) = tool_list(&server, &cookie).await;
     assert_eq!(listed, json!([]));
 
     let (status, _) = json(
@@ -341,14 +337,7 @@ async fn a_dev_tool_folder_is_served_as_it_is_now() {
     );
 
     let cookie = server.sign_in("office@harbour.test").await;
-    let (_, listed) = json(
-        server
-            .as_user(&cookie, Method::GET, "/api/tools")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_, listed) = tool_list(&server, &cookie).await;
     assert_eq!(listed[0]["slug"], "demo");
     assert_eq!(listed[0]["dev"], true);
 
@@ -357,14 +346,7 @@ async fn a_dev_tool_folder_is_served_as_it_is_now() {
     let (status, body) = json(read(&server).await.unwrap()).await;
     assert_eq!(status, 422, "{body}");
     assert_eq!(body["errors"][0]["path"], "setup.exe", "{body}");
-    let (_, listed) = json(
-        server
-            .as_user(&cookie, Method::GET, "/api/tools")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_, listed) = tool_list(&server, &cookie).await;
     assert_eq!(listed, json!([]));
 }
 
