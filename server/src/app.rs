@@ -4,14 +4,15 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use axum::Router;
+use axum::extract::DefaultBodyLimit;
 use axum::middleware;
-use axum::routing::get;
+use axum::routing::{delete, get, patch};
 use toolbridge_store::Store;
 
-use crate::error::ApiError;
+use crate::events::Events;
 use crate::rate_limit::RateLimiter;
 use crate::tools::{ToolSites, sites};
-use crate::{api, cors, request_id, sdk_files, session, tools};
+use crate::{api, app_files, cors, events, request_id, sdk_files, session, settings, tools};
 
 /// What every handler may use.
 #[derive(Clone)]
@@ -27,6 +28,12 @@ pub struct AppState {
     pub sdk_dir: Arc<PathBuf>,
     /// Where each tool is served (its origin) and the folders served live.
     pub tool_sites: Arc<ToolSites>,
+    /// Changes the app's pages hear of live (`/api/events`).
+    pub events: Arc<Events>,
+    /// The reference web app's files (`www`).
+    pub www_dir: Arc<PathBuf>,
+    /// The built host module (`host/dist`).
+    pub host_dir: Arc<PathBuf>,
 }
 
 impl AppState {
@@ -38,7 +45,19 @@ impl AppState {
             allowed_origins: Arc::new(Vec::new()),
             sdk_dir: Arc::new(PathBuf::from("sdk/dist")),
             tool_sites: Arc::new(ToolSites::new(sites::DEFAULT_DOMAIN, 8080)),
+            events: Arc::default(),
+            www_dir: Arc::new(PathBuf::from("www")),
+            host_dir: Arc::new(PathBuf::from("host/dist")),
         }
+    }
+
+    /// The same state, serving the app from `www` and the host module from
+    /// `host`.
+    #[must_use]
+    pub fn serving_app_from(mut self, www: PathBuf, host: PathBuf) -> Self {
+        self.www_dir = Arc::new(www);
+        self.host_dir = Arc::new(host);
+        self
     }
 
     /// The same state, serving tools as `sites` says.
@@ -70,7 +89,8 @@ impl AppState {
 
 /// Every route: the REST API under `/api/v1`, the session API under
 /// `/api/session`, the app's tool list at `/api/tools`, the SDK under `/sdk`,
-/// and each tool's files at its own origin; each request with an id.
+/// the host module under `/host`, the app's pages at the root, and each
+/// tool's files at its own origin; each request with an id.
 pub fn router(state: AppState) -> Router {
     Router::new()
         .nest("/api/v1", api::routes(state.clone()))
@@ -82,14 +102,31 @@ pub fn router(state: AppState) -> Router {
                 .delete(session::sign_out),
         )
         .route("/api/tools", get(tools::listing::list))
-        .fallback(|| async {
-            ApiError::Rule(toolbridge_protocol::Error::NotFound(
-                "there is no such endpoint; the REST API lives under /api/v1 (see /api/v1/openapi.json)"
-                    .to_owned(),
-            ))
-        })
-        .layer(middleware::from_fn_with_state(state.clone(), cors::middleware))
-        .layer(middleware::from_fn_with_state(state.clone(), sites::middleware))
+        .route("/api/events", get(events::stream))
+        .route(
+            "/api/settings/keys",
+            get(settings::keys::list).post(settings::keys::create),
+        )
+        .route("/api/settings/keys/{id}", delete(settings::keys::revoke))
+        .route(
+            "/api/settings/tools",
+            get(settings::tools::list)
+                .post(settings::tools::upload)
+                .layer(DefaultBodyLimit::disable()),
+        )
+        .route(
+            "/api/settings/tools/{slug}",
+            patch(settings::tools::toggle).delete(settings::tools::remove),
+        )
+        .fallback(app_files::fallback)
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            cors::middleware,
+        ))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            sites::middleware,
+        ))
         .layer(middleware::from_fn(request_id::middleware))
         .with_state(state)
 }

@@ -10,17 +10,20 @@
 
 pub mod api;
 pub mod app;
+pub mod app_files;
 pub mod auth;
 pub mod conditional;
 pub mod cors;
 pub mod digest;
 pub mod error;
+pub mod events;
 pub mod json;
 pub mod openapi;
 pub mod rate_limit;
 pub mod request_id;
 pub mod sdk_files;
 pub mod session;
+pub mod settings;
 pub mod tools;
 
 pub use app::{AppState, router};

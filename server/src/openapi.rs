@@ -6,7 +6,7 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
 use crate::api::{catalog, directory, quotes};
-use crate::{session, tools};
+use crate::{events, session, settings, tools};
 
 /// The REST API v1 and the session API.
 #[derive(OpenApi)]
@@ -21,7 +21,9 @@ use crate::{session, tools};
         catalog::products, catalog::task_templates, catalog::cost_items, catalog::index,
         quotes::list, quotes::get, quotes::create, quotes::save_lines, quotes::send,
         session::sign_in, session::current, session::sign_out,
-        tools::listing::list,
+        tools::listing::list, events::stream,
+        settings::keys::list, settings::keys::create, settings::keys::revoke,
+        settings::tools::list, settings::tools::upload, settings::tools::toggle, settings::tools::remove,
     ),
     components(schemas(
         toolbridge_protocol::problem::Problem,
@@ -34,6 +36,7 @@ use crate::{session, tools};
     tags(
         (name = "customers"), (name = "catalog"), (name = "jobs"), (name = "quotes"),
         (name = "session", description = "for the host app; API keys do not use it"),
+        (name = "settings", description = "for the app's Admin and Super User, with the session"),
     )
 )]
 pub struct ApiDoc;

@@ -3,6 +3,7 @@
 //! `target/serve/` between runs.
 
 use crate::bridge_js;
+use crate::host_module;
 use crate::error::Error;
 use crate::files::create_dir;
 use crate::process::{self, Ctx, describe};
@@ -21,6 +22,7 @@ pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<(), Error> {
         ));
     }
     bridge_js::build(ctx)?;
+    host_module::build(ctx)?;
     let db_dir = ctx.target_dir().join(DB_DIR);
     create_dir(&db_dir)?;
     let db = db_dir.join("toolbridge.sqlite3");

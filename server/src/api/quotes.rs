@@ -21,6 +21,7 @@ use crate::app::AppState;
 use crate::auth::Principal;
 use crate::digest::sha256_hex;
 use crate::error::ApiError;
+use crate::events::QuoteChange;
 use crate::json::{JsonBody, typed};
 
 /// Longest `Idempotency-Key` accepted.
@@ -85,6 +86,11 @@ pub async fn create(
         .store
         .create_quote(principal.tenant_id(), &request, idempotency.as_ref())
         .await?;
+    if !created.replayed {
+        state
+            .events
+            .quote(&principal, QuoteChange::Created, &created.quote);
+    }
     let location = format!("/api/v1/quotes/{}", created.quote.header.id);
     let mut response = (StatusCode::CREATED, Json(created.quote)).into_response();
     if let Ok(value) = HeaderValue::from_str(&location) {
@@ -152,12 +158,12 @@ pub async fn save_lines(
 ) -> Result<Json<QuoteDto>, ApiError> {
     principal.require(Scope::QuotesWrite)?;
     let SaveLines { lines, group_keys } = typed(body.value)?;
-    Ok(Json(
-        state
-            .store
-            .save_lines(principal.tenant_id(), &id, lines, group_keys)
-            .await?,
-    ))
+    let saved = state
+        .store
+        .save_lines(principal.tenant_id(), &id, lines, group_keys)
+        .await?;
+    state.events.quote(&principal, QuoteChange::Saved, &saved);
+    Ok(Json(saved))
 }
 
 /// `POST /api/v1/quotes/{id}/send`: Send Quote; a Draft becomes Sent and
@@ -172,7 +178,7 @@ pub async fn send(
     Path(id): Path<String>,
 ) -> Result<Json<QuoteDto>, ApiError> {
     principal.require(Scope::QuotesWrite)?;
-    Ok(Json(
-        state.store.send_quote(principal.tenant_id(), &id).await?,
-    ))
+    let sent = state.store.send_quote(principal.tenant_id(), &id).await?;
+    state.events.quote(&principal, QuoteChange::Sent, &sent);
+    Ok(Json(sent))
 }

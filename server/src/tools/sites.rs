@@ -94,6 +94,15 @@ impl ToolSites {
         }
     }
 
+    /// Every tool origin at once, as a CSP source: `http://*.<domain>:<port>`.
+    pub fn frame_source(&self) -> String {
+        if self.port == 80 {
+            format!("http://*.{}", self.domain)
+        } else {
+            format!("http://*.{}:{}", self.domain, self.port)
+        }
+    }
+
     /// The folders served live.
     pub fn dev_tools(&self) -> &[DevTool] {
         &self.dev

@@ -8,7 +8,9 @@ mod harness;
 
 mod auth;
 mod cli;
+mod live;
 mod quotes;
 mod rate_limits;
 mod reads;
+mod settings;
 mod tools;

@@ -32,6 +32,13 @@ pub(crate) struct ServeArgs {
     /// at /sdk/bridge.js, on the app's origin and on every tool's.
     #[arg(long, default_value = "sdk/dist")]
     sdk_dir: PathBuf,
+    /// The reference web app's folder, served at the root.
+    #[arg(long, default_value = "www")]
+    www_dir: PathBuf,
+    /// Where the built host module is (`cargo xtask build` writes
+    /// `host/dist`); served under /host/.
+    #[arg(long, default_value = "host/dist")]
+    host_dir: PathBuf,
     /// The domain under which each tool gets its own origin,
     /// `http://<slug>.<domain>:<port>`.
     #[arg(long, default_value = sites::DEFAULT_DOMAIN)]
@@ -80,6 +87,7 @@ pub(crate) async fn run(args: ServeArgs) -> Result<(), String> {
     let state = AppState::new(store)
         .allowing_origins(args.allow_origins)
         .serving_sdk_from(args.sdk_dir)
+        .serving_app_from(args.www_dir, args.host_dir)
         .serving_tools(sites);
     axum::serve(listener, router(state))
         .with_graceful_shutdown(async {

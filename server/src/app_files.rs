@@ -1,0 +1,156 @@
+//! The app's own pages: the reference web app (`www/`) at the root and the
+//! host module (`host/dist`, built by `cargo xtask build`) under `/host/`.
+//!
+//! Files are read from disk on each request (so an edit shows on reload) and
+//! revalidated by their `ETag`. Pages carry a Content-Security-Policy:
+//! scripts from the app's origin only (plus `'wasm-unsafe-eval'` for the host
+//! module), frames only from the tools' origins, no framing of the app.
+
+use std::path::Path;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, header};
+use axum::response::{IntoResponse, Response};
+use percent_encoding::percent_decode_str;
+use toolbridge_protocol::Error as RuleError;
+
+use crate::app::AppState;
+use crate::conditional::respond;
+use crate::digest::sha256_hex;
+use crate::error::ApiError;
+
+/// The files of the host module, with their media types.
+const HOST_FILES: [(&str, &str); 3] = [
+    ("toolbridge_host.js", "text/javascript; charset=utf-8"),
+    ("toolbridge_host_bg.wasm", "application/wasm"),
+    ("toolbridge_host.d.ts", "text/plain; charset=utf-8"),
+];
+
+/// Media types of the app's files, by extension.
+const APP_TYPES: [(&str, &str); 9] = [
+    ("html", "text/html; charset=utf-8"),
+    ("css", "text/css; charset=utf-8"),
+    ("js", "text/javascript; charset=utf-8"),
+    ("json", "application/json"),
+    ("svg", "image/svg+xml"),
+    ("png", "image/png"),
+    ("jpg", "image/jpeg"),
+    ("ico", "image/x-icon"),
+    ("woff2", "font/woff2"),
+];
+
+/// Answers every request no route took: a file of the app for `GET` and
+/// `HEAD` outside `/api/`, else `NOT_FOUND`.
+pub async fn fallback(State(state): State<AppState>, request: Request) -> Response {
+    let path = request.uri().path();
+    if path.starts_with("/api/") || path == "/api" {
+        return not_found(
+            "there is no such endpoint; the REST API lives under /api/v1 (see /api/v1/openapi.json)",
+        )
+        .into_response();
+    }
+    if request.method() != Method::GET && request.method() != Method::HEAD {
+        return not_found(&format!("{path} takes no {}", request.method())).into_response();
+    }
+    let answer = match path.strip_prefix("/host/") {
+        Some(name) => host_file(&state, name, request.headers()).await,
+        None => app_file(&state, path, request.headers()).await,
+    };
+    answer.unwrap_or_else(IntoResponse::into_response)
+}
+
+async fn host_file(
+    state: &AppState,
+    name: &str,
+    headers: &HeaderMap,
+) -> Result<Response, ApiError> {
+    let Some((name, media_type)) = HOST_FILES.iter().find(|(file, _)| *file == name) else {
+        return Err(not_found(&format!(
+            "/host/{name} is not a file of the host module; pages import /host/toolbridge_host.js"
+        )));
+    };
+    let path = state.host_dir.join(name);
+    let body = tokio::fs::read(&path).await.map_err(|_| {
+        not_found(&format!(
+            "{} is not built; build it with `cargo xtask build`",
+            path.display()
+        ))
+    })?;
+    Ok(file_response(headers, body, media_type))
+}
+
+async fn app_file(state: &AppState, path: &str, headers: &HeaderMap) -> Result<Response, ApiError> {
+    let missing = || not_found(&format!("the app has no page {path}"));
+    let name = match path {
+        "/" => "index.html".to_owned(),
+        _ => path
+            .strip_prefix('/')
+            .and_then(|raw| percent_decode_str(raw).decode_utf8().ok())
+            .map(std::borrow::Cow::into_owned)
+            .ok_or_else(missing)?,
+    };
+    let media_type = media_type(&name).ok_or_else(missing)?;
+    if !is_plain_relative(&name) {
+        return Err(missing());
+    }
+    let file = state.www_dir.join(&name);
+    let body = tokio::fs::read(&file).await.map_err(|_| missing())?;
+    let mut response = file_response(headers, body, media_type);
+    if media_type.starts_with("text/html") {
+        let policy = format!(
+            "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; \
+             img-src 'self' data:; frame-src {}; connect-src 'self'; object-src 'none'; \
+             base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+            state.tool_sites.frame_source()
+        );
+        if let Ok(value) = HeaderValue::from_str(&policy) {
+            response
+                .headers_mut()
+                .insert(header::CONTENT_SECURITY_POLICY, value);
+        }
+    }
+    Ok(response)
+}
+
+/// A file's bytes with its type, `ETag` and `nosniff`.
+fn file_response(headers: &HeaderMap, body: Vec<u8>, media_type: &'static str) -> Response {
+    let version = sha256_hex(&body);
+    let mut response = respond(headers, &version, "no-cache", || {
+        Response::new(Body::from(body))
+    });
+    let out = response.headers_mut();
+    out.insert(header::CONTENT_TYPE, HeaderValue::from_static(media_type));
+    out.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    response
+}
+
+fn media_type(name: &str) -> Option<&'static str> {
+    let extension = Path::new(name).extension()?.to_str()?.to_ascii_lowercase();
+    APP_TYPES
+        .iter()
+        .find(|(known, _)| *known == extension)
+        .map(|(_, media_type)| *media_type)
+}
+
+/// Whether `name` stays inside the folder on every system: relative, no
+/// empty, `.` or `..` segments, no backslashes, colons or control characters.
+fn is_plain_relative(name: &str) -> bool {
+    !name.is_empty()
+        && name.split('/').all(|segment| {
+            !segment.is_empty()
+                && segment != "."
+                && segment != ".."
+                && !segment.starts_with('.')
+                && !segment
+                    .chars()
+                    .any(|c| c == '\\' || c == ':' || c.is_control())
+        })
+}
+
+fn not_found(message: &str) -> ApiError {
+    ApiError::Rule(RuleError::NotFound(message.to_owned()))
+}

@@ -1,0 +1,193 @@
+//! `/api/settings/tools`: every installed tool (enabled or not), upload of a
+//! bundle .zip (checked by every bundle rule; refusals name the entry and
+//! the rule), enable or disable, remove.
+
+use axum::Json;
+use axum::body::{Body, to_bytes};
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use toolbridge_bundle::MAX_COMPRESSED_BYTES;
+use toolbridge_protocol::Error as RuleError;
+use toolbridge_protocol::manifest::ToolType;
+use toolbridge_protocol::problem::Problem;
+use toolbridge_store::InstalledTool;
+
+use super::administrator;
+use crate::app::AppState;
+use crate::error::ApiError;
+use crate::json::{JsonBody, typed};
+use crate::tools::sites::{ToolSites, entry_path};
+use crate::tools::{self, Installed};
+
+/// An installed tool as the settings page shows it.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InstalledListing {
+    /// The tool's slug: the first label of its origin.
+    pub slug: String,
+    /// Full display name.
+    pub name: String,
+    /// Short name.
+    pub short_name: String,
+    /// `standalone` or `quoting_extension`.
+    #[serde(rename = "type")]
+    pub tool_type: ToolType,
+    /// The tool's own version.
+    pub version: String,
+    /// One-sentence description.
+    pub description: String,
+    /// Whether the app offers it.
+    pub enabled: bool,
+    /// When it was installed (ISO 8601, UTC).
+    pub installed_at: String,
+    /// Files in its bundle.
+    pub file_count: u32,
+    /// Their bytes in all.
+    pub total_bytes: u64,
+    /// Its origin.
+    pub origin: String,
+    /// The entry page's path on the origin.
+    pub entry: String,
+}
+
+impl InstalledListing {
+    fn new(sites: &ToolSites, tool: InstalledTool) -> Self {
+        Self {
+            origin: sites.origin(&tool.slug),
+            entry: entry_path(&tool.manifest.entry),
+            slug: tool.slug,
+            name: tool.manifest.name,
+            short_name: tool.manifest.short_name,
+            tool_type: tool.manifest.tool_type,
+            version: tool.manifest.version,
+            description: tool.manifest.description,
+            enabled: tool.enabled,
+            installed_at: tool.installed_at,
+            file_count: tool.file_count,
+            total_bytes: tool.total_bytes,
+        }
+    }
+}
+
+/// What an upload did.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct Upload {
+    /// The tool as now installed.
+    pub tool: InstalledListing,
+    /// The version it replaced, if the slug was taken.
+    pub replaced: Option<InstalledListing>,
+}
+
+/// `POST /api/settings/tools` query.
+#[derive(Debug, Deserialize)]
+pub struct UploadQuery {
+    /// The tool's slug (default: from the manifest's shortName).
+    pub slug: Option<String>,
+}
+
+/// `PATCH /api/settings/tools/{slug}` body.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Toggle {
+    /// Whether the app offers the tool.
+    pub enabled: bool,
+}
+
+/// `GET /api/settings/tools`: every installed tool, by slug.
+#[utoipa::path(get, path = "/api/settings/tools", tag = "settings",
+    responses((status = 200, body = [InstalledListing]), (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "not an Admin or Super User, or an API key", body = Problem, content_type = "application/problem+json")))]
+pub async fn list(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Json<Vec<InstalledListing>>, ApiError> {
+    administrator(&state, &headers).await?;
+    let installed = state.store.tools().await?;
+    Ok(Json(
+        installed
+            .into_iter()
+            .map(|tool| InstalledListing::new(&state.tool_sites, tool))
+            .collect(),
+    ))
+}
+
+/// `POST /api/settings/tools[?slug=S]`: installs the bundle .zip in the body,
+/// replacing an earlier version of the same tool.
+#[utoipa::path(post, path = "/api/settings/tools", tag = "settings",
+    params(("slug" = Option<String>, Query, description = "the tool's slug (default: from the manifest's shortName)")),
+    request_body(content = Vec<u8>, content_type = "application/zip", description = "the bundle .zip, at most 10 MB"),
+    responses((status = 201, body = Upload), (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "not an Admin or Super User, or an API key", body = Problem, content_type = "application/problem+json"), (status = 413, description = "the body is over 10 MB", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the bundle breaks a rule: errors[] names each entry and rule", body = Problem, content_type = "application/problem+json")))]
+pub async fn upload(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Query(query): Query<UploadQuery>,
+    body: Body,
+) -> Result<Response, ApiError> {
+    administrator(&state, &headers).await?;
+    let limit = usize::try_from(MAX_COMPRESSED_BYTES).unwrap_or(usize::MAX);
+    let bytes = to_bytes(body, limit)
+        .await
+        .map_err(|_| ApiError::Unreadable {
+            status: StatusCode::PAYLOAD_TOO_LARGE,
+            message: format!("a tool bundle may be at most {MAX_COMPRESSED_BYTES} bytes (10 MB)"),
+        })?;
+    // Inflating up to 50 MB is work for a blocking thread, not the server's.
+    let bundle = tokio::task::spawn_blocking(move || toolbridge_bundle::read_zip(&bytes))
+        .await
+        .map_err(|error| ApiError::Store(format!("checking a bundle failed: {error}")))??;
+    let Installed { tool, replaced } =
+        tools::install(&state.store, &bundle, query.slug.as_deref()).await?;
+    let sites = &state.tool_sites;
+    let answer = Upload {
+        tool: InstalledListing::new(sites, tool),
+        replaced: replaced.map(|old| InstalledListing::new(sites, old)),
+    };
+    Ok((StatusCode::CREATED, Json(answer)).into_response())
+}
+
+/// `PATCH /api/settings/tools/{slug}`: enables or disables the tool.
+#[utoipa::path(patch, path = "/api/settings/tools/{slug}", tag = "settings", request_body = Toggle,
+    params(("slug" = String, Path, description = "the tool's slug")),
+    responses((status = 200, body = InstalledListing), (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "not an Admin or Super User, or an API key", body = Problem, content_type = "application/problem+json"), (status = 404, description = "no such tool", body = Problem, content_type = "application/problem+json")))]
+pub async fn toggle(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(slug): Path<String>,
+    body: JsonBody,
+) -> Result<Json<InstalledListing>, ApiError> {
+    administrator(&state, &headers).await?;
+    let Toggle { enabled } = typed(body.value)?;
+    if !state.store.set_tool_enabled(&slug, enabled).await? {
+        return Err(unknown(&slug));
+    }
+    let tool = state
+        .store
+        .tool(&slug)
+        .await?
+        .ok_or_else(|| unknown(&slug))?;
+    Ok(Json(InstalledListing::new(&state.tool_sites, tool)))
+}
+
+/// `DELETE /api/settings/tools/{slug}`: removes the tool and its files.
+#[utoipa::path(delete, path = "/api/settings/tools/{slug}", tag = "settings",
+    params(("slug" = String, Path, description = "the tool's slug")),
+    responses((status = 204), (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "not an Admin or Super User, or an API key", body = Problem, content_type = "application/problem+json"), (status = 404, description = "no such tool", body = Problem, content_type = "application/problem+json")))]
+pub async fn remove(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(slug): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    administrator(&state, &headers).await?;
+    if state.store.remove_tool(&slug).await? {
+        Ok(StatusCode::NO_CONTENT)
+    } else {
+        Err(unknown(&slug))
+    }
+}
+
+fn unknown(slug: &str) -> ApiError {
+    ApiError::Rule(RuleError::NotFound(format!(
+        "no tool {slug:?} is installed"
+    )))
+}

@@ -1,0 +1,183 @@
+//! Live updates (`GET /api/events`) and the app's own files.
+
+use std::time::Duration;
+
+use reqwest::Method;
+use serde_json::Value;
+
+use crate::harness::{Server, customer_and_product, json, quote_body};
+
+/// Reads Server-Sent Events from `response` until one named `name` arrives;
+/// its data as JSON.
+async fn next_event(response: &mut reqwest::Response, name: &str) -> Value {
+    let mut buffer = String::new();
+    loop {
+        let chunk = tokio::time::timeout(Duration::from_secs(5), response.chunk())
+            .await
+            .unwrap_or_else(|_| panic!("no `{name}` event within 5 s; got {buffer:?}"))
+            .unwrap()
+            .unwrap_or_else(|| panic!("the stream ended; got {buffer:?}"));
+        buffer.push_str(&String::from_utf8_lossy(&chunk));
+        while let Some(end) = buffer.find("\n\n") {
+            let block: String = buffer.drain(..end + 2).collect();
+            let event = block.lines().find_map(|line| line.strip_prefix("event: "));
+            let data = block.lines().find_map(|line| line.strip_prefix("data: "));
+            if let (Some(event), Some(data)) = (event, data) {
+                if event == name {
+                    return serde_json::from_str(data).unwrap();
+                }
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_open_page_hears_of_quotes_made_in_its_tenant_only() {
+    let server = Server::start().await;
+    let office = server.sign_in("office@harbour.test").await;
+    let mut stream = server
+        .as_user(&office, Method::GET, "/api/events")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), 200);
+    assert!(
+        stream.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/event-stream")
+    );
+
+    // Another tenant's quote first: this page must not hear of it.
+    let other = server.sign_in("admin@other.test").await;
+    let (status, _) = json(
+        server
+            .as_user(&other, Method::POST, "/api/v1/quotes")
+            .json(&serde_json::json!({"customerName": "Elsewhere Ltd", "lines": [{"description": "x", "qty": 1, "unitPrice": 1, "taxRate": 0.15}]}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 201);
+
+    let key = server.full_key().await;
+    let (customer, product) = customer_and_product(&server, &key).await;
+    let (status, created) = json(
+        server
+            .post(&key, "/api/v1/quotes", &quote_body(&customer, &product))
+            .await,
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let event = next_event(&mut stream, "quote").await;
+    assert_eq!(event["kind"], "created");
+    assert_eq!(event["quote"]["id"], created["id"], "{event}");
+    assert_eq!(event["quote"]["ref"], created["ref"]);
+    assert_eq!(
+        event["by"],
+        serde_json::json!({"kind": "key", "name": "test"})
+    );
+
+    let id = created["id"].as_str().unwrap();
+    let (status, _) = json(
+        server
+            .post(&key, &format!("/api/v1/quotes/{id}/send"), &Value::Null)
+            .await,
+    )
+    .await;
+    assert_eq!(status, 200);
+    let event = next_event(&mut stream, "quote").await;
+    assert_eq!(event["kind"], "sent");
+    assert_eq!(event["quote"]["status"], "Sent");
+}
+
+#[tokio::test]
+async fn the_stream_is_for_signed_in_pages() {
+    let server = Server::start().await;
+    let (status, _) = json(
+        server
+            .request(Method::GET, "/api/events")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 401);
+    let key = server.full_key().await;
+    let (status, _) = json(server.get(&key, "/api/events").await).await;
+    assert_eq!(status, 403);
+}
+
+#[tokio::test]
+async fn the_app_and_the_host_module_are_served_with_their_policy() {
+    let www = tempfile::tempdir().unwrap();
+    std::fs::write(
+        www.path().join("index.html"),
+        "<!doctype html><title>App</title>",
+    )
+    .unwrap();
+    std::fs::write(www.path().join("app.js"), "export {};").unwrap();
+    std::fs::write(www.path().join(".secret.html"), "no").unwrap();
+    let host = tempfile::tempdir().unwrap();
+    std::fs::write(
+        host.path().join("toolbridge_host_bg.wasm"),
+        b"\0asm\x01\0\0\0",
+    )
+    .unwrap();
+    let (www_dir, host_dir) = (www.path().to_owned(), host.path().to_owned());
+    let server = Server::start_with(move |state| state.serving_app_from(www_dir, host_dir)).await;
+
+    let page = server.request(Method::GET, "/").send().await.unwrap();
+    assert_eq!(page.status(), 200);
+    assert_eq!(page.headers()["content-type"], "text/html; charset=utf-8");
+    let policy = page.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        policy.contains("script-src 'self' 'wasm-unsafe-eval'"),
+        "{policy}"
+    );
+    assert!(
+        policy.contains(&format!(
+            "frame-src http://*.tools.localhost:{}",
+            server.port
+        )),
+        "{policy}"
+    );
+    assert!(policy.contains("frame-ancestors 'none'"), "{policy}");
+
+    let script = server.request(Method::GET, "/app.js").send().await.unwrap();
+    assert_eq!(
+        script.headers()["content-type"],
+        "text/javascript; charset=utf-8"
+    );
+    let wasm = server
+        .request(Method::GET, "/host/toolbridge_host_bg.wasm")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(wasm.status(), 200);
+    assert_eq!(wasm.headers()["content-type"], "application/wasm");
+
+    for path in [
+        "/.secret.html",
+        "/missing.html",
+        "/host/other.js",
+        "/host/toolbridge_host.js",
+    ] {
+        let (status, body) = json(server.request(Method::GET, path).send().await.unwrap()).await;
+        assert_eq!(status, 404, "{path}: {body}");
+    }
+    let (status, body) = json(
+        server
+            .request(Method::GET, "/api/nothing")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 404);
+    assert_eq!(body["code"], "NOT_FOUND");
+}
