@@ -34,6 +34,7 @@ pub mod open_quote;
 pub mod paging;
 pub mod problem;
 pub mod quote;
+pub mod quote_header;
 mod raw_batch;
 pub mod rpc;
 pub mod tax;

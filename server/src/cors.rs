@@ -54,7 +54,7 @@ fn allow(headers: &mut HeaderMap, origin: &str, preflight: bool) {
     if preflight {
         headers.insert(
             header::ACCESS_CONTROL_ALLOW_METHODS,
-            HeaderValue::from_static("GET, POST, PUT, DELETE"),
+            HeaderValue::from_static("GET, POST, PUT, PATCH, DELETE"),
         );
         headers.insert(
             header::ACCESS_CONTROL_ALLOW_HEADERS,

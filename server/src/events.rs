@@ -31,7 +31,7 @@ const BACKLOG: usize = 256;
 pub enum QuoteChange {
     /// A new quote.
     Created,
-    /// Its lines were saved.
+    /// Its header or its lines were saved.
     Saved,
     /// It was sent and is now locked.
     Sent,

@@ -19,7 +19,7 @@ use crate::{events, session, settings, tools};
     paths(
         directory::me, directory::customers, directory::jobs,
         catalog::products, catalog::task_templates, catalog::cost_items, catalog::index,
-        quotes::list, quotes::get, quotes::create, quotes::save_lines, quotes::send,
+        quotes::list, quotes::get, quotes::create, quotes::update_header, quotes::save_lines, quotes::send,
         session::sign_in, session::current, session::sign_out,
         tools::listing::list, events::stream,
         settings::keys::list, settings::keys::create, settings::keys::revoke,

@@ -14,6 +14,7 @@ use toolbridge_protocol::open_quote::OpenQuote;
 use toolbridge_protocol::quote::{
     PricedLine, QuoteDto, QuoteHeader, QuoteLine, QuoteStatus, QuoteType,
 };
+use toolbridge_protocol::quote_header::HeaderChange;
 
 use crate::util::{decimal, new_id, now_iso, to_u32};
 use crate::{Created, Error, Idempotency, Store};
@@ -678,6 +679,66 @@ impl Store {
         };
         let quote = OpenQuote::from_dto(proposed)?.to_dto();
         write_lines(&mut tx, &quote).await?;
+        tx.commit().await?;
+        Ok(quote)
+    }
+
+    /// Changes a Draft quote's header (customer, type, date, expiry) in one
+    /// transaction. `QUOTE_LOCKED` unless the quote is a Draft; `NOT_FOUND`
+    /// unless the tenant has it; `INVALID_PARAMS` at `customerId` for a
+    /// customer the tenant does not have. Answers the changed quote.
+    pub async fn update_quote_header(
+        &self,
+        tenant_id: &str,
+        quote_id: &str,
+        change: &HeaderChange,
+    ) -> Result<QuoteDto, Error> {
+        let quote_id = id_key(quote_id);
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let header = load_quote(&mut tx, tenant_id, &quote_id).await?.header;
+        if !header.status.is_editable() {
+            return Err(Rule::QuoteLocked(format!(
+                "quote {} is {} and can no longer be changed; only Draft quotes can be edited",
+                header.reference, header.status
+            ))
+            .into());
+        }
+        let customer_id = match &change.customer_id {
+            Some(id) => {
+                let id = id_key(id);
+                let known: bool = sqlx::query_scalar(
+                    "SELECT EXISTS (SELECT 1 FROM customers WHERE tenant_id = ? AND id = ?)",
+                )
+                .bind(tenant_id)
+                .bind(&id)
+                .fetch_one(&mut *tx)
+                .await?;
+                if !known {
+                    return Err(Rule::InvalidParams(vec![Violation::new(
+                        "customerId",
+                        format!("{id} is not a customer of this tenant"),
+                    )])
+                    .into());
+                }
+                id
+            }
+            None => header.customer_id,
+        };
+        sqlx::query(
+            "UPDATE quotes SET customer_id = ?, quote_type = ?, date = ?, expiry_days = ? \
+             WHERE tenant_id = ? AND id = ?",
+        )
+        .bind(&customer_id)
+        .bind(quote_type_name(
+            change.quote_type.unwrap_or(header.quote_type),
+        ))
+        .bind(change.date.as_deref().unwrap_or(&header.date))
+        .bind(change.expiry_days.unwrap_or(header.expiry_days))
+        .bind(tenant_id)
+        .bind(&quote_id)
+        .execute(&mut *tx)
+        .await?;
+        let quote = load_quote(&mut tx, tenant_id, &quote_id).await?;
         tx.commit().await?;
         Ok(quote)
     }

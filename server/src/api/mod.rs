@@ -29,7 +29,10 @@ pub fn routes(state: AppState) -> Router<AppState> {
         .route("/cost-items", get(catalog::cost_items))
         .route("/catalog/index", get(catalog::index))
         .route("/quotes", get(quotes::list).post(quotes::create))
-        .route("/quotes/{id}", get(quotes::get))
+        .route(
+            "/quotes/{id}",
+            get(quotes::get).patch(quotes::update_header),
+        )
         .route("/quotes/{id}/lines", put(quotes::save_lines))
         .route("/quotes/{id}/send", post(quotes::send))
         .route_layer(middleware::from_fn_with_state(state, auth::middleware))

@@ -1,5 +1,5 @@
-//! Quotes: list, read, create (with `Idempotency-Key`), save the lines of an
-//! open quote, send.
+//! Quotes: list, read, create (with `Idempotency-Key`), change a Draft's
+//! header, save the lines of an open quote, send.
 
 use std::collections::BTreeMap;
 
@@ -14,6 +14,7 @@ use toolbridge_protocol::create_quote::{
 use toolbridge_protocol::paging::BridgePagedResult;
 use toolbridge_protocol::problem::Problem;
 use toolbridge_protocol::quote::{BridgeQuoteDto, QuoteDto, QuoteLine};
+use toolbridge_protocol::quote_header::validate_header_change;
 use toolbridge_store::{Idempotency, Scope};
 
 use super::{Query, page};
@@ -164,6 +165,29 @@ pub async fn save_lines(
         .await?;
     state.events.quote(&principal, QuoteChange::Saved, &saved);
     Ok(Json(saved))
+}
+
+/// `PATCH /api/v1/quotes/{id}`: changes a Draft quote's customer, type,
+/// date or expiry (`QUOTE_LOCKED` / 409 once sent).
+#[utoipa::path(patch, path = "/api/v1/quotes/{id}", tag = "quotes",
+    params(("id" = String, Path)),
+    request_body(content = Object, description = "any of `customerId`, `quoteType` (\"Quote\" or \"Estimate\"), `date` (\"2026-03-31\"), `expiryDays` (1 to 365)"),
+    responses((status = 200, body = QuoteDto), (status = 400, description = "the body is not JSON", body = Problem, content_type = "application/problem+json"), (status = 401, description = "no key, or an unknown or revoked one", body = Problem, content_type = "application/problem+json"), (status = 403, description = "the key lacks the scope, or the role may not", body = Problem, content_type = "application/problem+json"), (status = 404, description = "no such record for this tenant", body = Problem, content_type = "application/problem+json"), (status = 409, description = "the quote is no longer a Draft", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the request breaks a rule; errors[] lists each with its path", body = Problem, content_type = "application/problem+json"), (status = 429, description = "rate limited; see Retry-After", body = Problem, content_type = "application/problem+json")),
+    security(("api_key" = ["quotes:write"])))]
+pub async fn update_header(
+    State(state): State<AppState>,
+    Extension(principal): Extension<Principal>,
+    Path(id): Path<String>,
+    body: JsonBody,
+) -> Result<Json<QuoteDto>, ApiError> {
+    principal.require(Scope::QuotesWrite)?;
+    let change = validate_header_change(&body.value)?;
+    let updated = state
+        .store
+        .update_quote_header(principal.tenant_id(), &id, &change)
+        .await?;
+    state.events.quote(&principal, QuoteChange::Saved, &updated);
+    Ok(Json(updated))
 }
 
 /// `POST /api/v1/quotes/{id}/send`: Send Quote; a Draft becomes Sent and

@@ -252,3 +252,75 @@ async fn a_created_quote_is_there_after_a_restart_on_the_same_file() {
     drop(restarted.stop().await);
     drop(dir);
 }
+
+#[tokio::test]
+async fn a_draft_quote_header_changes_until_the_quote_is_sent() {
+    let server = Server::start().await;
+    let key = server.full_key().await;
+    let (customer, product) = customer_and_product(&server, &key).await;
+    let (_, created) = json(
+        server
+            .post(&key, "/api/v1/quotes", &quote_body(&customer, &product))
+            .await,
+    )
+    .await;
+    let id = created["id"].as_str().unwrap();
+    let (_, customers) = json(server.get(&key, "/api/v1/customers?pageSize=2").await).await;
+    let other_customer = customers["items"][1]["id"].as_str().unwrap();
+
+    let patch = |change: serde_json::Value| {
+        server
+            .request(Method::PATCH, &format!("/api/v1/quotes/{id}"))
+            .bearer_auth(&key)
+            .json(&change)
+            .send()
+    };
+    let (status, changed) = json(
+        patch(body!({"customerId": other_customer, "quoteType": "Estimate", "date": "2026-03-31", "expiryDays": 14}))
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200, "{changed}");
+    assert_eq!(changed["customerId"], other_customer);
+    assert_eq!(changed["customerName"], customers["items"][1]["name"]);
+    assert_eq!(changed["quoteType"], "Estimate");
+    assert_eq!(changed["date"], "2026-03-31T00:00:00Z");
+    assert_eq!(changed["expiryDays"], 14);
+    assert_eq!(
+        changed["lines"], created["lines"],
+        "the lines stay as they were"
+    );
+
+    let (status, refused) = json(
+        patch(body!({"customerId": "no-such-customer", "expiryDays": 0}))
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 422, "{refused}");
+    assert_eq!(refused["errors"][0]["path"], "expiryDays", "{refused}");
+    let (status, refused) = json(
+        patch(body!({"customerId": "no-such-customer"}))
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 422, "{refused}");
+    assert_eq!(refused["errors"][0]["path"], "customerId", "{refused}");
+
+    let (status, _) = json(
+        server
+            .post(
+                &key,
+                &format!("/api/v1/quotes/{id}/send"),
+                &serde_json::Value::Null,
+            )
+            .await,
+    )
+    .await;
+    assert_eq!(status, 200);
+    let (status, locked) = json(patch(body!({"quoteType": "Quote"})).await.unwrap()).await;
+    assert_eq!(status, 409, "{locked}");
+    assert_eq!(locked["code"], "QUOTE_LOCKED");
+}

@@ -1,0 +1,195 @@
+//! Changing a Draft quote's header in the editor: its customer, type, date
+//! and expiry. Every field is optional; each one given is checked, and every
+//! problem is reported with its path.
+
+use serde_json::Value;
+
+use crate::error::{Error, Violation};
+use crate::quote::QuoteType;
+
+/// Longest expiry period, in days.
+pub const MAX_EXPIRY_DAYS: u32 = 365;
+
+/// The fields of a header change; `None` leaves a field as it is.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HeaderChange {
+    /// The quote's new customer (a customer of the tenant).
+    pub customer_id: Option<String>,
+    /// Quote or Estimate.
+    pub quote_type: Option<QuoteType>,
+    /// The quote's date, as stored: `YYYY-MM-DDTHH:MM:SSZ`.
+    pub date: Option<String>,
+    /// Days the quote stays valid after its date.
+    pub expiry_days: Option<u32>,
+}
+
+impl HeaderChange {
+    /// Whether the change changes nothing.
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+/// Reads a header change from a JSON body: `{customerId?, quoteType?, date?,
+/// expiryDays?}`. `date` is `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM:SSZ`.
+pub fn validate_header_change(body: &Value) -> Result<HeaderChange, Error> {
+    let Some(fields) = body.as_object() else {
+        return Err(Error::invalid(
+            "",
+            "must be an object with any of customerId, quoteType, date, expiryDays",
+        ));
+    };
+    let mut change = HeaderChange::default();
+    let mut violations = Vec::new();
+    for (name, value) in fields {
+        match name.as_str() {
+            "customerId" => match value.as_str().map(str::trim) {
+                Some(id) if !id.is_empty() => change.customer_id = Some(id.to_owned()),
+                _ => violations.push(Violation::new(name, "must be a customer's id")),
+            },
+            "quoteType" => match value.as_str() {
+                Some("Quote") => change.quote_type = Some(QuoteType::Quote),
+                Some("Estimate") => change.quote_type = Some(QuoteType::Estimate),
+                _ => violations.push(Violation::new(name, "must be \"Quote\" or \"Estimate\"")),
+            },
+            "date" => match value.as_str().and_then(stored_date) {
+                Some(date) => change.date = Some(date),
+                None => violations.push(Violation::new(
+                    name,
+                    "must be a calendar date such as \"2026-03-31\" (or \"2026-03-31T09:00:00Z\")",
+                )),
+            },
+            "expiryDays" => match value.as_u64().and_then(|days| u32::try_from(days).ok()) {
+                Some(days) if (1..=MAX_EXPIRY_DAYS).contains(&days) => {
+                    change.expiry_days = Some(days);
+                }
+                _ => violations.push(Violation::new(
+                    name,
+                    format!("must be a whole number of days from 1 to {MAX_EXPIRY_DAYS}"),
+                )),
+            },
+            _ => violations.push(Violation::new(
+                name,
+                "is not a header field; the fields are customerId, quoteType, date, expiryDays",
+            )),
+        }
+    }
+    if !violations.is_empty() {
+        return Err(Error::InvalidParams(violations));
+    }
+    if change.is_empty() {
+        return Err(Error::invalid(
+            "",
+            "names no field to change; give any of customerId, quoteType, date, expiryDays",
+        ));
+    }
+    Ok(change)
+}
+
+/// `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM:SSZ` as the stored form, if it names a
+/// real day and time.
+fn stored_date(text: &str) -> Option<String> {
+    let (day, time) = match text.split_once('T') {
+        Some((day, time)) => (day, time.strip_suffix('Z')?),
+        None => (text, "00:00:00"),
+    };
+    let number = |part: &str, digits: usize| {
+        (part.len() == digits && part.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| part.parse::<u32>().ok())
+            .flatten()
+    };
+    let mut date = day.split('-');
+    let (year, month, dom) = (
+        number(date.next()?, 4)?,
+        number(date.next()?, 2)?,
+        number(date.next()?, 2)?,
+    );
+    let mut clock = time.split(':');
+    let (hour, minute, second) = (
+        number(clock.next()?, 2)?,
+        number(clock.next()?, 2)?,
+        number(clock.next()?, 2)?,
+    );
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return None,
+    };
+    let valid = date.next().is_none()
+        && clock.next().is_none()
+        && (1..=days).contains(&dom)
+        && year >= 1970
+        && hour < 24
+        && minute < 60
+        && second < 60;
+    valid.then(|| format!("{year:04}-{month:02}-{dom:02}T{hour:02}:{minute:02}:{second:02}Z"))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::ErrorCode;
+
+    #[test]
+    fn each_field_is_read_and_dates_take_their_stored_form() {
+        let change = validate_header_change(&json!({
+            "customerId": " c-1 ", "quoteType": "Estimate", "date": "2028-02-29", "expiryDays": 45
+        }))
+        .unwrap();
+        assert_eq!(
+            change,
+            HeaderChange {
+                customer_id: Some("c-1".to_owned()),
+                quote_type: Some(QuoteType::Estimate),
+                date: Some("2028-02-29T00:00:00Z".to_owned()),
+                expiry_days: Some(45),
+            }
+        );
+        let timed = validate_header_change(&json!({"date": "2026-12-31T23:59:59Z"})).unwrap();
+        assert_eq!(timed.date.as_deref(), Some("2026-12-31T23:59:59Z"));
+    }
+
+    #[test]
+    fn every_bad_field_is_named() {
+        let error = validate_header_change(&json!({
+            "customerId": "", "quoteType": "Invoice", "date": "2027-02-29",
+            "expiryDays": 0, "status": "Sent"
+        }))
+        .unwrap_err();
+        assert_eq!(error.code(), ErrorCode::InvalidParams);
+        let Error::InvalidParams(violations) = error else {
+            unreachable!()
+        };
+        let mut paths: Vec<&str> = violations.iter().map(|v| v.path.as_str()).collect();
+        paths.sort_unstable();
+        assert_eq!(
+            paths,
+            ["customerId", "date", "expiryDays", "quoteType", "status"]
+        );
+    }
+
+    #[test]
+    fn impossible_dates_and_empty_changes_are_refused() {
+        for date in [
+            "2026-13-01",
+            "2026-04-31",
+            "26-01-01",
+            "2026-01-01T24:00:00Z",
+            "2026-01-01T10:00:00",
+            "2026-1-1",
+        ] {
+            assert!(
+                validate_header_change(&json!({ "date": date })).is_err(),
+                "{date}"
+            );
+        }
+        assert!(validate_header_change(&json!({})).is_err());
+        assert!(validate_header_change(&json!([])).is_err());
+        assert!(validate_header_change(&json!({"expiryDays": 366})).is_err());
+    }
+}
