@@ -9,7 +9,7 @@ use toolbridge_protocol::Error;
 use toolbridge_protocol::catalog::Catalog;
 use toolbridge_protocol::context::Role;
 use toolbridge_protocol::method::Method;
-use toolbridge_protocol::open_quote::OpenQuote;
+use toolbridge_protocol::open_quote::{LineEdit, OpenQuote};
 use toolbridge_protocol::quote::QuoteDto;
 
 /// What happened to the open quote, as `onChange` listeners receive it.
@@ -27,6 +27,18 @@ pub(crate) enum Change {
         lines_added: usize,
         /// Task lines injected from task sequences.
         tasks_injected: usize,
+    },
+    /// The user changed a line's quantity or price.
+    #[serde(rename_all = "camelCase")]
+    LineEdited {
+        /// The line's number.
+        line_no: u32,
+    },
+    /// The user removed a line (with the task lines it injected).
+    #[serde(rename_all = "camelCase")]
+    LinesRemoved {
+        /// The numbers of the lines removed.
+        line_nos: Vec<u32>,
     },
     /// The quote was saved.
     Saved,
@@ -137,17 +149,40 @@ impl Editor {
         })
     }
 
-    /// `quotes.addLines` from the tool `tool`, its batch as JSON text:
-    /// validated and merged whole, or refused with the quote untouched.
-    pub(crate) fn add_lines_json(&mut self, text: &str, tool: &str) -> Result<Change, Error> {
+    /// The user's change to one line: its quantity or unit price.
+    pub(crate) fn edit_line(&mut self, line_no: u32, edit: &LineEdit) -> Result<Change, Error> {
+        let session = self.writable("updateLine")?;
+        session.quote.edit_line(line_no, edit)?;
+        session.revision = session.revision.wrapping_add(1);
+        Ok(Change::LineEdited { line_no })
+    }
+
+    /// The user's removal of a line and the task lines it injected.
+    pub(crate) fn remove_line(&mut self, line_no: u32) -> Result<Change, Error> {
+        let session = self.writable("removeLine")?;
+        let line_nos = session.quote.remove_line(line_no)?;
+        session.revision = session.revision.wrapping_add(1);
+        Ok(Change::LinesRemoved { line_nos })
+    }
+
+    /// The open quote, if the user may change it now: their role writes
+    /// quotes and Send Quote is not under way. `what` names the change.
+    fn writable(&mut self, what: &str) -> Result<&mut Session, Error> {
         let session = self.session.as_mut().ok_or(Error::NoOpenQuote)?;
         Method::QuotesAddLines.authorize_role(session.role)?;
         if session.sending {
             return Err(Error::QuoteLocked(format!(
-                "quote {} is being sent and can no longer be changed",
+                "{what}: quote {} is being sent and can no longer be changed",
                 session.quote.header().reference
             )));
         }
+        Ok(session)
+    }
+
+    /// `quotes.addLines` from the tool `tool`, its batch as JSON text:
+    /// validated and merged whole, or refused with the quote untouched.
+    pub(crate) fn add_lines_json(&mut self, text: &str, tool: &str) -> Result<Change, Error> {
+        let session = self.writable("addLines")?;
         let report = session.quote.add_lines_json(text, &session.catalog)?;
         session.revision = session.revision.wrapping_add(1);
         Ok(Change::LinesAdded {

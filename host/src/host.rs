@@ -10,7 +10,8 @@ use js_sys::{Function, Promise};
 use serde::Deserialize;
 use toolbridge_protocol::catalog::{Catalog, CatalogIndex};
 use toolbridge_protocol::context::BridgeContextDto;
-use toolbridge_protocol::open_quote::OpenQuote;
+use toolbridge_protocol::money::decimal_from_f64;
+use toolbridge_protocol::open_quote::{LineEdit, OpenQuote};
 use toolbridge_protocol::quote::QuoteDto;
 use toolbridge_protocol::{Error, limits};
 use wasm_bindgen::closure::Closure;
@@ -280,6 +281,34 @@ struct CloseOptions {
     discard: bool,
 }
 
+/// `updateLine(lineNo, {qty?, unitPrice?})`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct LineChange {
+    qty: Option<f64>,
+    unit_price: Option<f64>,
+}
+
+impl LineChange {
+    /// The change as exact decimals; a number that is not finite is a usage
+    /// error naming the field.
+    fn to_edit(&self) -> Result<LineEdit, HostError> {
+        let exact = |value: Option<f64>, field: &str| {
+            value
+                .map(|number| {
+                    decimal_from_f64(number).ok_or_else(|| {
+                        HostError::usage(format!("updateLine: {field} {number} is not a number"))
+                    })
+                })
+                .transpose()
+        };
+        Ok(LineEdit {
+            qty: exact(self.qty, "qty")?,
+            unit_price: exact(self.unit_price, "unitPrice")?,
+        })
+    }
+}
+
 /// The host of the page's tools. See the crate documentation for a tour.
 #[wasm_bindgen]
 pub struct Host {
@@ -414,6 +443,37 @@ impl Host {
         future_to_promise(async move { shared.send().await.map_err(JsValue::from) })
     }
 
+    /// Changes a line of the open quote as the user asked: its `qty` (the
+    /// task lines a product injected follow in proportion) or `unitPrice`.
+    /// Answers the quote; throws `INVALID_PARAMS` naming the field out of
+    /// bounds, `NOT_FOUND` for a line the quote lacks, `QUOTE_LOCKED` once
+    /// sent.
+    #[wasm_bindgen(js_name = updateLine, unchecked_return_type = "EditorQuote")]
+    pub fn update_line(
+        &self,
+        #[wasm_bindgen(js_name = lineNo)] line_no: u32,
+        #[wasm_bindgen(unchecked_param_type = "{ qty?: number; unitPrice?: number }")]
+        change: &JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let change: LineChange =
+            json::read_js(change, "updateLine(lineNo, change)").map_err(HostError::Usage)?;
+        let edit = change.to_edit()?;
+        let done = self.shared.editor.borrow_mut().edit_line(line_no, &edit);
+        self.changed(done)
+    }
+
+    /// Removes a line of the open quote, with the task lines it injected.
+    /// Answers the quote; throws `NOT_FOUND` or `QUOTE_LOCKED` as
+    /// `updateLine` does.
+    #[wasm_bindgen(js_name = removeLine, unchecked_return_type = "EditorQuote")]
+    pub fn remove_line(
+        &self,
+        #[wasm_bindgen(js_name = lineNo)] line_no: u32,
+    ) -> Result<JsValue, JsValue> {
+        let done = self.shared.editor.borrow_mut().remove_line(line_no);
+        self.changed(done)
+    }
+
     /// Closes the open quote. Refused when it has unsaved changes, unless
     /// `{discard: true}`.
     #[wasm_bindgen(js_name = closeQuote)]
@@ -436,6 +496,13 @@ impl Host {
             self.shared.emit_change(&Change::Closed);
         }
         Ok(())
+    }
+
+    /// Tells the listeners of a change the user made, and answers the quote.
+    fn changed(&self, done: Result<Change, Error>) -> Result<JsValue, JsValue> {
+        let change = done.map_err(HostError::Bridge)?;
+        self.shared.emit_change(&change);
+        Ok(self.shared.current_view()?)
     }
 
     /// Calls `listener(quote, change)` after every change to the open quote;

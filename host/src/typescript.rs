@@ -79,6 +79,8 @@ export interface EditorQuote {
 export type QuoteChange =
   | { kind: "opened" }
   | { kind: "linesAdded"; tool: string; linesAdded: number; tasksInjected: number }
+  | { kind: "lineEdited"; lineNo: number }
+  | { kind: "linesRemoved"; lineNos: number[] }
   | { kind: "saved" }
   | { kind: "sent" }
   | { kind: "closed" };

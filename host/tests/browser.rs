@@ -800,6 +800,81 @@ async fn a_sent_quote_is_locked() {
 }
 
 #[wasm_bindgen_test]
+async fn the_page_edits_and_removes_lines_and_saves_them() {
+    let (host, tool, id) = editing(EXTENSION).await;
+    let products = tool.ok("products.list", json!([{"pageSize": 500}])).await;
+    let oak = products["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["sku"] == "OAK-01")
+        .unwrap()
+        .clone();
+    tool.ok(
+        "quotes.addLines",
+        json!([[{"linkedItemId": oak["id"], "qty": 10, "unitPrice": 89.5, "taxRate": 0.15, "unit": "T_SQUARE_METRE"}]]),
+    )
+    .await;
+    let added = quote_of(&host);
+    let lines = added["lines"].as_array().unwrap();
+    let oak_no = lines[1]["lineNo"].as_u64().unwrap();
+    let task_qty = lines[2]["qty"].as_f64().unwrap();
+
+    let edited = host
+        .update_line(
+            u32::try_from(oak_no).unwrap(),
+            &js(&json!({"qty": 20, "unitPrice": 80})),
+        )
+        .unwrap();
+    let edited = to_json(&edited);
+    assert_eq!(edited["lines"][1]["qty"], 20.0);
+    assert_eq!(edited["lines"][1]["unitPrice"], 80.0);
+    assert!(
+        (edited["lines"][2]["qty"].as_f64().unwrap() - task_qty * 2.0).abs() < 1e-9,
+        "{edited}"
+    );
+    assert_eq!(edited["dirty"], true);
+
+    let refused = error_json(
+        &host
+            .update_line(u32::try_from(oak_no).unwrap(), &js(&json!({"qty": 0})))
+            .unwrap_err(),
+    );
+    assert_eq!(refused["code"], "INVALID_PARAMS");
+    assert_eq!(refused["details"][0]["path"], "qty", "{refused}");
+    let unknown = error_json(
+        &host
+            .update_line(999, &js(&json!({"bogus": 1})))
+            .unwrap_err(),
+    );
+    assert_eq!(unknown["code"], "USAGE", "{unknown}");
+    assert_eq!(
+        to_json(&host.quote().unwrap()),
+        edited,
+        "a refused edit changes nothing"
+    );
+
+    let removed = to_json(&host.remove_line(u32::try_from(oak_no).unwrap()).unwrap());
+    assert_eq!(
+        removed["lines"].as_array().unwrap().len(),
+        1,
+        "the product and its tasks went: {removed}"
+    );
+    let missing = error_json(
+        &host
+            .remove_line(u32::try_from(oak_no).unwrap())
+            .unwrap_err(),
+    );
+    assert_eq!(missing["code"], "NOT_FOUND");
+
+    let saved = resolved(host.save()).await;
+    assert_eq!(saved["dirty"], false);
+    let (status, stored) = request("GET", &format!("/api/v1/quotes/{id}"), None).await;
+    assert_eq!(status, 200);
+    assert_eq!(stored["lines"].as_array().unwrap().len(), 1, "{stored}");
+}
+
+#[wasm_bindgen_test]
 async fn unsaved_changes_are_not_dropped_silently() {
     let (host, tool, _) = editing(EXTENSION).await;
     tool.ok(

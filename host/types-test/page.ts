@@ -17,6 +17,9 @@ export async function mountEstimator(panel: HTMLElement, quoteId: string): Promi
   const frame: HTMLIFrameElement = tool.frame;
   frame.style.width = "100%";
   const off: () => void = host.onChange((current: EditorQuote | null, change: QuoteChange) => {
+    if (change.kind === "linesRemoved") {
+      console.log(`removed ${change.lineNos.join(", ")}`);
+    }
     if (change.kind === "linesAdded" && current !== null) {
       const added: number = change.linesAdded + change.tasksInjected;
       console.log(`${change.tool} added ${added} lines; total ${current.totals.total}`);
@@ -26,6 +29,12 @@ export async function mountEstimator(panel: HTMLElement, quoteId: string): Promi
   const log: DebugEntry[] = host.debugLog();
   const tools: ToolStatus[] = host.tools();
   try {
+    const first = quote.lines[0];
+    if (first !== undefined) {
+      const edited: EditorQuote = host.updateLine(first.lineNo, { qty: 2, unitPrice: 10 });
+      const removed: EditorQuote = host.removeLine(first.lineNo);
+      console.log(edited.totals.total, removed.lines.length);
+    }
     const saved: EditorQuote = await host.save();
     console.log(saved.dirty, saved.lines.map((line) => line.section ?? "Ungrouped"));
   } catch (e) {

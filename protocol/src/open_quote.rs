@@ -39,6 +39,19 @@ impl MergeReport {
     }
 }
 
+/// Decimal places an injected line's quantity keeps when its product's
+/// quantity changes.
+const QTY_DECIMALS: u32 = 4;
+
+/// A change the user makes to one line in the editor; `None` keeps a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LineEdit {
+    /// The new quantity.
+    pub qty: Option<Decimal>,
+    /// The new SELL per unit.
+    pub unit_price: Option<Decimal>,
+}
+
 /// A quote being edited: header, lines in order, and the group-key map.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OpenQuote {
@@ -136,6 +149,90 @@ impl OpenQuote {
     pub fn add_lines_json(&mut self, text: &str, catalog: &Catalog) -> Result<MergeReport, Error> {
         self.check_editable()?;
         self.merge(validate_batch_json(text, catalog)?, catalog)
+    }
+
+    /// Changes one line's quantity or unit price, as the user does in the
+    /// editor. The task lines a product injected follow its quantity in
+    /// proportion. `NOT_FOUND` for a line the quote does not have;
+    /// `INVALID_PARAMS` naming `qty` or `unitPrice` when out of bounds.
+    pub fn edit_line(&mut self, line_no: u32, edit: &LineEdit) -> Result<(), Error> {
+        self.check_editable()?;
+        let index = self.position_of(line_no)?;
+        let mut errors = Violations::default();
+        let qty_in_bounds = |qty: Decimal| qty > Decimal::ZERO && qty <= MAX_LINE_QTY;
+        if edit.qty.is_some_and(|qty| !qty_in_bounds(qty)) {
+            errors.push("qty", format!("must be above 0 and at most {MAX_LINE_QTY}"));
+        }
+        if let Some(price) = edit.unit_price {
+            if price.is_sign_negative() || price > MAX_LINE_PRICE {
+                errors.push("unitPrice", format!("must be 0 to {MAX_LINE_PRICE}"));
+            }
+        }
+        let old_qty = self.lines[index].qty;
+        // Injected lines keep their share of the product's quantity.
+        let scaled: Vec<(usize, Decimal)> = match edit.qty {
+            Some(qty) if qty_in_bounds(qty) && qty != old_qty && !old_qty.is_zero() => self
+                .lines
+                .iter()
+                .enumerate()
+                .filter(|(_, line)| line.injected && line.parent_line_no == Some(line_no))
+                .map(|(at, line)| {
+                    let share = (line.qty * qty / old_qty).round_dp(QTY_DECIMALS);
+                    (at, share)
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        for &(at, qty) in &scaled {
+            if !qty_in_bounds(qty) {
+                errors.push(
+                    "qty",
+                    format!(
+                        "would make the injected line {} hold {qty}; a quantity is above 0 and at most {MAX_LINE_QTY}",
+                        self.lines[at].line_no
+                    ),
+                );
+            }
+        }
+        errors.into_result(())?;
+        let line = &mut self.lines[index];
+        if let Some(qty) = edit.qty {
+            line.qty = qty;
+        }
+        if let Some(price) = edit.unit_price {
+            line.unit_price = price;
+        }
+        for (at, qty) in scaled {
+            self.lines[at].qty = qty;
+        }
+        Ok(())
+    }
+
+    /// Removes a line and the task lines it injected; the line numbers
+    /// removed, in order. `NOT_FOUND` for a line the quote does not have.
+    pub fn remove_line(&mut self, line_no: u32) -> Result<Vec<u32>, Error> {
+        self.check_editable()?;
+        self.position_of(line_no)?;
+        let removed: Vec<u32> = self
+            .lines
+            .iter()
+            .filter(|line| line.line_no == line_no || line.parent_line_no == Some(line_no))
+            .map(|line| line.line_no)
+            .collect();
+        self.lines.retain(|line| !removed.contains(&line.line_no));
+        Ok(removed)
+    }
+
+    fn position_of(&self, line_no: u32) -> Result<usize, Error> {
+        self.lines
+            .iter()
+            .position(|line| line.line_no == line_no)
+            .ok_or_else(|| {
+                Error::NotFound(format!(
+                    "quote {} has no line {line_no}",
+                    self.header.reference
+                ))
+            })
     }
 
     fn check_editable(&self) -> Result<(), Error> {

@@ -11,6 +11,7 @@
 
 mod add_lines;
 mod create_quote;
+mod edit;
 mod fixtures;
 mod json_roundtrip;
 mod merge;
