@@ -3,9 +3,9 @@
 //! `target/serve/` between runs.
 
 use crate::bridge_js;
-use crate::host_module;
 use crate::error::Error;
 use crate::files::create_dir;
+use crate::host_module;
 use crate::process::{self, Ctx, describe};
 use crate::setup;
 
