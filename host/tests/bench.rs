@@ -1,7 +1,8 @@
 //! The host's figures for `cargo xtask bench` (DESIGN.md §8), measured in
 //! headless Chromium against the release server with a catalog of about
 //! 100 000 products: `addLines` of 1000 lines inside the host (from the
-//! message's arrival to the reply, as the host's call records time it), and
+//! handler holding the message's decoded data to the reply, as the host's
+//! call records time it), and
 //! the `context.get()` round trip from a tool page next to a bare
 //! `MessageChannel` echo between the same two windows. The samples go to the
 //! harness; `cargo xtask bench` prints the medians against the budgets.
