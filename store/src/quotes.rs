@@ -47,6 +47,19 @@ fn status_from_name(name: &str) -> Result<QuoteStatus, Error> {
     QuoteStatus::from_name(name).ok_or_else(|| Error::corrupt(format_args!("status {name:?}")))
 }
 
+/// `QUOTE_LOCKED` unless the quote is a Draft.
+fn check_editable(header: &QuoteHeader) -> Result<(), Error> {
+    if header.status.is_editable() {
+        Ok(())
+    } else {
+        Err(Rule::QuoteLocked(format!(
+            "quote {} is {} and can no longer be changed; only Draft quotes can be edited",
+            header.reference, header.status
+        ))
+        .into())
+    }
+}
+
 fn not_found(quote_id: &str) -> Error {
     Rule::NotFound(format!("quote {quote_id} not found")).into()
 }
@@ -658,13 +671,7 @@ impl Store {
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         let current = load_quote(&mut tx, tenant_id, &quote_id).await?;
         let header = current.header;
-        if !header.status.is_editable() {
-            return Err(Rule::QuoteLocked(format!(
-                "quote {} is {} and can no longer be changed; only Draft quotes can be edited",
-                header.reference, header.status
-            ))
-            .into());
-        }
+        check_editable(&header)?;
         let proposed = QuoteDto {
             header,
             lines: lines
@@ -696,13 +703,7 @@ impl Store {
         let quote_id = id_key(quote_id);
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         let header = load_quote(&mut tx, tenant_id, &quote_id).await?.header;
-        if !header.status.is_editable() {
-            return Err(Rule::QuoteLocked(format!(
-                "quote {} is {} and can no longer be changed; only Draft quotes can be edited",
-                header.reference, header.status
-            ))
-            .into());
-        }
+        check_editable(&header)?;
         let customer_id = match &change.customer_id {
             Some(id) => {
                 let id = id_key(id);

@@ -10,7 +10,6 @@ use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use toolbridge_bundle::MAX_COMPRESSED_BYTES;
 use toolbridge_protocol::Error as RuleError;
-use toolbridge_protocol::manifest::ToolType;
 use toolbridge_protocol::problem::Problem;
 use toolbridge_store::InstalledTool;
 
@@ -18,26 +17,18 @@ use super::administrator;
 use crate::app::AppState;
 use crate::error::ApiError;
 use crate::json::{JsonBody, typed};
-use crate::tools::sites::{ToolSites, entry_path};
+use crate::tools::listing::ToolListing;
+use crate::tools::sites::ToolSites;
 use crate::tools::{self, Installed};
 
-/// An installed tool as the settings page shows it.
+/// An installed tool as the settings page shows it: what the app's tool
+/// list says of it, and its install.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct InstalledListing {
-    /// The tool's slug: the first label of its origin.
-    pub slug: String,
-    /// Full display name.
-    pub name: String,
-    /// Short name.
-    pub short_name: String,
-    /// `standalone` or `quoting_extension`.
-    #[serde(rename = "type")]
-    pub tool_type: ToolType,
-    /// The tool's own version.
-    pub version: String,
-    /// One-sentence description.
-    pub description: String,
+    /// The tool as the app's tool list shows it.
+    #[serde(flatten)]
+    pub tool: ToolListing,
     /// Whether the app offers it.
     pub enabled: bool,
     /// When it was installed (ISO 8601, UTC).
@@ -46,23 +37,12 @@ pub struct InstalledListing {
     pub file_count: u32,
     /// Their bytes in all.
     pub total_bytes: u64,
-    /// Its origin.
-    pub origin: String,
-    /// The entry page's path on the origin.
-    pub entry: String,
 }
 
 impl InstalledListing {
     fn new(sites: &ToolSites, tool: InstalledTool) -> Self {
         Self {
-            origin: sites.origin(&tool.slug),
-            entry: entry_path(&tool.manifest.entry),
-            slug: tool.slug,
-            name: tool.manifest.name,
-            short_name: tool.manifest.short_name,
-            tool_type: tool.manifest.tool_type,
-            version: tool.manifest.version,
-            description: tool.manifest.description,
+            tool: ToolListing::new(sites, &tool.slug, &tool.manifest, false),
             enabled: tool.enabled,
             installed_at: tool.installed_at,
             file_count: tool.file_count,

@@ -39,7 +39,8 @@ pub struct ToolListing {
 }
 
 impl ToolListing {
-    fn new(sites: &ToolSites, slug: &str, manifest: &ToolManifest, dev: bool) -> Self {
+    /// The listing of the tool `slug` with this manifest.
+    pub(crate) fn new(sites: &ToolSites, slug: &str, manifest: &ToolManifest, dev: bool) -> Self {
         Self {
             slug: slug.to_owned(),
             name: manifest.name.clone(),
