@@ -82,13 +82,18 @@ async fn host_file(
 
 async fn app_file(state: &AppState, path: &str, headers: &HeaderMap) -> Result<Response, ApiError> {
     let missing = || not_found(&format!("the app has no page {path}"));
-    let name = match path {
-        "/" => "index.html".to_owned(),
-        _ => path
-            .strip_prefix('/')
-            .and_then(|raw| percent_decode_str(raw).decode_utf8().ok())
-            .map(std::borrow::Cow::into_owned)
-            .ok_or_else(missing)?,
+    let name = path
+        .strip_prefix('/')
+        .and_then(|raw| percent_decode_str(raw).decode_utf8().ok())
+        .map(std::borrow::Cow::into_owned)
+        .ok_or_else(missing)?;
+    // A path without a file type is one of the app's own addresses (`/`,
+    // `/quotes/<id>` as `quotes.create` answers it): the app's page, whose
+    // script shows what the address names.
+    let name = if Path::new(&name).extension().is_none() {
+        "index.html".to_owned()
+    } else {
+        name
     };
     let media_type = media_type(&name).ok_or_else(missing)?;
     if !is_plain_relative(&name) {

@@ -167,6 +167,36 @@ fn key_from_row(row: KeyRow) -> Result<ApiKey, Error> {
     })
 }
 
+/// What is wrong with a key [`Store::create_api_key`] is asked for, each
+/// problem with its path (`name`, `scopes`, `rateLimit`); empty when nothing is.
+pub fn new_api_key_problems(
+    name: &str,
+    scopes: &[Scope],
+    rate_limit: RateLimit,
+) -> Vec<toolbridge_protocol::Violation> {
+    let mut violations = Vec::new();
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > KEY_NAME_MAX_CHARS {
+        violations.push(toolbridge_protocol::Violation::new(
+            "name",
+            format!("must be 1 to {KEY_NAME_MAX_CHARS} characters"),
+        ));
+    }
+    if scopes.is_empty() {
+        violations.push(toolbridge_protocol::Violation::new(
+            "scopes",
+            "a key needs at least one scope",
+        ));
+    }
+    if rate_limit.requests == 0 || rate_limit.window_secs == 0 {
+        violations.push(toolbridge_protocol::Violation::new(
+            "rateLimit",
+            "must allow at least 1 request per window of at least 1 second",
+        ));
+    }
+    violations
+}
+
 impl Store {
     /// The user with this email (case-insensitive) and password (argon2id);
     /// `None` for an unknown email, an inactive user or a wrong password.
@@ -279,33 +309,15 @@ impl Store {
         scopes: &[Scope],
         rate_limit: RateLimit,
     ) -> Result<NewApiKey, Error> {
-        let mut violations = Vec::new();
-        let name = name.trim();
-        if name.is_empty() || name.chars().count() > KEY_NAME_MAX_CHARS {
-            violations.push(toolbridge_protocol::Violation::new(
-                "name",
-                format!("must be 1 to {KEY_NAME_MAX_CHARS} characters"),
-            ));
+        let violations = new_api_key_problems(name, scopes, rate_limit);
+        if !violations.is_empty() {
+            return Err(toolbridge_protocol::Error::InvalidParams(violations).into());
         }
+        let name = name.trim();
         let scopes: Vec<Scope> = Scope::ALL
             .into_iter()
             .filter(|scope| scopes.contains(scope))
             .collect();
-        if scopes.is_empty() {
-            violations.push(toolbridge_protocol::Violation::new(
-                "scopes",
-                "a key needs at least one scope",
-            ));
-        }
-        if rate_limit.requests == 0 || rate_limit.window_secs == 0 {
-            violations.push(toolbridge_protocol::Violation::new(
-                "rateLimit",
-                "must allow at least 1 request per window of at least 1 second",
-            ));
-        }
-        if !violations.is_empty() {
-            return Err(toolbridge_protocol::Error::InvalidParams(violations).into());
-        }
 
         let tenant_exists: bool =
             sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM tenants WHERE id = ?)")

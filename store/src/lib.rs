@@ -35,6 +35,7 @@ use std::time::Duration;
 use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
+pub use auth::new_api_key_problems;
 pub use error::Error;
 pub use seed::{DEFAULT_SEED_PRODUCTS, DEMO_PASSWORD};
 pub use tools::{InstalledTool, ToolFile};

@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use toolbridge_protocol::problem::Problem;
 use toolbridge_protocol::{Error as RuleError, Violation};
-use toolbridge_store::{ApiKey, RateLimit, Scope};
+use toolbridge_store::{ApiKey, RateLimit, Scope, new_api_key_problems};
 
 use super::administrator;
 use crate::app::AppState;
@@ -124,13 +124,18 @@ pub async fn create(
             )),
         }
     }
-    if !unknown.is_empty() {
-        return Err(ApiError::Rule(RuleError::InvalidParams(unknown)));
-    }
     let limit = RateLimit {
         requests: request.rate_limit.requests,
         window_secs: request.rate_limit.window_secs,
     };
+    if !unknown.is_empty() {
+        // Every problem at once: the unknown scopes (which say more than
+        // "no scope" would) and whatever else the store would refuse.
+        let mut violations = new_api_key_problems(&request.name, &scopes, limit);
+        violations.retain(|violation| violation.path != "scopes");
+        violations.extend(unknown);
+        return Err(ApiError::Rule(RuleError::InvalidParams(violations)));
+    }
     let created = state
         .store
         .create_api_key(&user.tenant_id, &request.name, &scopes, limit)

@@ -148,6 +148,18 @@ async fn the_app_and_the_host_module_are_served_with_their_policy() {
     );
     assert!(policy.contains("frame-ancestors 'none'"), "{policy}");
 
+    // The app's own addresses (`quotes.create` answers `/quotes/<id>`) are its page.
+    let deep = server
+        .request(Method::GET, "/quotes/3f2a")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deep.status(), 200);
+    assert_eq!(
+        deep.text().await.unwrap(),
+        "<!doctype html><title>App</title>"
+    );
+
     let script = server.request(Method::GET, "/app.js").send().await.unwrap();
     assert_eq!(
         script.headers()["content-type"],

@@ -162,6 +162,28 @@ async fn a_bad_token_request_names_every_problem() {
         .map(|e| e["path"].as_str().unwrap())
         .collect();
     assert_eq!(paths, ["name", "scopes", "rateLimit"], "{body}");
+
+    // An unknown scope does not hide the other problems, and nothing is made.
+    let (status, body) = call(
+        &server,
+        &admin,
+        Method::POST,
+        "/api/settings/keys",
+        Some(
+            json!({"name": "", "scopes": ["nope"], "rateLimit": {"requests": 0, "windowSecs": 60}}),
+        ),
+    )
+    .await;
+    assert_eq!(status, 422, "{body}");
+    let paths: Vec<&str> = body["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["name", "rateLimit", "scopes[0]"], "{body}");
+    let (_, listed) = call(&server, &admin, Method::GET, "/api/settings/keys", None).await;
+    assert_eq!(listed, json!([]));
 }
 
 #[tokio::test]
