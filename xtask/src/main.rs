@@ -10,6 +10,7 @@ mod bench;
 mod bridge_js;
 mod browser;
 mod build_cmd;
+mod e2e;
 mod error;
 mod files;
 mod fuzz;

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use crate::bridge_js;
 use crate::browser::{self, Browser, CHROMIUM, FIREFOX, HostBackends};
+use crate::e2e;
 use crate::error::Error;
 use crate::fuzz;
 use crate::host_module;
@@ -129,6 +130,12 @@ const SUITES: &[Suite] = &[
         name: "host module typings",
         group: Group::Always,
         run: host_typings,
+    },
+    // Builds host/dist/ (again, if an earlier suite changed nothing, in no time) for the app.
+    Suite {
+        name: "e2e in chromium",
+        group: Group::Always,
+        run: e2e_in_chromium,
     },
     Suite {
         name: "bundle fuzz",
@@ -255,7 +262,13 @@ fn fmt(ctx: &Ctx) -> Outcome {
 /// for wasm32.
 fn clippy(ctx: &Ctx) -> Outcome {
     let runs: [&[&str]; 4] = [
-        &["--workspace", "--all-targets"],
+        // The e2e suites build only with their feature.
+        &[
+            "--workspace",
+            "--all-targets",
+            "--features",
+            "toolbridge-e2e/e2e",
+        ],
         &[
             "-p",
             "toolbridge-sdk",
@@ -470,6 +483,25 @@ fn parse_test_result(line: &str) -> Option<Outcome> {
         seen = true;
     }
     seen.then_some(outcome)
+}
+
+/// The reference app, the host, real tools and the server, end to end in Chromium.
+fn e2e_in_chromium(ctx: &Ctx) -> Outcome {
+    let prepared = match e2e::prepare(ctx) {
+        Ok(prepared) => prepared,
+        Err(error) => {
+            println!("test: {error}");
+            return Outcome::FAIL;
+        }
+    };
+    let outcome = counted_tests(prepared.command);
+    if outcome.failed > 0 {
+        println!(
+            "test: the toolbridge server's log is {}",
+            ctx.shown(prepared.server.log())
+        );
+    }
+    outcome
 }
 
 /// The bundle validator under libFuzzer for a minute (`--fuzz`).

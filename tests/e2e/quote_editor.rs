@@ -1,0 +1,190 @@
+//! The quote editor with an extension tool: the flooring estimator's lines arrive at once with
+//! their sections, groups and injected task lines; they save and come back on reload; a sent
+//! quote refuses further lines.
+
+use std::time::Duration;
+
+use fantoccini::Locator;
+
+use crate::browser::Browser;
+use crate::signin::sign_in;
+
+/// The estimator's frame inside the editor's tool panel.
+const TOOL_FRAME: &str = ".tool-panel iframe";
+
+/// Opens the Tools menu of the editor and picks `name`.
+async fn open_tool(browser: &Browser, name: &str) {
+    browser
+        .find("button[aria-controls^=tools-menu]")
+        .await
+        .click()
+        .await
+        .unwrap();
+    let xpath = format!(
+        "//button[contains(@class,'menu-item')][.//*[contains(@class,'menu-title')][normalize-space()={name:?}]]"
+    );
+    browser
+        .client
+        .wait()
+        .for_element(Locator::XPath(&xpath))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+}
+
+/// Fills the estimator's rooms (name, length, width, SKU) and adds them to the quote, inside
+/// its frame; back on the app's page afterwards.
+async fn estimate(browser: &Browser, rooms: &[(&str, &str, &str, &str)]) {
+    browser.enter_frame(TOOL_FRAME).await;
+    browser
+        .until(
+            "the estimator's catalog",
+            "document.getElementById('add-to-quote') && !document.getElementById('add-to-quote').disabled \
+             && /loaded/.test(document.getElementById('catalog-status').textContent)",
+        )
+        .await;
+    for (index, (name, length, width, sku)) in rooms.iter().enumerate() {
+        let rooms = browser
+            .client
+            .find_all(Locator::Css("fieldset.room"))
+            .await
+            .unwrap();
+        if rooms.len() <= index {
+            browser.find("#add-room").await.click().await.unwrap();
+        }
+        let room = browser
+            .client
+            .find_all(Locator::Css("fieldset.room"))
+            .await
+            .unwrap()
+            .remove(index);
+        for (field, value) in [
+            ("name", name),
+            ("length", length),
+            ("width", width),
+            ("sku", sku),
+        ] {
+            room.find(Locator::Css(&format!("[data-field={field}]")))
+                .await
+                .unwrap()
+                .send_keys(value)
+                .await
+                .unwrap();
+        }
+    }
+    // Clicked by script: the app's toasts may sit over the frame's corner.
+    browser
+        .client
+        .execute("document.getElementById('add-to-quote').click();", vec![])
+        .await
+        .unwrap();
+    browser
+        .until(
+            "the estimator's answer",
+            "document.getElementById('status').dataset.kind && document.getElementById('status').dataset.kind !== 'info'",
+        )
+        .await;
+    browser.leave_frame().await;
+}
+
+/// The number of line rows the editor shows.
+async fn line_rows(browser: &Browser) -> usize {
+    browser
+        .client
+        .find_all(Locator::Css(".lines-table tr.line"))
+        .await
+        .unwrap()
+        .len()
+}
+
+#[tokio::test]
+async fn the_estimator_fills_the_open_quote_which_saves_reloads_and_locks() {
+    let browser = Browser::open().await;
+    sign_in(&browser, "office@harbour.test", "Olivia Office").await;
+
+    // The first Draft quote in the list.
+    let draft = browser
+        .client
+        .wait()
+        .for_element(Locator::XPath(
+            "//table[contains(@class,'quotes-table')]//tr[.//*[contains(@class,'status-draft')]]//a",
+        ))
+        .await
+        .unwrap();
+    draft.click().await.unwrap();
+    browser.find(".lines-table, .empty-lines").await;
+    let before = line_rows(&browser).await;
+
+    open_tool(&browser, "Flooring estimator").await;
+    estimate(
+        &browser,
+        &[
+            ("Kitchen", "4", "3.5", "OAK-01"),
+            ("Hall", "5", "1.2", "VINYL-02"),
+        ],
+    )
+    .await;
+    browser.find(".dirty:not([hidden])").await;
+    // OAK-01 injects installation and underlay, VINYL-02 installation: 2 + 3 task lines.
+    browser
+        .until(
+            "the new lines in the editor",
+            &format!(
+                "document.querySelectorAll('.lines-table tr.line').length === {}",
+                before + 5
+            ),
+        )
+        .await;
+    let sections = browser.text(".lines-table").await;
+    assert!(
+        sections.contains("Kitchen") && sections.contains("Hall"),
+        "{sections}"
+    );
+    let toast = browser.text(".toast").await;
+    assert!(toast.contains("Flooring estimator added"), "{toast}");
+    browser.screenshot("quote-editor-with-estimator").await;
+
+    let totals = browser.text(".totals").await;
+    browser.button("Save").await.click().await.unwrap();
+    browser
+        .until(
+            "the saved quote",
+            "document.querySelector('.dirty')?.hidden === true",
+        )
+        .await;
+    browser.client.refresh().await.unwrap();
+    browser.find(".lines-table").await;
+    assert_eq!(
+        line_rows(&browser).await,
+        before + 5,
+        "the saved lines after a reload"
+    );
+    assert_eq!(
+        browser.text(".totals").await,
+        totals,
+        "the same totals after a reload"
+    );
+
+    browser.button("Send Quote").await.click().await.unwrap();
+    browser
+        .find("#dialog[open] #dialog-buttons button[value=send]")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser.find(".editor .notice:not([hidden])").await;
+    open_tool(&browser, "Flooring estimator").await;
+    estimate(&browser, &[("Bedroom", "3", "3", "OAK-01")]).await;
+    browser.find(".toast-error").await;
+    let refused = browser.text(".toast-error").await;
+    assert!(refused.contains("can no longer be changed"), "{refused}");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(
+        line_rows(&browser).await,
+        before + 5,
+        "a sent quote took no lines"
+    );
+    browser.close().await;
+}

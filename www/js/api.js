@@ -1,0 +1,121 @@
+// The app's own calls to the server: the session API (`/api/session`), the tool listing
+// (`/api/tools`), settings (`/api/settings/…`) and reads of the REST API (`/api/v1/…`), all on this
+// origin with the session cookie. Tools never come through here: the host module answers them.
+//
+// Errors are `application/problem+json`: `{type, title, status, detail, code, errors?, requestId}`.
+// They reject as an `ApiError` carrying all of that, plus `retryAfter` from the header.
+
+export class ApiError extends Error {
+  constructor({ status, code, title, detail, errors, requestId, retryAfter }) {
+    super(detail || title || `HTTP ${status}`);
+    this.name = "ApiError";
+    this.status = status;
+    this.code = code || (status ? `HTTP_${status}` : "BACKEND_UNAVAILABLE");
+    this.title = title || "";
+    this.errors = Array.isArray(errors) ? errors : [];
+    this.requestId = requestId || "";
+    this.retryAfter = retryAfter;
+  }
+}
+
+// Called with every 401 from an endpoint that needs a session, so the app can ask to sign in again.
+let onUnauthenticated = () => {};
+export function setUnauthenticatedHandler(handler) {
+  onUnauthenticated = handler;
+}
+
+/**
+ * `request("GET", "/api/v1/quotes", {query: {page: 1}})`; `json` sends a JSON body, `body` any
+ * other body with `contentType`. Resolves with the parsed JSON, or `null` for 204.
+ */
+export async function request(method, path, { query, json, body, contentType, quiet401 = false } = {}) {
+  const url = new URL(path, window.location.origin);
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value !== undefined && value !== null && value !== "") url.searchParams.set(name, String(value));
+  }
+  const headers = { Accept: "application/json, application/problem+json" };
+  let payload = body;
+  if (json !== undefined) {
+    headers["Content-Type"] = "application/json";
+    payload = JSON.stringify(json);
+  } else if (contentType) {
+    headers["Content-Type"] = contentType;
+  }
+  let response;
+  try {
+    response = await fetch(url, { method, headers, body: payload, credentials: "same-origin" });
+  } catch (cause) {
+    throw new ApiError({ status: 0, code: "BACKEND_UNAVAILABLE", detail: `The server could not be reached (${cause.message}).` });
+  }
+  if (response.status === 204) return null;
+  const text = await response.text();
+  let data = null;
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = null;
+    }
+  }
+  if (!response.ok) {
+    const retryHeader = Number.parseInt(response.headers.get("Retry-After") ?? "", 10);
+    const error = new ApiError({
+      status: response.status,
+      ...(data && typeof data === "object" ? data : { detail: text.slice(0, 300) }),
+      retryAfter: Number.isFinite(retryHeader) ? retryHeader : undefined,
+    });
+    if (response.status === 401 && !quiet401) onUnauthenticated(error);
+    throw error;
+  }
+  return data;
+}
+
+export const api = {
+  // Session
+  signIn: (email, password) => request("POST", "/api/session", { json: { email, password }, quiet401: true }),
+  session: () => request("GET", "/api/session", { quiet401: true }),
+  signOut: () => request("DELETE", "/api/session", { quiet401: true }),
+
+  // REST API, with the session
+  quotes: (page, pageSize) => request("GET", "/api/v1/quotes", { query: { page, pageSize } }),
+  quote: (id) => request("GET", `/api/v1/quotes/${encodeURIComponent(id)}`),
+  customers: (page, pageSize) => request("GET", "/api/v1/customers", { query: { page, pageSize } }),
+  products: (page, pageSize) => request("GET", "/api/v1/products", { query: { page, pageSize } }),
+  createQuote: (body) => request("POST", "/api/v1/quotes", { json: body }),
+
+  // Enabled tools, with what host.mount takes
+  tools: () => request("GET", "/api/tools"),
+
+  // Settings (Admin and Super User)
+  keys: () => request("GET", "/api/settings/keys"),
+  createKey: (body) => request("POST", "/api/settings/keys", { json: body }),
+  revokeKey: (id) => request("DELETE", `/api/settings/keys/${encodeURIComponent(id)}`),
+  installedTools: () => request("GET", "/api/settings/tools"),
+  uploadTool: (file) => request("POST", "/api/settings/tools", { body: file, contentType: "application/zip" }),
+  setToolEnabled: (slug, enabled) => request("PATCH", `/api/settings/tools/${encodeURIComponent(slug)}`, { json: { enabled } }),
+  removeTool: (slug) => request("DELETE", `/api/settings/tools/${encodeURIComponent(slug)}`),
+};
+
+/** Words for an error, for a toast or a message next to a form. */
+export function describeError(error) {
+  if (!error) return "Something went wrong.";
+  switch (error.code) {
+    case "BACKEND_UNAVAILABLE":
+      return "The server could not be reached or failed. Try again in a moment.";
+    case "RATE_LIMITED":
+      return error.retryAfter ? `Too many requests. Try again in ${formatWait(error.retryAfter)}.` : "Too many requests. Try again shortly.";
+    case "NOT_ALLOWED":
+      return "Your role does not allow this.";
+    case "UNAUTHENTICATED":
+      return "Your session has ended. Sign in again.";
+    default:
+      return error.message || "Something went wrong.";
+  }
+}
+
+/** `75` → "2 minutes", `20` → "20 seconds". */
+export function formatWait(seconds) {
+  if (seconds < 60) return `${seconds} second${seconds === 1 ? "" : "s"}`;
+  const minutes = Math.ceil(seconds / 60);
+  return `${minutes} minute${minutes === 1 ? "" : "s"}`;
+}

@@ -1,0 +1,35 @@
+// In-page confirmations with a modal <dialog> (never window.confirm): focus stays inside it,
+// Escape cancels, and focus returns to where it was.
+
+import { h, byId, replace } from "./dom.js";
+
+/**
+ * `ask({title, message, buttons: [{label, value, kind}], cancelValue})` resolves with the chosen
+ * button's `value`, or `cancelValue` when the dialog is dismissed with Escape.
+ * The first button with `autofocus: true` (or the last one) gets focus.
+ */
+export function ask({ title, message, buttons, cancelValue = null }) {
+  const dialog = byId("dialog");
+  const returnFocus = document.activeElement;
+  if (dialog.open) dialog.close(cancelValue ?? "");
+  byId("dialog-title").textContent = title;
+  byId("dialog-message").textContent = message;
+  const row = byId("dialog-buttons");
+  replace(row, buttons.map((button) => h("button", {
+    type: "submit",
+    value: button.value,
+    class: button.kind ?? "secondary",
+    autofocus: button.autofocus ?? false,
+  }, button.label)));
+  return new Promise((resolve) => {
+    const onClose = () => {
+      dialog.removeEventListener("close", onClose);
+      const value = dialog.returnValue;
+      resolve(buttons.some((button) => button.value === value) ? value : cancelValue);
+      if (returnFocus instanceof HTMLElement && returnFocus.isConnected) returnFocus.focus();
+    };
+    dialog.returnValue = "";
+    dialog.addEventListener("close", onClose);
+    dialog.showModal();
+  });
+}

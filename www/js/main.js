@@ -1,0 +1,195 @@
+// The reference host app: start-up, sign-in state, the header and navigation, and the routes.
+//
+// The page loads the host module once and makes one `Host` for its whole life:
+//
+//   import init, { Host } from "/host/toolbridge_host.js";
+//   await init();
+//   const host = new Host({ apiBase: "/api/v1" });
+//
+// Screens then use that host to mount tools (`host.mount`) and to edit a quote
+// (`host.openQuote`, `host.quote`, `host.onChange`, `host.save`, `host.send`).
+
+import init, { Host } from "/host/toolbridge_host.js";
+import { api, setUnauthenticatedHandler, describeError } from "./api.js";
+import { app, can, loadTools, toolName } from "./app.js";
+import { recordCall, setDebug, setupDebugPanel } from "./debug.js";
+import { ask } from "./dialog.js";
+import { byId, h, replace, focusHeading } from "./dom.js";
+import { setCulture, ROLE_LABELS } from "./format.js";
+import { connectLive, disconnectLive } from "./live.js";
+import { dropCurrentView, parseRoute, refresh, startRouter } from "./router.js";
+import { closeSidebar, setupSidebar } from "./sidebar.js";
+import { toast } from "./toast.js";
+import { renderEditor } from "./views/editor.js";
+import { renderNewQuote } from "./views/new-quote.js";
+import { renderQuotes } from "./views/quotes.js";
+import { renderTokens } from "./views/settings-tokens.js";
+import { renderToolSettings } from "./views/settings-tools.js";
+import { renderSignIn } from "./views/signin.js";
+import { renderTools } from "./views/tools.js";
+
+let signInNotice = "";
+
+// ---------------------------------------------------------------------------------------------
+// Routes
+
+function message(root, title, text) {
+  replace(root, h("h1", {}, title), h("p", {}, text), h("p", {}, h("a", { href: "#/quotes" }, "Go to quotes")));
+  focusHeading(root);
+  return {};
+}
+
+function markNav(section) {
+  for (const link of document.querySelectorAll("[data-nav]")) {
+    if (link.dataset.nav === section) link.setAttribute("aria-current", "page");
+    else link.removeAttribute("aria-current");
+  }
+}
+
+async function resolve(route, root) {
+  if (!app.context) {
+    markNav(null);
+    const notice = signInNotice;
+    signInNotice = "";
+    return renderSignIn(root, { onSignedIn: signedIn, notice });
+  }
+  const [section, id, more] = route.parts;
+  markNav(section ?? "quotes");
+  switch (section ?? "quotes") {
+    case "quotes":
+      if (!id) return renderQuotes(root, { page: route.query.page });
+      if (id === "new") {
+        return can("createQuote") ? renderNewQuote(root) : message(root, "New quote", "Your role may read quotes but not create them.");
+      }
+      if (more) return message(root, "Not found", "There is no such page.");
+      return renderEditor(root, { id });
+    case "tools":
+      return can("tools") ? renderTools(root, { slug: id }) : message(root, "Tools", "Your role does not use tools.");
+    case "settings":
+      if (!can("settings")) return message(root, "Settings", "Only Admin and Super User may change settings.");
+      if (!id || id === "tokens") return renderTokens(root);
+      if (id === "tools") return renderToolSettings(root);
+      return message(root, "Not found", "There is no such settings page.");
+    default:
+      return message(root, "Not found", "There is no such page.");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Signing in and out
+
+function showAccount(context) {
+  byId("account-name").textContent = context.userName;
+  byId("account-role").textContent = ROLE_LABELS[context.userRole] ?? context.userRole;
+  byId("account-tenant").textContent = context.tenantName;
+  byId("account").hidden = false;
+  byId("nav").hidden = false;
+  for (const item of document.querySelectorAll("[data-requires]")) {
+    item.hidden = !can(item.dataset.requires);
+  }
+}
+
+async function signedIn(context) {
+  app.context = context;
+  setCulture(context.cultureCode);
+  app.host.forgetSession();
+  showAccount(context);
+  connectLive();
+  try {
+    await loadTools();
+  } catch (error) {
+    toast(`Could not load the tools: ${describeError(error)}`, "error");
+  }
+  const route = parseRoute(window.location.hash);
+  if (route.parts.length === 0 || route.parts[0] === "signin") window.history.replaceState(null, "", "#/quotes");
+  await refresh();
+}
+
+function signedOut(notice = "") {
+  dropCurrentView();
+  closeSidebar();
+  disconnectLive();
+  app.context = null;
+  app.tools = [];
+  app.host.forgetSession();
+  byId("account").hidden = true;
+  byId("nav").hidden = true;
+  setDebug(false);
+  signInNotice = notice;
+  refresh();
+}
+
+async function signOut() {
+  if (app.host.quote?.dirty) {
+    const choice = await ask({
+      title: "Sign out with unsaved changes?",
+      message: "The lines added to the open quote since the last save would be lost.",
+      buttons: [{ label: "Stay", value: "stay" }, { label: "Discard and sign out", value: "discard", kind: "danger" }],
+      cancelValue: "stay",
+    });
+    if (choice !== "discard") return;
+  }
+  try {
+    await api.signOut();
+  } catch (error) {
+    console.warn("sign-out request failed", error);
+  }
+  signedOut("You are signed out.");
+}
+
+/** A request found the session gone: back to the sign-in page, once. */
+function sessionEnded() {
+  if (!app.context) return;
+  signedOut("Your session has ended. Sign in again.");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Start
+
+async function start() {
+  // The quick-quote tool links to `/quotes/<id>` (the `url` of `quotes.create`); the app's routes
+  // are hash routes.
+  const deepLink = /^\/quotes\/([^/]+)\/?$/.exec(window.location.pathname);
+  if (deepLink) window.history.replaceState(null, "", `/#/quotes/${deepLink[1]}`);
+
+  setupDebugPanel();
+  setupSidebar();
+  byId("sign-out").addEventListener("click", signOut);
+  setUnauthenticatedHandler(sessionEnded);
+  app.onSessionEnded = sessionEnded;
+
+  try {
+    await init();
+    app.host = new Host({ apiBase: "/api/v1" });
+  } catch (error) {
+    replace(byId("main"), h("h1", {}, "The app could not start"), h("p", {}, `The host module did not load: ${error.message}`));
+    return;
+  }
+
+  // Every bridge call: into the debug panel; a failed one also as a toast naming the tool.
+  app.host.onCall((record) => {
+    recordCall(record);
+    if (record.outcome !== "ok") {
+      toast(`${toolName(record.tool)}: ${record.message || record.outcome}`, "error");
+    }
+  });
+  // What tools did to the open quote.
+  app.host.onChange((quote, change) => {
+    if (change.kind === "linesAdded") {
+      const lines = `${change.linesAdded} line${change.linesAdded === 1 ? "" : "s"}`;
+      const tasks = change.tasksInjected ? ` and ${change.tasksInjected} task line${change.tasksInjected === 1 ? "" : "s"}` : "";
+      toast(`${toolName(change.tool)} added ${lines}${tasks}`, "success");
+    }
+  });
+
+  startRouter(resolve);
+  try {
+    const context = await api.session();
+    await signedIn(context);
+  } catch (error) {
+    if (error.status !== 401) signInNotice = describeError(error);
+    refresh();
+  }
+}
+
+start();

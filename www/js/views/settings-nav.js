@@ -1,0 +1,10 @@
+// The tabs of Settings: plain links, so they work with the keyboard and the back button.
+
+import { h } from "../dom.js";
+
+export function settingsNav(current) {
+  const link = (key, href, label) => h("li", {}, h("a", { href, "aria-current": key === current ? "page" : null }, label));
+  return h("nav", { class: "subnav", "aria-label": "Settings" }, h("ul", {},
+    link("tokens", "#/settings/tokens", "API tokens"),
+    link("tools", "#/settings/tools", "Tools")));
+}

@@ -1,0 +1,133 @@
+//! The end-to-end suites (`tests/`): a fresh `toolbridge serve` (debug build) serving the
+//! reference app, the host module and the example tools, chromedriver on a free port, and
+//! `cargo test -p toolbridge-e2e --features e2e` told where both are. Screenshots land in
+//! `target/e2e/screenshots/`.
+
+use std::net::{Ipv4Addr, SocketAddr, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+use crate::error::Error;
+use crate::files::create_dir;
+use crate::host_module;
+use crate::process::{Ctx, describe};
+use crate::toolbridge_server::{Profile, ServerOptions, ToolbridgeServer, free_port};
+
+/// Products in the e2e catalog: the demo size the app shows.
+const PRODUCTS: u32 = 1000;
+
+/// How long chromedriver may take to listen.
+const DRIVER_WAIT: Duration = Duration::from_secs(30);
+
+/// What the suites need running, and the command that runs them against it.
+pub(crate) struct Prepared {
+    /// `cargo test` for the suites, with their settings in its environment.
+    pub(crate) command: Command,
+    /// The server; dropping it stops it.
+    pub(crate) server: ToolbridgeServer,
+    /// Chromedriver; dropping it stops it.
+    _driver: ChromeDriver,
+}
+
+/// Builds the host module, starts the server and chromedriver, and returns the test command.
+pub(crate) fn prepare(ctx: &Ctx) -> Result<Prepared, Error> {
+    host_module::build(ctx)?;
+    let dir = ctx.target_dir().join("e2e");
+    let server = ToolbridgeServer::start(
+        ctx,
+        &ServerOptions {
+            label: "e2e",
+            profile: Profile::Debug,
+            dir: dir.join("server"),
+            seed_products: PRODUCTS,
+            allow_origins: Vec::new(),
+            sdk_dir: None,
+        },
+    )?;
+    let driver = ChromeDriver::start(ctx, &dir)?;
+    let screenshots = dir.join("screenshots");
+    create_dir(&screenshots)?;
+    let mut command = ctx.cargo();
+    command
+        .args([
+            "test",
+            "-p",
+            "toolbridge-e2e",
+            "--features",
+            "e2e",
+            "--test",
+            "e2e",
+            "--no-fail-fast",
+            "--",
+            "--test-threads=1",
+        ])
+        // `localhost`, not 127.0.0.1: tool origins are `*.localhost`, and the app's cookie is
+        // for the name the page was loaded from.
+        .env(
+            "TOOLBRIDGE_E2E_APP",
+            format!("http://localhost:{}", server.port()),
+        )
+        .env("TOOLBRIDGE_E2E_WEBDRIVER", driver.url())
+        .env("TOOLBRIDGE_E2E_SCREENSHOTS", &screenshots);
+    Ok(Prepared {
+        command,
+        server,
+        _driver: driver,
+    })
+}
+
+/// A running chromedriver; dropping it kills it.
+struct ChromeDriver {
+    child: Child,
+    port: u16,
+}
+
+impl ChromeDriver {
+    fn start(ctx: &Ctx, dir: &std::path::Path) -> Result<Self, Error> {
+        if ctx.find("chromedriver").is_none() {
+            return Err(Error::failed(
+                "chromedriver not found; run `cargo xtask setup` (as root it installs Debian's chromium-driver)",
+            ));
+        }
+        create_dir(dir)?;
+        let log: PathBuf = dir.join("chromedriver.log");
+        let port = free_port()?;
+        let mut command = ctx.command("chromedriver");
+        command
+            .arg(format!("--port={port}"))
+            .arg(format!("--log-path={}", log.display()))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        println!("e2e: starting `{}`", describe(&command));
+        let child = command
+            .spawn()
+            .map_err(|e| Error::failed(format!("cannot start chromedriver: {e}")))?;
+        let driver = Self { child, port };
+        let address = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+        let started = Instant::now();
+        while TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_err() {
+            if started.elapsed() > DRIVER_WAIT {
+                return Err(Error::failed(format!(
+                    "chromedriver did not listen on port {port} within {DRIVER_WAIT:?}; see {}",
+                    ctx.shown(&log)
+                )));
+            }
+            sleep(Duration::from_millis(100));
+        }
+        Ok(driver)
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for ChromeDriver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
