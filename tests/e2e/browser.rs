@@ -71,15 +71,25 @@ impl Browser {
             .unwrap_or_else(|e| panic!("no {css} within {PATIENCE:?}: {e}"))
     }
 
-    /// The button whose text is `label`, once it is there.
-    pub(crate) async fn button(&self, label: &str) -> Element {
+    /// Clicks the button whose text is `label`, once it is there, brought to the middle of
+    /// the window first (the app's header stays on top of whatever scrolls under it).
+    pub(crate) async fn press(&self, label: &str) {
         let xpath = format!("//button[normalize-space()={label:?}]");
-        self.client
+        let button = self
+            .client
             .wait()
             .at_most(PATIENCE)
             .for_element(Locator::XPath(&xpath))
             .await
-            .unwrap_or_else(|e| panic!("no button {label:?} within {PATIENCE:?}: {e}"))
+            .unwrap_or_else(|e| panic!("no button {label:?} within {PATIENCE:?}: {e}"));
+        self.client
+            .execute(
+                "arguments[0].scrollIntoView({ block: 'center' });",
+                vec![serde_json::to_value(&button).unwrap()],
+            )
+            .await
+            .unwrap();
+        button.click().await.unwrap();
     }
 
     /// The text of the element `css`.

@@ -1,6 +1,7 @@
 //! The quote editor with an extension tool: the flooring estimator's lines arrive at once with
-//! their sections, groups and injected task lines; they save and come back on reload; a sent
-//! quote refuses further lines.
+//! their sections, groups and injected task lines; the user edits a quantity and removes a line
+//! with its task line; the lines save and come back on reload; a sent quote refuses further
+//! lines.
 
 use std::time::Duration;
 
@@ -99,6 +100,49 @@ async fn line_rows(browser: &Browser) -> usize {
         .len()
 }
 
+/// The user's own edits, which go through the host too: the Kitchen board's quantity, then
+/// the Hall's vinyl with the installation task it brought. Returns the lines left.
+async fn edit_by_hand(browser: &Browser, lines: usize) -> usize {
+    let totals = browser.text(".totals").await;
+    // Set as a user's typing ends: the value, then `change` (the table redraws at once, so a
+    // WebDriver element would go stale between keystrokes).
+    browser
+        .client
+        .execute(
+            "const input = document.querySelector(\"input[aria-label='Quantity of Oak engineered board 14mm']\");\
+             input.value = '30'; input.dispatchEvent(new Event('change', { bubbles: true }));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    browser
+        .until(
+            "new totals after the quantity change",
+            &format!("document.querySelector('.totals').innerText !== {totals:?}"),
+        )
+        .await;
+    browser
+        .find("button[aria-label='Remove Vinyl plank']")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser
+        .find("#dialog[open] #dialog-buttons button[value=remove]")
+        .await
+        .click()
+        .await
+        .unwrap();
+    let kept = lines - 2;
+    browser
+        .until(
+            "the vinyl and its task line gone",
+            &format!("document.querySelectorAll('.lines-table tr.line').length === {kept}"),
+        )
+        .await;
+    kept
+}
+
 #[tokio::test]
 async fn the_estimator_fills_the_open_quote_which_saves_reloads_and_locks() {
     let browser = Browser::open().await;
@@ -146,8 +190,10 @@ async fn the_estimator_fills_the_open_quote_which_saves_reloads_and_locks() {
     assert!(toast.contains("Flooring estimator added"), "{toast}");
     browser.screenshot("quote-editor-with-estimator").await;
 
+    let kept = edit_by_hand(&browser, before + 5).await;
+
     let totals = browser.text(".totals").await;
-    browser.button("Save").await.click().await.unwrap();
+    browser.press("Save").await;
     browser
         .until(
             "the saved quote",
@@ -158,7 +204,7 @@ async fn the_estimator_fills_the_open_quote_which_saves_reloads_and_locks() {
     browser.find(".lines-table").await;
     assert_eq!(
         line_rows(&browser).await,
-        before + 5,
+        kept,
         "the saved lines after a reload"
     );
     assert_eq!(
@@ -167,7 +213,7 @@ async fn the_estimator_fills_the_open_quote_which_saves_reloads_and_locks() {
         "the same totals after a reload"
     );
 
-    browser.button("Send Quote").await.click().await.unwrap();
+    browser.press("Send Quote").await;
     browser
         .find("#dialog[open] #dialog-buttons button[value=send]")
         .await
@@ -183,7 +229,7 @@ async fn the_estimator_fills_the_open_quote_which_saves_reloads_and_locks() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(
         line_rows(&browser).await,
-        before + 5,
+        kept,
         "a sent quote took no lines"
     );
     browser.close().await;

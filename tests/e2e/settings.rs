@@ -30,7 +30,7 @@ async fn an_admin_makes_an_api_token_that_works_over_http() {
             .await
             .unwrap();
     }
-    browser.button("Create key").await.click().await.unwrap();
+    browser.press("Create key").await;
     let token = browser.text("#new-token").await;
     browser.screenshot("settings-api-tokens").await;
 
@@ -76,12 +76,7 @@ async fn a_hostile_bundle_upload_is_refused_naming_entry_and_rule() {
         .send_keys(path.to_str().unwrap())
         .await
         .unwrap();
-    browser
-        .button("Upload and install")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.press("Upload and install").await;
     let refusal = browser.text(".refusal").await;
     assert!(refusal.contains("setup.exe"), "{refusal}");
     assert!(refusal.contains("extension"), "{refusal}");

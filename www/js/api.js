@@ -82,6 +82,8 @@ export const api = {
   customers: (page, pageSize) => request("GET", "/api/v1/customers", { query: { page, pageSize } }),
   products: (page, pageSize) => request("GET", "/api/v1/products", { query: { page, pageSize } }),
   createQuote: (body) => request("POST", "/api/v1/quotes", { json: body }),
+  /** The quote's details: any of `{customerId, quoteType, date, expiryDays}`; the lines go through the host. */
+  updateQuote: (id, body) => request("PATCH", `/api/v1/quotes/${encodeURIComponent(id)}`, { json: body }),
 
   // Enabled tools, with what host.mount takes
   tools: () => request("GET", "/api/tools"),

@@ -1,6 +1,7 @@
 // Live updates from the server: `GET /api/events` is a Server-Sent Events stream. Each `quote`
 // event carries `{kind: "created" | "saved" | "sent", quote: {id, ref, customerName, total,
-// status, date}}` for the signed-in user's tenant, whoever made the change. EventSource
+// status, date}, by}` for the signed-in user's tenant, whoever made the change; `by` says who:
+// `{kind: "user", name, email}` or `{kind: "key", name}` (an integrator's API key). EventSource
 // reconnects by itself after a dropped connection.
 
 const listeners = new Set();

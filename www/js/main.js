@@ -7,7 +7,8 @@
 //   const host = new Host({ apiBase: "/api/v1" });
 //
 // Screens then use that host to mount tools (`host.mount`) and to edit a quote
-// (`host.openQuote`, `host.quote`, `host.onChange`, `host.save`, `host.send`).
+// (`host.openQuote`, `host.quote`, `host.onChange`, `host.updateLine`, `host.removeLine`,
+// `host.save`, `host.send`).
 
 import init, { Host } from "/host/toolbridge_host.js";
 import { api, setUnauthenticatedHandler, describeError } from "./api.js";
@@ -123,7 +124,7 @@ async function signOut() {
   if (app.host.quote?.dirty) {
     const choice = await ask({
       title: "Sign out with unsaved changes?",
-      message: "The lines added to the open quote since the last save would be lost.",
+      message: "The changes to the open quote's lines since the last save would be lost.",
       buttons: [{ label: "Stay", value: "stay" }, { label: "Discard and sign out", value: "discard", kind: "danger" }],
       cancelValue: "stay",
     });

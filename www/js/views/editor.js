@@ -8,8 +8,15 @@
 // lines; `host.send()` saves and moves the Draft to Sent, after which the quote is locked and
 // `addLines` answers `QUOTE_LOCKED`.
 //
+// On a Draft, each line's quantity and rate are inputs applied with `host.updateLine` (on change,
+// blur or Enter), and each line has a Remove button (`host.removeLine`, which also removes the task
+// lines the product injected). Like `addLines`, these only change `host.quote` (it becomes dirty);
+// Save writes them. The header (customer, date, expiry, type) is not part of the host's quote: "Edit
+// details" sends `PATCH /api/v1/quotes/{id}` and then opens the quote again, so it is only offered
+// while there are no unsaved line changes.
+//
 // Field users read quotes only: they get the same view from `GET /api/v1/quotes/{id}`, without
-// the host, the Tools menu, Save or Send, and without cost prices.
+// the host, the Tools menu, Save or Send, inputs or Remove buttons, and without cost prices.
 
 import { app, can, mountOptions } from "../app.js";
 import { api, describeError } from "../api.js";
@@ -21,8 +28,16 @@ import { toast } from "../toast.js";
 import { statusBadge } from "./quotes.js";
 
 const UNGROUPED = "Ungrouped";
-// After our own save or send, the server's event about it may arrive a moment later.
-const OWN_CHANGE_GRACE_MS = 4000;
+
+// The editable numbers of a line. The host checks the bounds and words the errors.
+const LINE_FIELDS = {
+  qty: { label: "Quantity", min: "0", empty: "Enter a quantity above 0." },
+  unitPrice: { label: "Rate", min: "0", empty: "Enter a rate of 0 or more." },
+};
+
+// The quote details `PATCH /api/v1/quotes/{id}` changes, by the path its errors name.
+const DETAIL_FIELDS = ["customerId", "date", "expiryDays", "quoteType"];
+const CUSTOMERS_PAGE_SIZE = 500; // the largest page the API allows
 
 /** The words for a `HostError` or `ApiError`. */
 export function describeHostError(error) {
@@ -84,10 +99,56 @@ function headerFacts(quote) {
     fact("Status", statusBadge(quote.status)));
 }
 
-function linesTable(quote, seeCost) {
+/** The value an input starts with: the number as is, with float noise (2.6666666667) cut. */
+function inputValue(value) {
+  return typeof value === "number" && Number.isFinite(value) ? String(Math.round(value * 1000) / 1000) : "";
+}
+
+/**
+ * A quantity or rate input for `line`. `edit.errors` holds the messages of refused changes by
+ * `data-focus-key`; `edit.commit(line, field, input)` applies the input's value.
+ */
+function lineInput(line, field, edit) {
+  const spec = LINE_FIELDS[field];
+  const key = `${field}-${line.lineNo}`;
+  const errorId = `line-${line.lineNo}-${field}-error`;
+  const error = edit.errors.get(key);
+  const describedBy = [error ? errorId : null, line.injected && line.parentLineNo !== undefined ? `line-${line.lineNo}-follows` : null]
+    .filter(Boolean).join(" ");
+  const input = h("input", {
+    type: "number",
+    class: "cell-input",
+    inputmode: "decimal",
+    min: spec.min,
+    step: "any",
+    value: inputValue(line[field]),
+    "aria-label": `${spec.label} of ${line.description}`,
+    "aria-invalid": error ? "true" : null,
+    "aria-describedby": describedBy || null,
+    "data-focus-key": key,
+    on: {
+      change: () => edit.commit(line, field, input),
+      keydown: (event) => {
+        if (event.key === "Enter") {
+          event.preventDefault();
+          edit.commit(line, field, input);
+        } else if (event.key === "Escape" && input.value !== input.defaultValue) {
+          event.preventDefault();
+          input.value = input.defaultValue;
+        }
+      },
+    },
+  });
+  return [input, error ? h("span", { id: errorId, class: "field-error cell-error" }, error) : null];
+}
+
+/** The lines table; with `edit` (a Draft, for a role that may write) quantities and rates are inputs. */
+function linesTable(quote, seeCost, edit = null) {
   const columns = ["Description", "Code", "Specification", "Location", "Qty", "Unit", "Rate", "Tax", "Total"];
   if (seeCost) columns.push("Buy");
+  if (edit) columns.push("Actions");
   const numeric = new Set(["Qty", "Rate", "Tax", "Total", "Buy"]);
+  const byLineNo = new Map(quote.lines.map((line) => [line.lineNo, line]));
   const sections = groupLines(quote.lines);
   const bodies = sections.map((section) => {
     const rows = [h("tr", { class: "section-row" },
@@ -98,29 +159,39 @@ function linesTable(quote, seeCost) {
         rows.push(h("tr", { class: "group-row" }, h("th", { scope: "rowgroup", colspan: String(columns.length) }, `Group ${group.groupId}`)));
       }
       for (const line of group.lines) {
+        const parent = line.injected && line.parentLineNo !== undefined ? byLineNo.get(line.parentLineNo) : null;
         rows.push(h("tr", { class: line.injected ? "line injected" : "line", "data-line-no": String(line.lineNo) },
           h("td", { class: "desc" },
             line.injected ? h("span", { class: "badge badge-task", title: "Added from the product's task sequence" }, "task") : null,
             line.lineType === "cost" ? h("span", { class: "badge" }, "cost") : null,
             line.injected || line.lineType === "cost" ? " " : null,
-            line.description),
+            line.description,
+            parent ? h("span", { class: "sub", id: `line-${line.lineNo}-follows` }, `Quantity follows ${parent.description}`) : null),
           h("td", { class: "code" }, line.productCode ?? ""),
           h("td", {}, line.specification ?? ""),
           h("td", {}, line.location ?? ""),
-          h("td", { class: "num" }, formatNumber(line.qty)),
+          h("td", { class: "num" }, edit ? lineInput(line, "qty", edit) : formatNumber(line.qty)),
           h("td", {}, unitLabel(line.unit)),
-          h("td", { class: "num" }, formatMoney(line.unitPrice)),
+          h("td", { class: "num" }, edit ? lineInput(line, "unitPrice", edit) : formatMoney(line.unitPrice)),
           h("td", { class: "num" }, formatMoney(line.tax), h("span", { class: "sub" }, formatRate(line.taxRate))),
           h("td", { class: "num" }, formatMoney(line.total)),
-          seeCost ? h("td", { class: "num" }, formatMoney(line.costPrice)) : null));
+          seeCost ? h("td", { class: "num" }, formatMoney(line.costPrice)) : null,
+          edit ? h("td", { class: "actions-cell" }, h("button", {
+            type: "button",
+            class: "secondary small",
+            "aria-label": `Remove ${line.description}`,
+            "data-focus-key": `remove-${line.lineNo}`,
+            on: { click: () => edit.remove(line) },
+          }, "Remove")) : null));
       }
     }
     return h("tbody", {}, rows);
   });
   return h("div", { class: "table-wrap" },
-    h("table", { class: "data lines-table" },
+    h("table", { class: edit ? "data lines-table editing" : "data lines-table" },
       h("caption", { class: "visually-hidden" }, "Quote lines by section and group"),
-      h("thead", {}, h("tr", {}, columns.map((c) => h("th", { scope: "col", class: numeric.has(c) ? "num" : null }, c)))),
+      h("thead", {}, h("tr", {}, columns.map((c) => h("th", { scope: "col", class: numeric.has(c) ? "num" : null },
+        c === "Actions" ? h("span", { class: "visually-hidden" }, c) : c)))),
       bodies));
 }
 
@@ -178,6 +249,131 @@ export function previewDocument(quote, tenantName) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Quote details (customer, date, expiry, type)
+
+/** `"2026-11-22T00:00:00Z"` or `"2026-11-22"` → `"2026-11-22"`, as `<input type=date>` takes it. */
+function isoDay(value) {
+  return String(value ?? "").slice(0, 10);
+}
+
+async function loadCustomers() {
+  const customers = [];
+  for (let page = 1; page <= 20; page += 1) {
+    const result = await api.customers(page, CUSTOMERS_PAGE_SIZE);
+    customers.push(...result.items);
+    if (customers.length >= result.totalCount || result.items.length === 0) break;
+  }
+  return customers.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/**
+ * The "Edit details" form, filled from `quote`. It is kept while it is open (the page renders the
+ * lines again around it), so what the user typed survives a re-render; `sync(quote)` disables Save
+ * details while the quote has unsaved line changes.
+ */
+function detailsForm(quote, customers, { onSave, onCancel }) {
+  const field = (path, label, control) => {
+    const error = h("p", { id: `details-${path}-error`, class: "field-error", hidden: true });
+    return { control, error, element: h("div", { class: "field" }, h("label", { for: control.id }, label), control, error) };
+  };
+  const choices = customers.some((c) => c.id === quote.customerId) ? customers : [{ id: quote.customerId, name: quote.customerName }, ...customers];
+  const fields = {
+    customerId: field("customerId", "Customer", h("select", { id: "details-customerId" },
+      choices.map((c) => h("option", { value: c.id, selected: c.id === quote.customerId }, c.email ? `${c.name} (${c.email})` : c.name)))),
+    date: field("date", "Date", h("input", { id: "details-date", type: "date", required: true, value: isoDay(quote.date) })),
+    expiryDays: field("expiryDays", "Expiry (days)", h("input", {
+      id: "details-expiryDays", type: "number", inputmode: "numeric", min: "1", max: "365", step: "1", required: true, value: String(quote.expiryDays),
+    })),
+    quoteType: field("quoteType", "Type", h("select", { id: "details-quoteType" },
+      ["Quote", "Estimate"].map((type) => h("option", { value: type, selected: type === quote.quoteType }, type)))),
+  };
+  const hint = h("p", { id: "details-dirty-hint", class: "hint", hidden: true }, "Save your line changes first.");
+  const formError = h("p", { class: "form-error", role: "alert", hidden: true });
+  const submit = h("button", { type: "submit", class: "primary small" }, "Save details");
+  const cancel = h("button", { type: "button", class: "secondary small", on: { click: () => onCancel() } }, "Cancel");
+  const element = h("form", {
+    class: "details-form",
+    novalidate: true,
+    on: {
+      submit: (event) => {
+        event.preventDefault();
+        onSave();
+      },
+      keydown: (event) => {
+        if (event.key === "Escape" && !cancel.disabled) {
+          event.preventDefault();
+          onCancel();
+        }
+      },
+    },
+  },
+  h("fieldset", {}, h("legend", {}, "Quote details"),
+    h("div", { class: "inline-fields" }, Object.values(fields).map((f) => f.element))),
+  formError,
+  h("div", { class: "actions" }, submit, cancel, hint));
+
+  let busy = false;
+  let dirty = false;
+  const sync = () => {
+    hint.hidden = !dirty;
+    submit.disabled = busy || dirty;
+    cancel.disabled = busy;
+    if (dirty) submit.setAttribute("aria-describedby", hint.id);
+    else submit.removeAttribute("aria-describedby");
+  };
+  return {
+    element,
+    fields,
+    first: fields.customerId.control,
+    values: () => Object.fromEntries(Object.entries(fields).map(([path, f]) => [path, f.control.value.trim()])),
+    sync(current) {
+      dirty = Boolean(current.dirty);
+      sync();
+    },
+    setBusy(value) {
+      busy = value;
+      sync();
+    },
+    clearErrors() {
+      formError.hidden = true;
+      for (const f of Object.values(fields)) {
+        f.error.hidden = true;
+        f.control.removeAttribute("aria-invalid");
+        f.control.removeAttribute("aria-describedby");
+      }
+    },
+    showFieldError(path, message) {
+      const f = fields[path];
+      f.error.textContent = message;
+      f.error.hidden = false;
+      f.control.setAttribute("aria-invalid", "true");
+      f.control.setAttribute("aria-describedby", f.error.id);
+    },
+    showFormError(message) {
+      formError.textContent = message;
+      formError.hidden = false;
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Live events
+
+/** Whether a `quote` event's `by` is the signed-in user. */
+function isMine(by) {
+  const email = app.context?.userEmail;
+  return by?.kind === "user" && typeof by.email === "string" && typeof email === "string"
+    && by.email.toLowerCase() === email.toLowerCase();
+}
+
+/** Who made a change, for a toast. */
+function actorName(by) {
+  if (by?.kind === "user" && by.name) return by.name;
+  if (by?.kind === "key" && by.name) return `the API key “${by.name}”`;
+  return "someone else";
+}
+
+// ---------------------------------------------------------------------------------------------
 // The view
 
 export async function renderEditor(root, { id }) {
@@ -207,8 +403,10 @@ export async function renderEditor(root, { id }) {
     quote,
     preview: false,
     busy: false,
-    ownChangeUntil: 0,
     tool: null, // {tool, handle}
+    lineErrors: new Map(), // data-focus-key of a line input → why its last value was refused
+    details: null, // the open "Edit details" form (see openDetails)
+    customers: null, // a promise of the customers, loaded the first time details are edited
   };
   const cleanups = [];
 
@@ -284,7 +482,33 @@ export async function renderEditor(root, { id }) {
   replace(root, h("p", { class: "crumbs" }, h("a", { href: "#/quotes" }, "← Quotes")), layout);
 
   // --- rendering ----------------------------------------------------------------------------
+  const linesHeading = h("h2", { class: "visually-hidden", tabindex: "-1" }, "Lines");
+  const lineEdit = { errors: state.lineErrors, commit: commitLine, remove: removeLine };
+  let contentTimer = 0;
+
   function render() {
+    clearTimeout(contentTimer);
+    contentTimer = 0;
+    renderChrome();
+    renderContent();
+  }
+
+  /**
+   * The toolbar at once, the content on the next task: a line input's `change` fires while focus
+   * is leaving it (Tab, a click), and the new rows are built once focus has landed, so
+   * `renderContent` can put it back on the same input or button.
+   */
+  function renderSoon() {
+    renderChrome();
+    if (!contentTimer) {
+      contentTimer = setTimeout(() => {
+        contentTimer = 0;
+        renderContent();
+      });
+    }
+  }
+
+  function renderChrome() {
     const q = state.quote;
     title.textContent = `${q.quoteType} ${q.ref}`;
     const draft = q.status === "Draft";
@@ -298,16 +522,40 @@ export async function renderEditor(root, { id }) {
     previewButton.setAttribute("aria-pressed", String(state.preview));
     previewButton.textContent = state.preview ? "Back to editor" : "Preview";
     printButton.hidden = !state.preview;
+  }
+
+  function renderContent() {
+    const q = state.quote;
+    const draft = q.status === "Draft";
+    const writable = editable && draft;
+    if (!writable) closeDetails();
+    // Keep focus where it was: the same element if it survives (the details form), else the
+    // element with the same `data-focus-key` (a line's input or Remove button).
+    const active = document.activeElement;
+    const hadFocus = active instanceof HTMLElement && content.contains(active);
+    const focusKey = hadFocus ? active.dataset.focusKey : undefined;
+    const typed = hadFocus && active instanceof HTMLInputElement && active.value !== active.defaultValue ? active.value : null;
     if (state.preview) {
       replace(content, previewDocument(q, app.context?.tenantName));
     } else {
       replace(content,
-        headerFacts(q),
-        h("h2", { class: "visually-hidden" }, "Lines"),
-        q.lines.length ? linesTable(q, seeCost) : h("p", { class: "muted empty-lines" },
+        state.details ? state.details.element : headerFacts(q),
+        writable ? detailsControls(q) : null,
+        linesHeading,
+        q.lines.length ? linesTable(q, seeCost, writable ? lineEdit : null) : h("p", { class: "muted empty-lines" },
           editable && draft && extensionTools.length ? "No lines yet. Add some with a tool from the Tools menu." : "No lines."),
         h("h2", { class: "visually-hidden" }, "Totals"),
         totalsList(q, seeCost));
+    }
+    if (!hadFocus) return;
+    if (active.isConnected) {
+      active.focus({ preventScroll: true });
+    } else if (focusKey) {
+      const again = content.querySelector(`[data-focus-key="${CSS.escape(focusKey)}"]`);
+      if (again) {
+        if (typed !== null && again instanceof HTMLInputElement) again.value = typed;
+        again.focus({ preventScroll: true });
+      }
     }
   }
 
@@ -321,25 +569,19 @@ export async function renderEditor(root, { id }) {
     const stopChange = host.onChange((changed, change) => {
       if (change.kind === "closed" || !changed || changed.id !== id) return;
       state.quote = changed;
-      render();
+      if (change.kind === "lineEdited") renderSoon();
+      else render();
     });
     cleanups.push(stopChange);
   }
-
-  const markOwn = () => {
-    state.ownChangeUntil = Number.POSITIVE_INFINITY;
-  };
-  const ownDone = () => {
-    state.ownChangeUntil = Date.now() + OWN_CHANGE_GRACE_MS;
-  };
 
   async function save() {
     if (state.busy) return false;
     state.busy = true;
     render();
-    markOwn();
     try {
       state.quote = await host.save();
+      state.lineErrors.clear();
       toast(`${state.quote.ref} saved.`, "success");
       return true;
     } catch (error) {
@@ -347,7 +589,6 @@ export async function renderEditor(root, { id }) {
       toast(`Could not save: ${describeHostError(error)}`, "error");
       return false;
     } finally {
-      ownDone();
       state.busy = false;
       if (host.quote?.id === id) state.quote = host.quote;
       render();
@@ -368,7 +609,6 @@ export async function renderEditor(root, { id }) {
     if (choice !== "send") return;
     state.busy = true;
     render();
-    markOwn();
     try {
       state.quote = await host.send();
       toast(`${state.quote.ref} sent. It is now locked.`, "success");
@@ -376,7 +616,6 @@ export async function renderEditor(root, { id }) {
       if (error?.code === "UNAUTHENTICATED") app.onSessionEnded?.();
       toast(`Could not send: ${describeHostError(error)}`, "error");
     } finally {
-      ownDone();
       state.busy = false;
       if (host.quote?.id === id) state.quote = host.quote;
       render();
@@ -407,20 +646,214 @@ export async function renderEditor(root, { id }) {
         toast(`Could not reload: ${describeHostError(error)}`, "error");
       }
     }
+    state.lineErrors.clear();
     render();
   }
 
+  // --- editing lines ----------------------------------------------------------------------------
+  /** Applies a line input's value with `host.updateLine`; a refused value is put back, with why. */
+  function commitLine(line, field, input) {
+    const key = `${field}-${line.lineNo}`;
+    if (input.value === input.defaultValue) {
+      if (state.lineErrors.delete(key)) renderSoon();
+      return;
+    }
+    const text = input.value.trim();
+    const value = Number(text);
+    if (text === "" || !Number.isFinite(value)) {
+      refuseLine(key, input, LINE_FIELDS[field].empty);
+      return;
+    }
+    try {
+      state.lineErrors.delete(key);
+      host.updateLine(line.lineNo, { [field]: value }); // onChange renders
+      input.defaultValue = input.value; // applied: a later blur has nothing to apply
+    } catch (error) {
+      if (error?.code === "UNAUTHENTICATED") app.onSessionEnded?.();
+      const detail = (error?.details ?? []).find((d) => d.path === field)?.message;
+      // The host words a detail for its field ("must be above 0 …"): name the field.
+      const message = detail ? (/^[a-z]/.test(detail) ? `${LINE_FIELDS[field].label} ${detail}.` : detail) : describeHostError(error);
+      refuseLine(key, input, message);
+    }
+  }
+
+  function refuseLine(key, input, message) {
+    state.lineErrors.set(key, message);
+    input.value = input.defaultValue; // the last good value
+    renderSoon();
+  }
+
+  /** Removes a line (and the task lines it injected, after asking) with `host.removeLine`. */
+  async function removeLine(line) {
+    const tasks = state.quote.lines.filter((l) => l.injected && l.parentLineNo === line.lineNo);
+    const what = tasks.length ? `${line.description} and its ${tasks.length} task line${tasks.length === 1 ? "" : "s"}` : line.description;
+    if (tasks.length) {
+      const choice = await ask({
+        title: `Remove ${what}?`,
+        message: "The task lines came with the product and go with it. Nothing is saved until you Save.",
+        buttons: [{ label: "Cancel", value: "cancel" }, { label: "Remove", value: "remove", kind: "danger", autofocus: true }],
+        cancelValue: "cancel",
+      });
+      if (choice !== "remove") return;
+    }
+    // Focus then goes to the next remaining line's Remove button (else the previous one's).
+    const gone = new Set([line.lineNo, ...tasks.map((t) => t.lineNo)]);
+    const order = groupLines(state.quote.lines).flatMap((section) => section.groups.flatMap((group) => group.lines)).map((l) => l.lineNo);
+    const at = order.indexOf(line.lineNo);
+    const next = order.slice(at + 1).find((no) => !gone.has(no)) ?? order.slice(0, Math.max(at, 0)).reverse().find((no) => !gone.has(no));
+    try {
+      host.removeLine(line.lineNo); // onChange renders
+    } catch (error) {
+      if (error?.code === "UNAUTHENTICATED") app.onSessionEnded?.();
+      toast(`Could not remove ${line.description}: ${describeHostError(error)}`, "error");
+      return;
+    }
+    for (const no of gone) {
+      state.lineErrors.delete(`qty-${no}`);
+      state.lineErrors.delete(`unitPrice-${no}`);
+    }
+    toast(`Removed ${what}.`, "success");
+    const target = next === undefined ? null : content.querySelector(`[data-focus-key="remove-${next}"]`);
+    (target ?? linesHeading).focus();
+  }
+
+  // --- editing details (PATCH /api/v1/quotes/{id}) ------------------------------------------------
+  function detailsControls(q) {
+    if (state.details) {
+      state.details.sync(q);
+      return null;
+    }
+    const dirty = Boolean(q.dirty);
+    return h("div", { class: "details-actions" },
+      h("button", {
+        type: "button",
+        class: "secondary small",
+        disabled: dirty || state.busy,
+        "aria-describedby": dirty ? "details-hint" : null,
+        "data-focus-key": "edit-details",
+        on: { click: () => openDetails() },
+      }, "Edit details"),
+      dirty ? h("span", { id: "details-hint", class: "hint" }, "Save your line changes first.") : null);
+  }
+
+  function focusEditDetails() {
+    content.querySelector('[data-focus-key="edit-details"]')?.focus();
+  }
+
+  async function openDetails() {
+    if (state.details || state.quote.dirty) return;
+    state.customers ??= loadCustomers();
+    let customers;
+    try {
+      customers = await state.customers;
+    } catch (error) {
+      state.customers = null;
+      toast(`Could not load the customers: ${describeError(error)}`, "error");
+      return;
+    }
+    if (state.details || state.quote.dirty || state.quote.status !== "Draft") return;
+    state.details = detailsForm(state.quote, customers, {
+      onSave: () => saveDetails(),
+      onCancel: () => {
+        closeDetails();
+        render();
+        focusEditDetails();
+      },
+    });
+    render();
+    state.details.first.focus();
+  }
+
+  function closeDetails() {
+    state.details = null;
+  }
+
+  async function saveDetails() {
+    const form = state.details;
+    if (!form || state.busy) return;
+    form.clearErrors();
+    // The PATCH changes the stored quote, and showing it means opening the quote again, which would
+    // drop unsaved lines: so only a clean quote.
+    if (host.quote?.dirty) {
+      form.showFormError("Save your line changes first.");
+      return;
+    }
+    const q = state.quote;
+    const values = form.values();
+    const days = Number(values.expiryDays);
+    const problems = [];
+    if (!values.customerId) problems.push(["customerId", "Choose a customer."]);
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(values.date)) problems.push(["date", "Enter a date."]);
+    if (!(values.expiryDays !== "" && Number.isInteger(days) && days >= 1 && days <= 365)) problems.push(["expiryDays", "Enter a whole number of days from 1 to 365."]);
+    if (problems.length) {
+      for (const [path, message] of problems) form.showFieldError(path, message);
+      form.fields[problems[0][0]].control.focus();
+      return;
+    }
+    const body = {};
+    if (values.customerId !== q.customerId) body.customerId = values.customerId;
+    if (values.date !== isoDay(q.date)) body.date = values.date;
+    if (days !== q.expiryDays) body.expiryDays = days;
+    if (values.quoteType !== q.quoteType) body.quoteType = values.quoteType;
+    if (Object.keys(body).length === 0) {
+      closeDetails();
+      render();
+      focusEditDetails();
+      return;
+    }
+
+    state.busy = true;
+    form.setBusy(true);
+    renderChrome();
+    try {
+      await api.updateQuote(id, body);
+    } catch (error) {
+      state.busy = false;
+      form.setBusy(false);
+      renderChrome();
+      const placed = (error.errors ?? []).filter((problem) => form.fields[problem.path]);
+      const unplaced = (error.errors ?? []).filter((problem) => !form.fields[problem.path]);
+      for (const problem of placed) form.showFieldError(problem.path, problem.message);
+      if (placed.length === 0 || unplaced.length) {
+        form.showFormError(unplaced.length ? unplaced.map((problem) => `${problem.path}: ${problem.message}`).join("; ") : describeHostError(error));
+      }
+      if (placed.length) form.fields[placed[0].path].control.focus();
+      return;
+    }
+    try {
+      if (host.quote?.dirty) {
+        // Lines changed while the request was out: keep them, and say how to see the details.
+        toast("Details saved. Save your line changes, then reload to see them.", "warning", { action: { label: "Reload", run: reload } });
+      } else {
+        host.closeQuote({}); // clean, so nothing is discarded
+        state.quote = await host.openQuote(id);
+        toast("Details saved.", "success");
+      }
+    } catch (error) {
+      toast(`The details were saved, but the quote could not be loaded again: ${describeHostError(error)}`, "error");
+    } finally {
+      state.busy = false;
+      closeDetails();
+      if (host.quote?.id === id) state.quote = host.quote;
+      render();
+      focusEditDetails();
+    }
+  }
+
   // --- someone else changed this quote ---------------------------------------------------------
-  cleanups.push(onQuoteEvent(({ kind, quote: changed }) => {
+  // Each event names who made the change (`by`). Ours (this user's saves, sends and details) are
+  // already on the page, so they are skipped. Known blind spot: the same user in another tab has the
+  // same email, so a change made there is skipped too.
+  cleanups.push(onQuoteEvent(({ kind, quote: changed, by }) => {
     if (changed.id !== id || kind === "created") return;
-    if (state.busy || Date.now() < state.ownChangeUntil) return; // our own save or send
-    const what = kind === "sent" ? "sent" : "saved";
+    if (isMine(by)) return;
+    const what = `${kind === "sent" ? "sent" : "saved"} by ${actorName(by)}`;
     if (!editable) {
-      toast(`${changed.ref} was ${what} by someone else; showing the latest version.`, "warning");
+      toast(`${changed.ref} was ${what}; showing the latest version.`, "warning");
       reload();
       return;
     }
-    toast(`${changed.ref} was ${what} by someone else. Reload to see their version${state.quote.dirty ? " (your unsaved changes would be lost)" : ""}.`,
+    toast(`${changed.ref} was ${what}. Reload to see their version${state.quote.dirty ? " (your unsaved changes would be lost)" : ""}.`,
       "warning", { action: { label: "Reload", run: reload } });
   }));
 
@@ -468,7 +901,7 @@ export async function renderEditor(root, { id }) {
       if (!editable || !host.quote?.dirty) return true;
       const choice = await ask({
         title: `Leave ${state.quote.ref} with unsaved changes?`,
-        message: "The lines added since the last save are only in this page.",
+        message: "The line changes since the last save are only in this page.",
         buttons: [
           { label: "Stay", value: "stay" },
           { label: "Discard", value: "discard", kind: "danger" },
@@ -480,6 +913,7 @@ export async function renderEditor(root, { id }) {
       return choice === "discard";
     },
     dispose() {
+      clearTimeout(contentTimer);
       closeTool(false);
       for (const cleanup of cleanups) cleanup();
       if (editable && host.quote?.id === id) {
