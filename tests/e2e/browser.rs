@@ -82,14 +82,20 @@ impl Browser {
             .for_element(Locator::XPath(&xpath))
             .await
             .unwrap_or_else(|e| panic!("no button {label:?} within {PATIENCE:?}: {e}"));
+        self.click(&button).await;
+    }
+
+    /// Clicks `element` after bringing it to the middle of the window, clear of the app's
+    /// sticky header.
+    pub(crate) async fn click(&self, element: &Element) {
         self.client
             .execute(
                 "arguments[0].scrollIntoView({ block: 'center' });",
-                vec![serde_json::to_value(&button).unwrap()],
+                vec![serde_json::to_value(element).unwrap()],
             )
             .await
             .unwrap();
-        button.click().await.unwrap();
+        element.click().await.unwrap();
     }
 
     /// The text of the element `css`.

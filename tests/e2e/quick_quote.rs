@@ -1,0 +1,102 @@
+//! A standalone tool in the sidebar: Quick quote creates a quote for a new customer whose name
+//! is an HTML attack, and the quote shows up in the open list (live) and in the editor and
+//! preview, the name always as text.
+
+use crate::browser::Browser;
+use crate::signin::sign_in;
+
+/// The customer's name: markup that would run script if the app ever parsed it as HTML.
+const HOSTILE_NAME: &str = "<img src=x onerror=alert(1)>";
+
+#[tokio::test]
+async fn quick_quote_makes_a_quote_that_appears_in_the_list_with_its_name_as_text() {
+    let browser = Browser::open().await;
+    sign_in(&browser, "office@harbour.test", "Olivia Office").await;
+    // The quotes list stays open in the page while the tool works in the sidebar.
+    browser.find(".quotes-table").await;
+    browser.go("/#/tools").await;
+    browser.press("Open Quick quote").await;
+    browser.go("/#/quotes").await;
+    browser.find(".quotes-table").await;
+
+    browser.enter_frame("#sidebar-frame iframe").await;
+    browser
+        .until(
+            "the quick quote's catalog",
+            "/products/.test(document.getElementById('catalog-status').textContent)",
+        )
+        .await;
+    browser.find("#mode-email").await.click().await.unwrap();
+    browser
+        .find("#customer-email")
+        .await
+        .send_keys("xss-check@example.test")
+        .await
+        .unwrap();
+    browser
+        .find("#customer-name")
+        .await
+        .send_keys(HOSTILE_NAME)
+        .await
+        .unwrap();
+    let line = browser.find("fieldset.line").await;
+    for (field, value) in [("sku", "OAK-01"), ("unitPrice", "89.5")] {
+        let input = line
+            .find(fantoccini::Locator::Css(&format!("[data-field={field}]")))
+            .await
+            .unwrap();
+        input.clear().await.unwrap();
+        input.send_keys(value).await.unwrap();
+    }
+    browser.press("Create quote").await;
+    browser
+        .until(
+            "the created quote",
+            "!document.getElementById('result').hidden",
+        )
+        .await;
+    let reference = browser.text("#result-ref").await;
+    browser.leave_frame().await;
+
+    // The list hears of the new quote without a reload.
+    browser
+        .until(
+            "the new quote in the open list",
+            &format!(
+                "[...document.querySelectorAll('.quotes-table tbody tr')].some((row) => row.textContent.includes({reference:?}))"
+            ),
+        )
+        .await;
+    let list = browser.text(".quotes-table").await;
+    assert!(list.contains(HOSTILE_NAME), "the name as text: {list}");
+    browser
+        .until(
+            "no markup from the name",
+            "document.querySelectorAll('main img').length === 0",
+        )
+        .await;
+    browser.screenshot("quotes-list-after-quick-quote").await;
+
+    // The editor and the customer preview show it as text too.
+    let xpath =
+        format!("//table[contains(@class,'quotes-table')]//a[normalize-space()={reference:?}]");
+    let quote_link = browser
+        .client
+        .find(fantoccini::Locator::XPath(&xpath))
+        .await
+        .unwrap();
+    browser.click(&quote_link).await;
+    browser.find(".lines-table").await;
+    let editor = browser.text("main").await;
+    assert!(editor.contains(HOSTILE_NAME), "{editor}");
+    browser.press("Preview").await;
+    let preview = browser.text(".preview").await;
+    assert!(preview.contains(HOSTILE_NAME), "{preview}");
+    browser
+        .until(
+            "no markup from the name",
+            "document.querySelectorAll('main img').length === 0",
+        )
+        .await;
+    browser.close().await;
+}
