@@ -18,6 +18,7 @@
 
 mod auth;
 mod cache;
+mod catalog;
 mod error;
 mod quotes;
 mod reads;
@@ -36,6 +37,7 @@ use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
 pub use auth::new_api_key_problems;
+pub use catalog::NewProduct;
 pub use error::Error;
 pub use seed::{DEFAULT_SEED_PRODUCTS, DEMO_PASSWORD};
 pub use tools::{InstalledTool, ToolFile};

@@ -23,6 +23,11 @@ pub(crate) fn app() -> String {
     setting("TOOLBRIDGE_E2E_APP")
 }
 
+/// The server's database, for data no page can make.
+pub(crate) fn database() -> PathBuf {
+    PathBuf::from(setting("TOOLBRIDGE_E2E_DB"))
+}
+
 /// Where screenshots go.
 pub(crate) fn screenshots() -> PathBuf {
     PathBuf::from(setting("TOOLBRIDGE_E2E_SCREENSHOTS"))

@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod browser;
+mod catalog_text;
 mod quick_quote;
 mod quote_editor;
 mod settings;

@@ -14,7 +14,7 @@ use crate::signin::sign_in;
 const TOOL_FRAME: &str = ".tool-panel iframe";
 
 /// Opens the Tools menu of the editor and picks `name`.
-async fn open_tool(browser: &Browser, name: &str) {
+pub(crate) async fn open_tool(browser: &Browser, name: &str) {
     browser
         .find("button[aria-controls^=tools-menu]")
         .await
@@ -37,7 +37,7 @@ async fn open_tool(browser: &Browser, name: &str) {
 
 /// Fills the estimator's rooms (name, length, width, SKU) and adds them to the quote, inside
 /// its frame; back on the app's page afterwards.
-async fn estimate(browser: &Browser, rooms: &[(&str, &str, &str, &str)]) {
+pub(crate) async fn estimate(browser: &Browser, rooms: &[(&str, &str, &str, &str)]) {
     browser.enter_frame(TOOL_FRAME).await;
     browser
         .until(
@@ -90,8 +90,22 @@ async fn estimate(browser: &Browser, rooms: &[(&str, &str, &str, &str)]) {
     browser.leave_frame().await;
 }
 
+/// Opens the first Draft quote of the list in the editor.
+pub(crate) async fn open_first_draft(browser: &Browser) {
+    let draft = browser
+        .client
+        .wait()
+        .for_element(Locator::XPath(
+            "//table[contains(@class,'quotes-table')]//tr[.//*[contains(@class,'status-draft')]]//a",
+        ))
+        .await
+        .unwrap();
+    browser.click(&draft).await;
+    browser.find(".lines-table, .empty-lines").await;
+}
+
 /// The number of line rows the editor shows.
-async fn line_rows(browser: &Browser) -> usize {
+pub(crate) async fn line_rows(browser: &Browser) -> usize {
     browser
         .client
         .find_all(Locator::Css(".lines-table tr.line"))
@@ -148,17 +162,7 @@ async fn the_estimator_fills_the_open_quote_which_saves_reloads_and_locks() {
     let browser = Browser::open().await;
     sign_in(&browser, "office@harbour.test", "Olivia Office").await;
 
-    // The first Draft quote in the list.
-    let draft = browser
-        .client
-        .wait()
-        .for_element(Locator::XPath(
-            "//table[contains(@class,'quotes-table')]//tr[.//*[contains(@class,'status-draft')]]//a",
-        ))
-        .await
-        .unwrap();
-    draft.click().await.unwrap();
-    browser.find(".lines-table, .empty-lines").await;
+    open_first_draft(&browser).await;
     let before = line_rows(&browser).await;
 
     open_tool(&browser, "Flooring estimator").await;

@@ -70,6 +70,8 @@ pub(crate) fn prepare(ctx: &Ctx) -> Result<Prepared, Error> {
             format!("http://localhost:{}", server.port()),
         )
         .env("TOOLBRIDGE_E2E_WEBDRIVER", driver.url())
+        // Suites that need data no page can make (a catalog product) write it here.
+        .env("TOOLBRIDGE_E2E_DB", server.db())
         .env("TOOLBRIDGE_E2E_SCREENSHOTS", &screenshots);
     Ok(Prepared {
         command,

@@ -156,6 +156,11 @@ impl ToolbridgeServer {
         format!("http://127.0.0.1:{}", self.port())
     }
 
+    /// The server's database file.
+    pub(crate) fn db(&self) -> &Path {
+        &self.db
+    }
+
     /// The server's log (its stdout and stderr).
     pub(crate) fn log(&self) -> &Path {
         &self.log

@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod auth;
+mod catalog;
 mod common;
 mod quotes;
 mod reads;

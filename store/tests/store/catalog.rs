@@ -1,0 +1,69 @@
+//! Adding a product to a tenant's catalog.
+
+use toolbridge_protocol::ErrorCode;
+use toolbridge_protocol::add_lines::Unit;
+use toolbridge_store::NewProduct;
+
+use crate::common::{assert_code, demo, page, paths};
+
+fn product(sku: &str, name: &str) -> NewProduct {
+    NewProduct {
+        sku: sku.to_owned(),
+        name: name.to_owned(),
+        unit: Unit::SquareMetre,
+        price: "12.5".parse().unwrap(),
+        cost: "7".parse().unwrap(),
+    }
+}
+
+#[tokio::test]
+async fn an_added_product_is_listed_and_in_the_index_at_once() {
+    let demo = demo().await;
+    let tenant = &demo.harbour.id;
+    let (_, version_before) = demo.store.catalog_index(tenant).await.unwrap();
+    let id = demo
+        .store
+        .add_product(tenant, &product(" NEW-01 ", "New board"))
+        .await
+        .unwrap();
+    let (index, version_after) = demo.store.catalog_index(tenant).await.unwrap();
+    assert_ne!(version_before, version_after, "the cached index is renewed");
+    assert!(
+        index
+            .products
+            .iter()
+            .any(|p| p.id == id && p.sku == "NEW-01")
+    );
+    let listed = demo.store.products(tenant, page(1, 500)).await.unwrap();
+    assert!(
+        listed
+            .items
+            .iter()
+            .any(|p| p.id == id && p.name == "New board")
+    );
+    // Another tenant never sees it.
+    let other = demo
+        .store
+        .products(&demo.other.id, page(1, 500))
+        .await
+        .unwrap();
+    assert!(other.items.iter().all(|p| p.id != id));
+}
+
+#[tokio::test]
+async fn a_taken_sku_or_a_bad_product_is_refused() {
+    let demo = demo().await;
+    let tenant = &demo.harbour.id;
+    assert_code(
+        demo.store
+            .add_product(tenant, &product("oak-01", "Again"))
+            .await,
+        ErrorCode::InvalidParams,
+    );
+    let mut bad = product("", "");
+    bad.price = "-1".parse().unwrap();
+    assert_eq!(
+        paths(demo.store.add_product(tenant, &bad).await),
+        ["sku", "name", "price"]
+    );
+}
