@@ -28,6 +28,39 @@ pub(crate) fn database() -> PathBuf {
     PathBuf::from(setting("TOOLBRIDGE_E2E_DB"))
 }
 
+/// A new API key of the demo tenant with every scope, made in the server's database: what an
+/// integrator would hold, to check through the REST API what a page did.
+pub(crate) async fn api_key() -> String {
+    let store = toolbridge_store::Store::open(&database()).await.unwrap();
+    let tenant = store.default_tenant().await.unwrap().unwrap();
+    let created = store
+        .create_api_key(
+            &tenant.id,
+            "e2e checks",
+            &toolbridge_store::Scope::ALL,
+            toolbridge_store::RateLimit {
+                requests: 1000,
+                window_secs: 60,
+            },
+        )
+        .await
+        .unwrap();
+    store.close().await;
+    created.token
+}
+
+/// `GET path` of the REST API with `key`, as JSON.
+pub(crate) async fn rest(key: &str, path: &str) -> Value {
+    let answer = reqwest::Client::new()
+        .get(format!("{}/api/v1{path}", app()))
+        .bearer_auth(key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 200, "GET /api/v1{path}");
+    answer.json().await.unwrap()
+}
+
 /// Where screenshots go.
 pub(crate) fn screenshots() -> PathBuf {
     PathBuf::from(setting("TOOLBRIDGE_E2E_SCREENSHOTS"))

@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use fantoccini::Locator;
 
-use crate::browser::Browser;
+use serde_json::Value;
+
+use crate::browser::{Browser, api_key, rest};
 use crate::signin::sign_in;
 
 /// The estimator's frame inside the editor's tool panel.
@@ -102,6 +104,56 @@ pub(crate) async fn open_first_draft(browser: &Browser) {
         .unwrap();
     browser.click(&draft).await;
     browser.find(".lines-table, .empty-lines").await;
+}
+
+/// Cents of a JSON amount.
+fn cents(amount: &Value) -> i64 {
+    format!("{:.2}", amount.as_f64().unwrap())
+        .replace('.', "")
+        .parse()
+        .unwrap()
+}
+
+/// What the editor saved, read back through the REST API: the Kitchen's lines share one group
+/// with the task lines they injected, line totals add up to the quote's, and the page shows that
+/// total.
+async fn check_saved(browser: &Browser) {
+    let url = browser.client.current_url().await.unwrap();
+    let id = url
+        .fragment()
+        .unwrap()
+        .trim_start_matches("/quotes/")
+        .to_owned();
+    let quote = rest(&api_key().await, &format!("/quotes/{id}")).await;
+    let lines = quote["lines"].as_array().unwrap();
+    let kitchen: Vec<&Value> = lines.iter().filter(|l| l["section"] == "Kitchen").collect();
+    assert_eq!(
+        kitchen.len(),
+        3,
+        "the board and its two task lines: {quote}"
+    );
+    let group = &kitchen[0]["groupId"];
+    assert!(group.as_u64().unwrap() > 0, "{quote}");
+    assert!(kitchen.iter().all(|l| &l["groupId"] == group), "{quote}");
+    assert!(
+        kitchen[1..]
+            .iter()
+            .all(|l| l["injected"] == true && l["parentLineNo"] == kitchen[0]["lineNo"])
+    );
+    let summed: i64 = lines.iter().map(|l| cents(&l["total"])).sum();
+    let total = cents(&quote["totals"]["total"]);
+    assert_eq!(summed, total, "the line totals add up: {quote}");
+    let shown: String = browser
+        .text(".totals .total-strong dd")
+        .await
+        .chars()
+        .filter(char::is_ascii_digit)
+        .collect();
+    assert_eq!(
+        shown.parse::<i64>().unwrap(),
+        total,
+        "the page shows the saved total"
+    );
 }
 
 /// The number of line rows the editor shows.
@@ -216,6 +268,7 @@ async fn the_estimator_fills_the_open_quote_which_saves_reloads_and_locks() {
         totals,
         "the same totals after a reload"
     );
+    check_saved(&browser).await;
 
     browser.press("Send Quote").await;
     browser
