@@ -1,12 +1,69 @@
-//! A standalone tool in the sidebar: Quick quote creates a quote for a new customer whose name
-//! is an HTML attack, and the quote shows up in the open list (live) and in the editor and
-//! preview, the name always as text.
+//! Standalone tools in the sidebar and the live quotes list: Quick quote creates a quote for a
+//! new customer whose name is an HTML attack; it shows up in the open list at once, as does an
+//! integrator's quote made through the REST API; Job lookup, the editor and the preview show the
+//! name, always as text.
 
-use crate::browser::Browser;
+use serde_json::{Value, json};
+
+use crate::browser::{Browser, api_key, app, rest};
 use crate::signin::sign_in;
 
 /// The customer's name: markup that would run script if the app ever parsed it as HTML.
 const HOSTILE_NAME: &str = "<img src=x onerror=alert(1)>";
+
+/// An integrator's quote, made through the REST API, arrives in the open list too.
+async fn an_integrators_quote_arrives_live(browser: &Browser) {
+    let key = api_key().await;
+    let customers = rest(&key, "/customers?pageSize=1").await;
+    let products = rest(&key, "/products?pageSize=1").await;
+    let created: Value = reqwest::Client::new()
+        .post(format!("{}/api/v1/quotes", app()))
+        .bearer_auth(&key)
+        .json(&json!({
+            "customerId": customers["items"][0]["id"],
+            "lines": [{"skuId": products["items"][0]["id"], "qty": 2, "unitPrice": 10}]
+        }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let rest_reference = created["ref"].as_str().unwrap().to_owned();
+    browser
+        .until(
+            "the integrator's quote in the open list",
+            &format!(
+                "[...document.querySelectorAll('.quotes-table tbody tr')].some((row) => row.textContent.includes({rest_reference:?}))"
+            ),
+        )
+        .await;
+}
+
+/// Job lookup, another tool, lists the quote `reference` with its customer's name as text.
+async fn job_lookup_shows_it_as_text(browser: &Browser, reference: &str) {
+    browser.go("/#/tools").await;
+    browser.press("Open Job lookup").await;
+    browser.enter_frame("#sidebar-frame iframe").await;
+    browser.find("#tab-quotes").await.click().await.unwrap();
+    browser
+        .until(
+            "the quote in Job lookup",
+            &format!("document.getElementById('panel-quotes').textContent.includes({reference:?})"),
+        )
+        .await;
+    let listed = browser.text("#panel-quotes").await;
+    assert!(listed.contains(HOSTILE_NAME), "{listed}");
+    browser
+        .until(
+            "no markup in Job lookup",
+            "document.querySelectorAll('img').length === 0",
+        )
+        .await;
+    browser.leave_frame().await;
+    browser.go("/#/quotes").await;
+    browser.find(".quotes-table").await;
+}
 
 #[tokio::test]
 async fn quick_quote_makes_a_quote_that_appears_in_the_list_with_its_name_as_text() {
@@ -76,6 +133,9 @@ async fn quick_quote_makes_a_quote_that_appears_in_the_list_with_its_name_as_tex
         )
         .await;
     browser.screenshot("quotes-list-after-quick-quote").await;
+
+    an_integrators_quote_arrives_live(&browser).await;
+    job_lookup_shows_it_as_text(&browser, &reference).await;
 
     // The editor and the customer preview show it as text too.
     let xpath =

@@ -242,6 +242,8 @@ async fn the_estimator_fills_the_open_quote_which_saves_reloads_and_locks() {
         sections.contains("Kitchen") && sections.contains("Hall"),
         "{sections}"
     );
+    let groups = browser.text(".lines-table .group-row").await;
+    assert!(groups.starts_with("Group "), "{groups}");
     let toast = browser.text(".toast").await;
     assert!(toast.contains("Flooring estimator added"), "{toast}");
     browser.screenshot("quote-editor-with-estimator").await;
