@@ -8,16 +8,13 @@
 
 use std::path::Path;
 
-use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, header};
 use axum::response::{IntoResponse, Response};
 use percent_encoding::percent_decode_str;
-use toolbridge_protocol::Error as RuleError;
 
 use crate::app::AppState;
-use crate::conditional::respond;
-use crate::digest::sha256_hex;
+use crate::built_files::{built_file, file_response, not_found};
 use crate::error::ApiError;
 
 /// The files of the host module, with their media types.
@@ -65,19 +62,16 @@ async fn host_file(
     name: &str,
     headers: &HeaderMap,
 ) -> Result<Response, ApiError> {
-    let Some((name, media_type)) = HOST_FILES.iter().find(|(file, _)| *file == name) else {
-        return Err(not_found(&format!(
+    built_file(
+        &state.host_dir,
+        &HOST_FILES,
+        name,
+        headers,
+        &format!(
             "/host/{name} is not a file of the host module; pages import /host/toolbridge_host.js"
-        )));
-    };
-    let path = state.host_dir.join(name);
-    let body = tokio::fs::read(&path).await.map_err(|_| {
-        not_found(&format!(
-            "{} is not built; build it with `cargo xtask build`",
-            path.display()
-        ))
-    })?;
-    Ok(file_response(headers, body, media_type))
+        ),
+    )
+    .await
 }
 
 async fn app_file(state: &AppState, path: &str, headers: &HeaderMap) -> Result<Response, ApiError> {
@@ -118,21 +112,6 @@ async fn app_file(state: &AppState, path: &str, headers: &HeaderMap) -> Result<R
     Ok(response)
 }
 
-/// A file's bytes with its type, `ETag` and `nosniff`.
-fn file_response(headers: &HeaderMap, body: Vec<u8>, media_type: &'static str) -> Response {
-    let version = sha256_hex(&body);
-    let mut response = respond(headers, &version, "no-cache", || {
-        Response::new(Body::from(body))
-    });
-    let out = response.headers_mut();
-    out.insert(header::CONTENT_TYPE, HeaderValue::from_static(media_type));
-    out.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    response
-}
-
 fn media_type(name: &str) -> Option<&'static str> {
     let extension = Path::new(name).extension()?.to_str()?.to_ascii_lowercase();
     APP_TYPES
@@ -154,8 +133,4 @@ fn is_plain_relative(name: &str) -> bool {
                     .chars()
                     .any(|c| c == '\\' || c == ':' || c.is_control())
         })
-}
-
-fn not_found(message: &str) -> ApiError {
-    ApiError::Rule(RuleError::NotFound(message.to_owned()))
 }

@@ -12,6 +12,7 @@ pub mod api;
 pub mod app;
 pub mod app_files;
 pub mod auth;
+mod built_files;
 pub mod conditional;
 pub mod cors;
 pub mod digest;

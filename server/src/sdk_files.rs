@@ -5,11 +5,10 @@
 
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 
 use crate::app::AppState;
-use crate::conditional::respond;
-use crate::digest::sha256_hex;
+use crate::built_files::built_file;
 use crate::error::ApiError;
 
 /// The files served, with their media types.
@@ -33,29 +32,18 @@ pub async fn serve(
     name: &str,
     headers: &HeaderMap,
 ) -> Result<Response, ApiError> {
-    let Some((name, media_type)) = FILES.iter().find(|(file, _)| *file == name) else {
-        return Err(not_found(&format!(
-            "/sdk/{name} is not an SDK file; tools load /sdk/bridge.js"
-        )));
-    };
-    let path = state.sdk_dir.join(name);
-    let Ok(body) = tokio::fs::read(&path).await else {
-        return Err(not_found(&format!(
-            "{} is not built; build it with `cargo xtask build`",
-            path.display()
-        )));
-    };
-    let version = sha256_hex(&body);
-    let mut response = respond(headers, &version, "no-cache", || body.into_response());
+    let mut response = built_file(
+        &state.sdk_dir,
+        &FILES,
+        name,
+        headers,
+        &format!("/sdk/{name} is not an SDK file; tools load /sdk/bridge.js"),
+    )
+    .await?;
     let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(media_type));
     headers.insert(
         header::ACCESS_CONTROL_ALLOW_ORIGIN,
         HeaderValue::from_static("*"),
     );
     Ok(response)
-}
-
-fn not_found(message: &str) -> ApiError {
-    ApiError::Rule(toolbridge_protocol::Error::NotFound(message.to_owned()))
 }
