@@ -14,7 +14,7 @@ use axum::response::{IntoResponse, Response};
 use percent_encoding::percent_decode_str;
 
 use crate::app::AppState;
-use crate::built_files::{built_file, file_response, not_found};
+use crate::built_files::{built_file, file_response};
 use crate::error::ApiError;
 
 /// The files of the host module, with their media types.
@@ -42,13 +42,14 @@ const APP_TYPES: [(&str, &str); 9] = [
 pub async fn fallback(State(state): State<AppState>, request: Request) -> Response {
     let path = request.uri().path();
     if path.starts_with("/api/") || path == "/api" {
-        return not_found(
+        return ApiError::not_found(
             "there is no such endpoint; the REST API lives under /api/v1 (see /api/v1/openapi.json)",
         )
         .into_response();
     }
     if request.method() != Method::GET && request.method() != Method::HEAD {
-        return not_found(&format!("{path} takes no {}", request.method())).into_response();
+        return ApiError::not_found(format!("{path} takes no {}", request.method()))
+            .into_response();
     }
     let answer = match path.strip_prefix("/host/") {
         Some(name) => host_file(&state, name, request.headers()).await,
@@ -75,7 +76,7 @@ async fn host_file(
 }
 
 async fn app_file(state: &AppState, path: &str, headers: &HeaderMap) -> Result<Response, ApiError> {
-    let missing = || not_found(&format!("the app has no page {path}"));
+    let missing = || ApiError::not_found(format!("the app has no page {path}"));
     let name = path
         .strip_prefix('/')
         .and_then(|raw| percent_decode_str(raw).decode_utf8().ok())

@@ -7,7 +7,6 @@ use std::path::Path;
 use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::Response;
-use toolbridge_protocol::Error as RuleError;
 
 use crate::conditional::respond;
 use crate::digest::sha256_hex;
@@ -23,11 +22,11 @@ pub(crate) async fn built_file(
     unknown: &str,
 ) -> Result<Response, ApiError> {
     let Some((name, media_type)) = files.iter().find(|(file, _)| *file == name) else {
-        return Err(not_found(unknown));
+        return Err(ApiError::not_found(unknown));
     };
     let path = dir.join(name);
     let body = tokio::fs::read(&path).await.map_err(|_| {
-        not_found(&format!(
+        ApiError::not_found(format!(
             "{} is not built; build it with `cargo xtask build`",
             path.display()
         ))
@@ -53,9 +52,4 @@ pub(crate) fn file_response(
         HeaderValue::from_static("nosniff"),
     );
     response
-}
-
-/// `NOT_FOUND` with `message`.
-pub(crate) fn not_found(message: &str) -> ApiError {
-    ApiError::Rule(RuleError::NotFound(message.to_owned()))
 }

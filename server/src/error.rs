@@ -73,6 +73,11 @@ impl ApiError {
         }
     }
 
+    /// `NOT_FOUND` with a message.
+    pub fn not_found(message: impl Into<String>) -> Self {
+        ApiError::Rule(RuleError::NotFound(message.into()))
+    }
+
     /// `NOT_ALLOWED` with a message.
     pub fn not_allowed(message: impl Into<String>) -> Self {
         ApiError::Rule(RuleError::NotAllowed(message.into()))

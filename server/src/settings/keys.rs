@@ -160,8 +160,8 @@ pub async fn revoke(
     if state.store.revoke_api_key(&user.tenant_id, &id).await? {
         Ok(StatusCode::NO_CONTENT)
     } else {
-        Err(ApiError::Rule(RuleError::NotFound(format!(
+        Err(ApiError::not_found(format!(
             "no API key {id} in this tenant"
-        ))))
+        )))
     }
 }

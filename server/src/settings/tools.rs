@@ -9,7 +9,6 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use toolbridge_bundle::MAX_COMPRESSED_BYTES;
-use toolbridge_protocol::Error as RuleError;
 use toolbridge_protocol::problem::Problem;
 use toolbridge_store::InstalledTool;
 
@@ -167,7 +166,5 @@ pub async fn remove(
 }
 
 fn unknown(slug: &str) -> ApiError {
-    ApiError::Rule(RuleError::NotFound(format!(
-        "no tool {slug:?} is installed"
-    )))
+    ApiError::not_found(format!("no tool {slug:?} is installed"))
 }

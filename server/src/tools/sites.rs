@@ -20,7 +20,6 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use percent_encoding::{AsciiSet, CONTROLS, percent_decode_str, utf8_percent_encode};
 use toolbridge_bundle::{Bundle, is_valid_name, media_type};
-use toolbridge_protocol::Error as RuleError;
 use toolbridge_protocol::manifest::is_tool_slug;
 
 use crate::app::AppState;
@@ -205,7 +204,7 @@ async fn serve(
         return Ok(response);
     }
     if !is_tool_slug(slug) {
-        return Err(not_found(format!(
+        return Err(ApiError::not_found(format!(
             "this is the tools domain; each tool has its own name in front of it \
              ({})",
             state.tool_sites.origin("<slug>")
@@ -220,12 +219,12 @@ async fn serve(
         (entry, Source::Folder(Box::new(folder)))
     } else {
         let tool = state.store.tool(slug).await?.ok_or_else(|| {
-            not_found(format!(
+            ApiError::not_found(format!(
                 "no tool named {slug:?} is installed on this server"
             ))
         })?;
         if !tool.enabled {
-            return Err(not_found(format!(
+            return Err(ApiError::not_found(format!(
                 "the tool {slug:?} is installed but disabled"
             )));
         }
@@ -246,8 +245,10 @@ async fn serve(
         .strip_prefix('/')
         .and_then(|raw| percent_decode_str(raw).decode_utf8().ok())
         .filter(|name| is_valid_name(name))
-        .ok_or_else(|| not_found(format!("{path} cannot name a file of a tool bundle")))?;
-    let missing = || not_found(format!("the tool {slug:?} has no file {name}"));
+        .ok_or_else(|| {
+            ApiError::not_found(format!("{path} cannot name a file of a tool bundle"))
+        })?;
+    let missing = || ApiError::not_found(format!("the tool {slug:?} has no file {name}"));
     let (body, version) = match source {
         Source::Installed => {
             let file = state
@@ -309,8 +310,4 @@ fn with_policy(state: &AppState, mut response: Response) -> Response {
         HeaderValue::from_static("no-referrer"),
     );
     response
-}
-
-fn not_found(message: String) -> ApiError {
-    ApiError::Rule(RuleError::NotFound(message))
 }
