@@ -3,17 +3,17 @@
 //! `cargo test -p toolbridge-e2e --features e2e` told where both are. Screenshots land in
 //! `target/e2e/screenshots/`.
 
-use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::thread::sleep;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::error::Error;
 use crate::files::create_dir;
 use crate::host_module;
 use crate::process::{Ctx, describe};
-use crate::toolbridge_server::{Profile, ServerOptions, ToolbridgeServer, free_port};
+use crate::toolbridge_server::{
+    Profile, ServerOptions, ToolbridgeServer, free_port, wait_until_listening,
+};
 
 /// Products in the e2e catalog: the demo size the app shows.
 const PRODUCTS: u32 = 1000;
@@ -107,18 +107,16 @@ impl ChromeDriver {
         let child = command
             .spawn()
             .map_err(|e| Error::failed(format!("cannot start chromedriver: {e}")))?;
-        let driver = Self { child, port };
-        let address = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
-        let started = Instant::now();
-        while TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_err() {
-            if started.elapsed() > DRIVER_WAIT {
-                return Err(Error::failed(format!(
-                    "chromedriver did not listen on port {port} within {DRIVER_WAIT:?}; see {}",
-                    ctx.shown(&log)
-                )));
-            }
-            sleep(Duration::from_millis(100));
-        }
+        // Made first, so that the driver is killed if it never listens.
+        let mut driver = Self { child, port };
+        wait_until_listening(
+            ctx,
+            "chromedriver",
+            &mut driver.child,
+            port,
+            DRIVER_WAIT,
+            &log,
+        )?;
         Ok(driver)
     }
 

@@ -191,27 +191,46 @@ impl ToolbridgeServer {
     /// Polls the port until the server accepts a connection; fails at once when the server
     /// exits, and after `limit`.
     fn wait_until_listening(&mut self, ctx: &Ctx, limit: Duration) -> Result<(), Error> {
-        let address = SocketAddr::from((Ipv4Addr::LOCALHOST, self.port));
-        let started = Instant::now();
-        while started.elapsed() < limit {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                return Err(Error::failed(format!(
-                    "the server exited ({status}) before it listened; see {}",
-                    ctx.shown(&self.log)
-                )));
-            }
-            if TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_ok() {
-                return Ok(());
-            }
-            sleep(Duration::from_millis(100));
-        }
-        Err(Error::failed(format!(
-            "the server did not listen on port {} within {} s; see {}",
+        wait_until_listening(
+            ctx,
+            "the server",
+            &mut self.child,
             self.port,
-            limit.as_secs(),
-            ctx.shown(&self.log)
-        )))
+            limit,
+            &self.log,
+        )
     }
+}
+
+/// Waits until `child` (called `what` in messages, its log at `log`) accepts connections on
+/// `port` of this machine; fails if it exits first or takes longer than `limit`.
+pub(crate) fn wait_until_listening(
+    ctx: &Ctx,
+    what: &str,
+    child: &mut Child,
+    port: u16,
+    limit: Duration,
+    log: &Path,
+) -> Result<(), Error> {
+    let address = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+    let started = Instant::now();
+    while started.elapsed() < limit {
+        if let Ok(Some(status)) = child.try_wait() {
+            return Err(Error::failed(format!(
+                "{what} exited ({status}) before it listened; see {}",
+                ctx.shown(log)
+            )));
+        }
+        if TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_ok() {
+            return Ok(());
+        }
+        sleep(Duration::from_millis(100));
+    }
+    Err(Error::failed(format!(
+        "{what} did not listen on port {port} within {} s; see {}",
+        limit.as_secs(),
+        ctx.shown(log)
+    )))
 }
 
 impl Drop for ToolbridgeServer {
