@@ -198,6 +198,10 @@ pub struct ValidLine {
     pub group_key: Option<String>,
     /// Trimmed section label; `None` when empty.
     pub section: Option<String>,
+    /// Where the linked product sits in the catalog the line was checked
+    /// against, so that the merge finds its task sequence without a second
+    /// lookup.
+    pub(crate) product_position: Option<usize>,
 }
 
 /// A validated batch.
@@ -340,43 +344,14 @@ fn read_line(
     }
 
     let line_type = line_type?;
-    let resolved = match (linked_item_id, product_id) {
-        (Some(id), _) => {
-            let Some(found) = catalog.resolve(line_type, id) else {
-                fields.violation(
-                    "linkedItemId",
-                    format!(
-                        "\"{id}\" is not an active {} of this tenant (lineType \"{line_type}\")",
-                        line_type.target()
-                    ),
-                );
-                return None;
-            };
-            Some(found.to_owned())
-        }
-        // The deprecated id acts for a product line only, and an id that does
-        // not resolve leaves a free-form line: older tools relied on that.
-        (None, Some(id)) if line_type == LineType::Product => {
-            catalog.resolve(LineType::Product, id).map(str::to_owned)
-        }
-        (None, Some(_)) => {
-            fields.violation(
-                "productId",
-                format!(
-                    "is deprecated and only links product lines; give a {line_type} line its linkedItemId"
-                ),
-            );
-            return None;
-        }
-        (None, None) => None,
-    };
+    let link = resolve_link(&mut fields, catalog, line_type, linked_item_id, product_id)?;
 
     let (qty, unit_price, cost_price, tax_rate, unit) =
         (qty?, unit_price?, cost_price?, tax_rate?, unit?);
     let section = section.filter(|s| !s.is_empty()).map(str::to_owned);
     Some(ValidLine {
         line_type,
-        linked_item_id: resolved,
+        linked_item_id: link.id.map(str::to_owned),
         description: description.map(str::to_owned),
         product_code: product_code.map(str::to_owned),
         qty,
@@ -388,5 +363,71 @@ fn read_line(
         unit,
         group_key: group_key.map(str::to_owned),
         section,
+        product_position: link.product_position,
     })
+}
+
+/// What a line links to: the id as the catalog spells it, and where a
+/// linked product sits in the catalog.
+#[derive(Default)]
+struct Link<'c> {
+    id: Option<&'c str>,
+    product_position: Option<usize>,
+}
+
+/// Resolves a line's `linkedItemId`, or its deprecated `productId`, against
+/// the catalog; `None` with the violation recorded when it must resolve and
+/// does not.
+fn resolve_link<'c>(
+    fields: &mut Fields<'_, '_>,
+    catalog: &'c Catalog,
+    line_type: LineType,
+    linked_item_id: Option<&str>,
+    product_id: Option<&str>,
+) -> Option<Link<'c>> {
+    let resolve = |line_type: LineType, id: &str| {
+        if line_type == LineType::Product {
+            let position = catalog.product_position(id)?;
+            let product = catalog.product_at(position)?;
+            Some(Link {
+                id: Some(product.id.as_str()),
+                product_position: Some(position),
+            })
+        } else {
+            catalog.resolve(line_type, id).map(|id| Link {
+                id: Some(id),
+                product_position: None,
+            })
+        }
+    };
+    match (linked_item_id, product_id) {
+        (Some(id), _) => {
+            let link = resolve(line_type, id);
+            if link.is_none() {
+                fields.violation(
+                    "linkedItemId",
+                    format!(
+                        "\"{id}\" is not an active {} of this tenant (lineType \"{line_type}\")",
+                        line_type.target()
+                    ),
+                );
+            }
+            link
+        }
+        // The deprecated id acts for a product line only, and an id that does
+        // not resolve leaves a free-form line: older tools relied on that.
+        (None, Some(id)) if line_type == LineType::Product => {
+            Some(resolve(LineType::Product, id).unwrap_or_default())
+        }
+        (None, Some(_)) => {
+            fields.violation(
+                "productId",
+                format!(
+                    "is deprecated and only links product lines; give a {line_type} line its linkedItemId"
+                ),
+            );
+            None
+        }
+        (None, None) => Some(Link::default()),
+    }
 }

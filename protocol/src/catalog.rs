@@ -1,14 +1,12 @@
 //! The catalog: products, task templates and cost items, as listed to tools,
 //! and the index the host validates `quotes.addLines` against.
 
-use std::borrow::Cow;
-use std::collections::HashMap;
-
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 use crate::add_lines::LineType;
 use crate::error::{Error, Violations};
+use crate::id_index::{self, IdIndex};
 use crate::input::{index, join};
 use crate::limits;
 use crate::money::as_number;
@@ -161,80 +159,10 @@ pub struct Catalog {
     cost_item_by_id: IdIndex,
 }
 
-/// GUIDs compare case-insensitively and without surrounding braces or space.
+/// GUIDs compare case-insensitively and without surrounding braces or space:
+/// the key an id is stored and looked up by.
 pub fn id_key(id: &str) -> String {
-    lookup_key(id).into_owned()
-}
-
-/// [`id_key`] without an allocation when the id is already in that form
-/// (the usual case: ids come from the catalog itself).
-fn lookup_key(id: &str) -> Cow<'_, str> {
-    let canonical = !id.is_empty()
-        && id
-            .bytes()
-            .all(|b| !b.is_ascii_uppercase() && !b.is_ascii_whitespace() && b != b'{' && b != b'}');
-    if canonical {
-        Cow::Borrowed(id)
-    } else {
-        Cow::Owned(
-            id.trim()
-                .trim_start_matches('{')
-                .trim_end_matches('}')
-                .to_ascii_lowercase(),
-        )
-    }
-}
-
-/// Positions by id. GUIDs, the usual ids, are kept as 128-bit numbers: a
-/// lookup then hashes 16 bytes and follows no pointer to a key string, which
-/// matters in a catalog of 100 000 products. Other ids are kept by their
-/// [`id_key`].
-#[derive(Debug, Clone, Default)]
-struct IdIndex {
-    guids: HashMap<u128, usize>,
-    others: HashMap<String, usize>,
-}
-
-impl IdIndex {
-    fn insert(&mut self, id: &str, position: usize) {
-        match guid(id) {
-            Some(guid) => self.guids.insert(guid, position),
-            None => self.others.insert(id_key(id), position),
-        };
-    }
-
-    fn get(&self, id: &str) -> Option<usize> {
-        match guid(id) {
-            Some(guid) => self.guids.get(&guid),
-            None => self.others.get(lookup_key(id).as_ref()),
-        }
-        .copied()
-    }
-}
-
-/// A GUID (`8-4-4-4-12` hex digits, either case, optionally in braces or
-/// with surrounding space) as a number; `None` for anything else.
-fn guid(id: &str) -> Option<u128> {
-    let id = id.trim();
-    let id = id
-        .strip_prefix('{')
-        .and_then(|inner| inner.strip_suffix('}'))
-        .unwrap_or(id);
-    if id.len() != 36 {
-        return None;
-    }
-    let mut value: u128 = 0;
-    for (i, byte) in id.bytes().enumerate() {
-        if matches!(i, 8 | 13 | 18 | 23) {
-            if byte != b'-' {
-                return None;
-            }
-            continue;
-        }
-        let digit = char::from(byte).to_digit(16)?;
-        value = (value << 4) | u128::from(digit);
-    }
-    Some(value)
+    id_index::id_key(id)
 }
 
 impl Catalog {
@@ -303,6 +231,18 @@ impl Catalog {
         self.product_by_id
             .get(id)
             .and_then(|i| self.products.get(i))
+    }
+
+    /// The position of the active product with this id, for
+    /// [`Catalog::product_at`]: a merge finds a line's task sequence there
+    /// without looking its id up a second time.
+    pub(crate) fn product_position(&self, id: &str) -> Option<usize> {
+        self.product_by_id.get(id)
+    }
+
+    /// The product at a position [`Catalog::product_position`] gave.
+    pub(crate) fn product_at(&self, position: usize) -> Option<&CatalogProduct> {
+        self.products.get(position)
     }
 
     /// The active task template with this id.

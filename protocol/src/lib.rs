@@ -24,6 +24,7 @@ pub mod create_quote;
 pub mod customer;
 pub mod error;
 pub mod handshake;
+mod id_index;
 mod input;
 pub mod job;
 pub mod limits;

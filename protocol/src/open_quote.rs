@@ -341,9 +341,8 @@ fn injected_tasks<'c>(
         return Vec::new();
     }
     let Some(product) = line
-        .linked_item_id
-        .as_deref()
-        .and_then(|id| catalog.product(id))
+        .product_position
+        .and_then(|position| catalog.product_at(position))
     else {
         return Vec::new();
     };

@@ -10,7 +10,7 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use crate::input::{Field, MAX_FIELDS};
+use crate::input::{Field, MAX_FIELDS, position};
 
 /// A field's value, owned only when the text escaped it.
 #[derive(Debug)]
@@ -73,13 +73,6 @@ where
     .deserialize(&mut deserializer)?;
     deserializer.end()?;
     Ok(shape)
-}
-
-/// The position of `name` among `known` (lengths compared first).
-fn position(known: &[&str], name: &str) -> Option<usize> {
-    known
-        .iter()
-        .position(|field| field.len() == name.len() && *field == name)
 }
 
 /// The `visit_*` methods of a visitor that answers a scalar with `$other`
