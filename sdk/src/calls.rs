@@ -15,14 +15,14 @@ use crate::sdk::Sdk;
 /// Positions in a pending call's entry.
 const RESOLVE: u32 = 0;
 const REJECT: u32 = 1;
-const TIMER: u32 = 2;
+const DEADLINE: u32 = 2;
 const METHOD: u32 = 3;
 
-/// The one deadline handler; `setTimeout` passes it the call's id.
+/// The one deadline handler: fails the calls whose time is up.
 pub(crate) fn deadline_handler(sdk: &Rc<Sdk>) -> Function {
     let sdk = Rc::clone(sdk);
-    function(move |id| {
-        sdk.call_deadline(&id);
+    function(move |_| {
+        sdk.deadlines_passed();
         JsValue::UNDEFINED
     })
 }
@@ -63,17 +63,15 @@ impl Sdk {
                 let _ = Reflect::set(&request, &keys.params, params);
             }
             let method = &method.wire;
-            let timer = self.handlers().map_or(0, |handlers| {
-                self.window
-                    .set_timeout_with_callback_and_timeout_and_arguments_1(
-                        &handlers.call_deadline,
-                        self.config.call_timeout_ms,
-                        &id,
-                    )
-                    .unwrap_or(0)
-            });
-            let entry = Array::of4(&resolve, &reject, &timer.into(), method);
+            // Every call waits the same time, so the oldest pending call is
+            // always the next to time out: one timer serves them all, and a
+            // call costs no timer of its own.
+            let deadline = self.now() + f64::from(self.config.call_timeout_ms);
+            let entry = Array::of4(&resolve, &reject, &deadline.into(), method);
             self.pending.set(&id, &entry);
+            if !self.deadline_timer.get() {
+                self.check_deadlines_in(self.config.call_timeout_ms);
+            }
             match self.port() {
                 Some(port) => self.send(&port, &id, &request),
                 None => {
@@ -137,29 +135,66 @@ impl Sdk {
         let _ = Function::from(entry.get(settle)).call1(&JsValue::UNDEFINED, &value);
     }
 
-    fn call_deadline(&self, id: &JsValue) {
-        let Some(entry) = self.pending.get(id).dyn_into::<Array>().ok() else {
-            return;
-        };
-        let message = text(&[
-            &"no reply to ".into(),
-            &entry.get(METHOD),
-            &" within ".into(),
-            &duration(self.config.call_timeout_ms),
-            &": the host did not answer in time".into(),
-        ]);
-        self.fail(id, &self.errors.local(TIMEOUT, &message));
+    /// Fails every call whose deadline has passed, oldest first, and sets
+    /// the timer for the next one.
+    fn deadlines_passed(&self) {
+        self.deadline_timer.set(false);
+        let now = self.now();
+        let expired = Array::new();
+        let mut next = None;
+        // The map keeps insertion order, and deadlines only grow along it.
+        for id in self.pending.keys().into_iter().flatten() {
+            let deadline = Array::from(&self.pending.get(&id))
+                .get(DEADLINE)
+                .as_f64()
+                .unwrap_or(now);
+            if deadline > now {
+                next = Some(deadline - now);
+                break;
+            }
+            expired.push(&id);
+        }
+        for id in expired.iter() {
+            let method = Array::from(&self.pending.get(&id)).get(METHOD);
+            let message = text(&[
+                &"no reply to ".into(),
+                &method,
+                &" within ".into(),
+                &duration(self.config.call_timeout_ms),
+                &": the host did not answer in time".into(),
+            ]);
+            self.fail(&id, &self.errors.local(TIMEOUT, &message));
+        }
+        if let Some(wait) = next {
+            // Whole milliseconds, one more so that the check never comes early.
+            #[allow(clippy::cast_possible_truncation)]
+            self.check_deadlines_in((wait as i32).saturating_add(1));
+        }
     }
 
-    /// Removes a pending call and clears its deadline.
+    /// Schedules the deadline check in `wait_ms`.
+    fn check_deadlines_in(&self, wait_ms: i32) {
+        let Some(handlers) = self.handlers() else {
+            return;
+        };
+        let scheduled = self
+            .window
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&handlers.call_deadline, wait_ms)
+            .is_ok();
+        self.deadline_timer.set(scheduled);
+    }
+
+    /// Milliseconds on the page's monotonic clock.
+    fn now(&self) -> f64 {
+        self.window
+            .performance()
+            .map_or_else(js_sys::Date::now, |clock| clock.now())
+    }
+
+    /// Removes a pending call.
     fn take(&self, id: &JsValue) -> Option<Array> {
         let entry = self.pending.get(id).dyn_into::<Array>().ok()?;
         self.pending.delete(id);
-        if let Some(timer) = entry.get(TIMER).as_f64() {
-            // Timer handles are small whole numbers.
-            #[allow(clippy::cast_possible_truncation)]
-            self.window.clear_timeout_with_handle(timer as i32);
-        }
         Some(entry)
     }
 

@@ -17,7 +17,7 @@ use crate::object::{get_key, object};
 
 /// The handlers registered with the browser, made once.
 pub(crate) struct Handlers {
-    /// `setTimeout` target for call deadlines, called with the call's id.
+    /// `setTimeout` target that fails the calls whose deadline passed.
     pub(crate) call_deadline: Function,
     /// `onmessage` of the port.
     pub(crate) reply: Function,
@@ -65,8 +65,11 @@ pub(crate) struct Sdk {
     pub(crate) hello: Object,
     pub(crate) hello_delay_ms: Cell<i32>,
     pub(crate) next_id: Cell<u32>,
-    /// Calls waiting for their reply: id → `[resolve, reject, timer, method]`.
+    /// Calls waiting for their reply, oldest first: id → `[resolve, reject,
+    /// deadline, method]`.
     pub(crate) pending: Map,
+    /// Whether a deadline check is scheduled (one timer serves every call).
+    pub(crate) deadline_timer: Cell<bool>,
     /// Requests made before the handshake, in call order: `[id, request]`.
     pub(crate) queue: Array,
     /// `ready()` promises waiting for the welcome: `[resolve, reject]`.
@@ -89,6 +92,7 @@ impl Sdk {
             hello_delay_ms: Cell::new(crate::channel::FIRST_HELLO_DELAY_MS),
             next_id: Cell::new(1),
             pending: Map::new(),
+            deadline_timer: Cell::new(false),
             queue: Array::new(),
             waiters: Array::new(),
             warned_product_id: Cell::new(false),

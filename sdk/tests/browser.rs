@@ -222,6 +222,17 @@ async fn call_without_a_reply_rejects_with_timeout_after_the_deadline() {
         report["message"],
         "no reply to jobs.list within 300 ms: the host did not answer in time"
     );
+    // A later call keeps its own deadline: never failed early, and after the
+    // first; a call that is answered meanwhile is not disturbed.
+    let second = &report["second"];
+    assert_eq!(second["code"], "TIMEOUT", "{report}");
+    assert!(report["ms"].as_f64().unwrap() >= 300.0, "{report}");
+    assert!(second["ms"].as_f64().unwrap() >= 300.0, "{report}");
+    assert!(
+        second["at"].as_f64().unwrap() > report["at"].as_f64().unwrap(),
+        "{report}"
+    );
+    assert!(report["answered"].is_string(), "{report}");
 }
 
 #[wasm_bindgen_test]
