@@ -13,88 +13,115 @@ use crate::limits::{
 };
 use crate::tax::fraction_rate;
 
+// The schema attributes below state, for the OpenAPI document, the bounds
+// that `validate_bridge_create` and `validate_rest_create` enforce (the
+// numbers of `crate::limits`, written out because utoipa takes only
+// literals; a server test holds the two together).
 /// `quotes.create(request)`, with SPEC.md's field names.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct BridgeCreateQuoteRequest {
     /// Job the quote is for; its customer becomes the quote's customer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 1000))]
     pub job_id: Option<String>,
     /// Name of a new customer (or of the upserted one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 1000))]
     pub customer_name: Option<String>,
     /// Email; required when `upsertByEmail` is true.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 254))]
     pub customer_email: Option<String>,
     /// Phone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 1000))]
     pub customer_phone: Option<String>,
     /// Match the customer by email, or create one; false when omitted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub upsert_by_email: Option<bool>,
     /// Quote title.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 1000))]
     pub title: Option<String>,
     /// Custom quote reference.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 1000))]
     pub quote_ref: Option<String>,
     /// At least one line, at most 200.
+    #[cfg_attr(feature = "openapi", schema(min_items = 1, max_items = 200))]
     pub lines: Vec<BridgeQuoteLineRequest>,
 }
 
 /// A line of `quotes.create`.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct BridgeQuoteLineRequest {
     /// Line name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 1000))]
     pub description: Option<String>,
     /// A product's `sku`; links the line when an active product has it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 1000))]
     pub product_code: Option<String>,
-    /// More than 0, at most 10000.
+    /// More than 0, at most 10000. Amounts are decimals of at most 28
+    /// places, so the smallest quantity is 1e-28 (less reads as 0).
+    #[cfg_attr(feature = "openapi", schema(minimum = 1e-28, maximum = 10000))]
     pub qty: f64,
     /// From 0 to 1000000.
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 1_000_000))]
     pub unit_price: f64,
-    /// Decimal fraction: 0.15 means 15%.
+    /// Decimal fraction from 0 to 1: 0.15 means 15%.
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 1))]
     pub tax_rate: f64,
 }
 
 /// `POST /api/v1/quotes` body.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RestCreateQuoteRequest {
-    /// A customer of the key's tenant.
+    /// A customer of the key's tenant (not blank).
+    #[cfg_attr(feature = "openapi", schema(max_length = 1000, pattern = r"\S"))]
     pub customer_id: String,
     /// Quote title.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 1000))]
     pub title: Option<String>,
     /// Custom quote reference.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 1000))]
     pub quote_ref: Option<String>,
     /// At least one line, at most 200.
+    #[cfg_attr(feature = "openapi", schema(min_items = 1, max_items = 200))]
     pub lines: Vec<RestQuoteLineRequest>,
 }
 
 /// A line of `POST /api/v1/quotes`.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RestQuoteLineRequest {
-    /// A product `id` from `GET /api/v1/products`.
+    /// A product `id` from `GET /api/v1/products` (not blank).
+    #[cfg_attr(feature = "openapi", schema(max_length = 1000, pattern = r"\S"))]
     pub sku_id: String,
-    /// More than 0, at most 10000.
+    /// More than 0, at most 10000. Amounts are decimals of at most 28
+    /// places, so the smallest quantity is 1e-28 (less reads as 0).
+    #[cfg_attr(feature = "openapi", schema(minimum = 1e-28, maximum = 10000))]
     pub qty: f64,
     /// From 0 to 1000000.
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 1_000_000))]
     pub unit_price: f64,
-    /// Decimal fraction; the tenant's default rate when omitted.
+    /// Decimal fraction from 0 to 1; the tenant's default rate when omitted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 1))]
     pub tax_rate: Option<f64>,
     /// Line name; the product's name when omitted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 1000))]
     pub description: Option<String>,
 }
 

@@ -64,6 +64,11 @@ impl Hello {
     /// scripts' messages, welcomes, or a hello with an empty or oversized
     /// instance token.
     pub fn from_message(message: &Value) -> Option<Self> {
+        // serde also reads an internally tagged enum from an array whose
+        // first item is the tag; a hello on the wire is only ever an object.
+        if !message.is_object() {
+            return None;
+        }
         match serde_json::from_value::<HandshakeMessage>(message.clone()).ok()? {
             HandshakeMessage::Hello(hello)
                 if !hello.instance.is_empty()

@@ -25,9 +25,12 @@ pub(crate) enum Floor {
     Zero,
 }
 
-/// `prefix.name`, or `name` at the top level.
+/// `prefix.name`, or `name` at the top level. A field named `""` (sent as
+/// an unknown field) is `prefix[""]`: the empty path means the whole request.
 pub(crate) fn join(prefix: &str, name: &str) -> String {
-    if prefix.is_empty() {
+    if name.is_empty() {
+        format!("{prefix}[\"\"]")
+    } else if prefix.is_empty() {
         name.to_owned()
     } else {
         format!("{prefix}.{name}")

@@ -164,6 +164,12 @@ pub struct QuoteHeader {
     pub expiry_days: u32,
 }
 
+// The schema attributes state, for the OpenAPI document, the bounds that
+// `open_quote::check_lines` holds every saved line to (the numbers of
+// `crate::limits`, written out because utoipa takes only literals; a server
+// test holds the two together). An injected line's quantity may exceed the
+// per-line bound, so `qty` has no maximum here; a section counts its
+// characters after trimming, which a length bound cannot say.
 /// One line of a quote, as stored and as edited.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -175,35 +181,49 @@ pub struct QuoteLine {
     pub line_type: LineType,
     /// The catalog row the line links to; `None` for a free-form line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 1000))]
     pub linked_item_id: Option<String>,
     /// The line's work-object code (a product's SKU, a template's code).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 1000))]
     pub product_code: Option<String>,
     /// Line name shown in the quote.
+    #[cfg_attr(feature = "openapi", schema(max_length = 1000))]
     pub description: String,
     /// Free-text 1: dimensions, colours, model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 1000))]
     pub specification: Option<String>,
     /// Free-text 2: room, area or zone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 1000))]
     pub location: Option<String>,
-    /// Quantity.
+    /// Quantity, more than 0: at least 1e-28, the smallest decimal amount.
     #[serde(with = "as_number")]
-    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
+    #[cfg_attr(feature = "openapi", schema(value_type = f64, minimum = 1e-28))]
     pub qty: Decimal,
     /// Unit of measure.
     pub unit: Unit,
     /// SELL per unit.
     #[serde(with = "as_number")]
-    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(value_type = f64, minimum = 0, maximum = 1_000_000_000)
+    )]
     pub unit_price: Decimal,
     /// BUY per unit.
     #[serde(with = "as_number")]
-    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(value_type = f64, minimum = 0, maximum = 1_000_000_000)
+    )]
     pub cost_price: Decimal,
     /// Tax as a fraction (0.15 is 15%).
     #[serde(with = "as_number")]
-    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(value_type = f64, minimum = 0, maximum = 1)
+    )]
     pub tax_rate: Decimal,
     /// Section label; `None` renders under "Ungrouped".
     #[serde(default, skip_serializing_if = "Option::is_none")]

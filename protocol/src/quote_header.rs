@@ -2,13 +2,52 @@
 //! and expiry. Every field is optional; each one given is checked, and every
 //! problem is reported with its path.
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{Error, Violation};
+use crate::input::join;
 use crate::quote::QuoteType;
 
 /// Longest expiry period, in days.
 pub const MAX_EXPIRY_DAYS: u32 = 365;
+
+// The OpenAPI document's description of what `validate_header_change`
+// reads; its schema attributes state the same bounds (a server test holds
+// them to `MAX_EXPIRY_DAYS`). No `min_properties = 1`: utoipa 5.5 writes it
+// out as `maxProperties`.
+/// `PATCH /api/v1/quotes/{id}` body: at least one of these fields and no
+/// others; `null` is refused. A date must name a real day, from 1970 on.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct QuoteHeaderChangeRequest {
+    /// The quote's new customer: a customer of the tenant (not blank).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false, pattern = r"\S"))]
+    pub customer_id: Option<String>,
+    /// Quote or Estimate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
+    pub quote_type: Option<QuoteType>,
+    /// `YYYY-MM-DD`, or `YYYY-MM-DDTHH:MM:SSZ`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            nullable = false,
+            pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)?$"
+        )
+    )]
+    pub date: Option<String>,
+    /// Days the quote stays valid after its date, 1 to 365.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(nullable = false, minimum = 1, maximum = 365)
+    )]
+    pub expiry_days: Option<u32>,
+}
 
 /// The fields of a header change; `None` leaves a field as it is.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -68,8 +107,9 @@ pub fn validate_header_change(body: &Value) -> Result<HeaderChange, Error> {
                     format!("must be a whole number of days from 1 to {MAX_EXPIRY_DAYS}"),
                 )),
             },
+            // `join` names a field called "" by a path of its own.
             _ => violations.push(Violation::new(
-                name,
+                join("", name),
                 "is not a header field; the fields are customerId, quoteType, date, expiryDays",
             )),
         }
@@ -171,6 +211,19 @@ mod tests {
             paths,
             ["customerId", "date", "expiryDays", "quoteType", "status"]
         );
+    }
+
+    #[test]
+    fn a_field_called_empty_string_has_a_path_of_its_own() {
+        // The empty path means the whole request, which would not say what
+        // was wrong.
+        let Err(Error::InvalidParams(violations)) =
+            validate_header_change(&json!({"": 1, "expiryDays": 7}))
+        else {
+            unreachable!()
+        };
+        let paths: Vec<&str> = violations.iter().map(|v| v.path.as_str()).collect();
+        assert_eq!(paths, ["[\"\"]"]);
     }
 
     #[test]

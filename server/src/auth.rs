@@ -9,9 +9,13 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use toolbridge_protocol::context::Role;
 use toolbridge_store::{ApiKey, Scope, User};
+use utoipa::Modify;
+use utoipa::openapi::schema::{ObjectBuilder, Type};
+use utoipa::openapi::{HeaderBuilder, OpenApi, RefOr};
 
 use crate::app::AppState;
-use crate::error::ApiError;
+use crate::error::{ApiError, problem_response};
+use crate::openapi::each_operation;
 
 /// The session cookie's name.
 pub const SESSION_COOKIE: &str = "tb_session";
@@ -105,6 +109,79 @@ pub async fn middleware(
     }
     response
 }
+
+/// The paths [`middleware`] guards: all of `/api/v1` but the OpenAPI
+/// document (see `api::routes`).
+const GUARDED_PREFIX: &str = "/api/v1/";
+
+/// OpenAPI: what [`middleware`] answers before any handler runs, on every
+/// operation it guards: 401 (no credentials, an unknown or revoked key, an
+/// ended session), 403 (a session request from another origin) and 429 (the
+/// key's rate limit is used up), and the `X-RateLimit-*` headers it puts on
+/// every response to a key (all but the 401s, which have no key).
+pub struct KeyedAnswers;
+
+impl Modify for KeyedAnswers {
+    fn modify(&self, openapi: &mut OpenApi) {
+        each_operation(openapi, |path, operation| {
+            if !path.starts_with(GUARDED_PREFIX) {
+                return;
+            }
+            let responses = &mut operation.responses.responses;
+            responses.entry("401".to_owned()).or_insert_with(|| {
+                problem_response(
+                    "no API key or session, an unknown or revoked key, or an ended session",
+                )
+                .into()
+            });
+            responses.entry("403".to_owned()).or_insert_with(|| {
+                problem_response("a session request that does not come from the app's origin")
+                    .into()
+            });
+            responses.entry("429".to_owned()).or_insert_with(|| {
+                problem_response("the key's rate limit is used up until the window resets").into()
+            });
+            for (status, response) in responses.iter_mut() {
+                let RefOr::T(response) = response else {
+                    continue;
+                };
+                if status == "401" {
+                    continue;
+                }
+                for (name, description) in RATE_LIMIT_HEADERS {
+                    response.headers.insert(
+                        name.to_owned(),
+                        HeaderBuilder::new()
+                            .schema(
+                                ObjectBuilder::new()
+                                    .schema_type(Type::Integer)
+                                    .minimum(Some(0)),
+                            )
+                            .description(Some(description))
+                            .build(),
+                    );
+                }
+            }
+        });
+    }
+}
+
+/// The headers of [`crate::rate_limit::Quota::write_headers`], with what
+/// they mean.
+const RATE_LIMIT_HEADERS: [(&str, &str); 3] = [
+    (
+        "X-RateLimit-Limit",
+        "requests the key may make per window (sent to API keys only)",
+    ),
+    (
+        "X-RateLimit-Remaining",
+        "requests left in this window (sent to API keys only)",
+    ),
+    (
+        "X-RateLimit-Reset",
+        "Unix time, in seconds, when the window resets (sent to API keys only)",
+    ),
+];
 
 /// The caller of a request with these headers.
 pub async fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<Principal, ApiError> {

@@ -1,11 +1,18 @@
 //! The server's one error type, and its conversion to an HTTP response: a
 //! problem+json body (RFC 9457) from `toolbridge-protocol`, with the request
-//! id, and the headers some statuses need.
+//! id, and the headers some statuses need. The OpenAPI side of the same
+//! conversion is here too: the problem response every operation documents,
+//! and the headers that come with 401 and 429.
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use toolbridge_protocol::problem::{PROBLEM_CONTENT_TYPE, Problem};
 use toolbridge_protocol::{Error as RuleError, ErrorCode};
+use utoipa::Modify;
+use utoipa::openapi::schema::{ObjectBuilder, Type};
+use utoipa::openapi::{ContentBuilder, HeaderBuilder, OpenApi, Ref, ResponseBuilder};
+
+use crate::openapi::each_response;
 
 /// Why a request failed.
 #[derive(Debug, thiserror::Error)]
@@ -24,6 +31,9 @@ pub enum ApiError {
     /// The store failed.
     #[error("{0}")]
     Store(String),
+    /// Something else on the server failed, not the request.
+    #[error("{0}")]
+    Internal(String),
 }
 
 impl From<toolbridge_store::Error> for ApiError {
@@ -96,8 +106,13 @@ impl IntoResponse for ApiError {
                 problem.errors.clear();
                 (problem, Some(*status))
             }
-            ApiError::Store(message) => {
-                tracing::error!(error = %message, "store failure");
+            ApiError::Store(message) | ApiError::Internal(message) => {
+                let what = if matches!(self, ApiError::Store(_)) {
+                    "store failure"
+                } else {
+                    "server failure"
+                };
+                tracing::error!(error = %message, "{what}");
                 let rule = RuleError::Internal(
                     "the server could not complete the request; quote the requestId when reporting it"
                         .to_owned(),
@@ -126,6 +141,64 @@ impl IntoResponse for ApiError {
         if let Some(seconds) = retry_after {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }
+        if status == StatusCode::PAYLOAD_TOO_LARGE {
+            // Part of an over-long body may be left unread; the connection
+            // ends with this answer, and says so, so that no client reuses it.
+            headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
+        }
         response
+    }
+}
+
+/// OpenAPI: an error answer with `description`: a [`Problem`] as
+/// `application/problem+json`, as [`ApiError::into_response`] writes it.
+pub fn problem_response(description: &str) -> utoipa::openapi::Response {
+    ResponseBuilder::new()
+        .description(description)
+        .content(
+            PROBLEM_CONTENT_TYPE,
+            ContentBuilder::new()
+                .schema(Some(Ref::from_schema_name("Problem")))
+                .build(),
+        )
+        .build()
+}
+
+/// OpenAPI: the headers [`ApiError::into_response`] adds, on every response
+/// of their status wherever it is documented: `WWW-Authenticate: Bearer` on
+/// 401, `Retry-After` (whole seconds, at least 1) on 429.
+pub struct ErrorHeaders;
+
+impl Modify for ErrorHeaders {
+    fn modify(&self, openapi: &mut OpenApi) {
+        each_response(openapi, |_, status, response| match status {
+            "401" => {
+                response.headers.insert(
+                    "WWW-Authenticate".to_owned(),
+                    HeaderBuilder::new()
+                        .schema(
+                            ObjectBuilder::new()
+                                .schema_type(Type::String)
+                                .enum_values(Some(["Bearer"])),
+                        )
+                        .description(Some("the scheme to authenticate with"))
+                        .build(),
+                );
+            }
+            "429" => {
+                response.headers.insert(
+                    "Retry-After".to_owned(),
+                    HeaderBuilder::new()
+                        .schema(
+                            ObjectBuilder::new()
+                                .schema_type(Type::Integer)
+                                .minimum(Some(1)),
+                        )
+                        .description(Some("whole seconds until a request is allowed again"))
+                        .build(),
+                );
+            }
+            _ => {}
+        });
     }
 }

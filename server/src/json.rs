@@ -2,12 +2,17 @@
 //! JSON with a clear 400 when they are not JSON, then handed to the
 //! protocol's validation, which reports every rule broken with its path.
 
+use std::collections::BTreeMap;
+
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
 use axum::http::{StatusCode, header};
+use futures_util::StreamExt;
 use serde_json::Value;
+use utoipa::IntoResponses;
+use utoipa::openapi::{RefOr, Response};
 
-use crate::error::ApiError;
+use crate::error::{ApiError, problem_response};
 
 /// A JSON request body and its bytes.
 #[derive(Debug)]
@@ -21,7 +26,7 @@ pub struct JsonBody {
 impl<S: Send + Sync> FromRequest<S> for JsonBody {
     type Rejection = ApiError;
 
-    async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
+    async fn from_request(request: Request, _state: &S) -> Result<Self, ApiError> {
         let json = request
             .headers()
             .get(header::CONTENT_TYPE)
@@ -37,19 +42,82 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
                 "the body must be JSON sent with `Content-Type: application/json`",
             ));
         }
-        let bytes = Bytes::from_request(request, state)
-            .await
-            .map_err(|rejection| ApiError::Unreadable {
-                status: if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                    StatusCode::PAYLOAD_TOO_LARGE
-                } else {
-                    StatusCode::BAD_REQUEST
-                },
-                message: rejection.body_text(),
-            })?;
+        let bytes = read_body(request).await?;
         let value = serde_json::from_slice(&bytes)
             .map_err(|error| ApiError::malformed(format!("the body is not valid JSON: {error}")))?;
         Ok(Self { value, bytes })
+    }
+}
+
+/// The largest JSON body taken (2 MiB, as axum's default limit).
+pub const BODY_LIMIT: usize = 2 * 1024 * 1024;
+
+/// How much of a body over [`BODY_LIMIT`] is still read, and thrown away, so
+/// that a client that is still sending it gets the 413 rather than a broken
+/// pipe. A longer body is cut off where it crosses this.
+const DRAIN_LIMIT: usize = 8 * BODY_LIMIT;
+
+/// The body of `request`: 413 when it is over [`BODY_LIMIT`] (read to its
+/// end first, up to [`DRAIN_LIMIT`]), 400 when it cannot be read.
+async fn read_body(request: Request) -> Result<Bytes, ApiError> {
+    let too_large = || ApiError::Unreadable {
+        status: StatusCode::PAYLOAD_TOO_LARGE,
+        message: format!("the body is over {} MiB", BODY_LIMIT / (1024 * 1024)),
+    };
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<usize>().ok());
+    if declared.is_some_and(|length| length > DRAIN_LIMIT) {
+        return Err(too_large());
+    }
+    // A body declared over the limit is only drained, never kept.
+    let keep = declared.is_none_or(|length| length <= BODY_LIMIT);
+    let mut body = request.into_body().into_data_stream();
+    let mut bytes = Vec::with_capacity(if keep { declared.unwrap_or(0) } else { 0 });
+    let mut read: usize = 0;
+    while let Some(chunk) = body.next().await {
+        let chunk = chunk
+            .map_err(|error| ApiError::malformed(format!("the body cannot be read: {error}")))?;
+        read = read.saturating_add(chunk.len());
+        if read > DRAIN_LIMIT {
+            return Err(too_large());
+        } else if keep && read <= BODY_LIMIT {
+            bytes.extend_from_slice(&chunk);
+        } else if !bytes.is_empty() {
+            bytes = Vec::new();
+        }
+    }
+    if read > BODY_LIMIT {
+        return Err(too_large());
+    }
+    Ok(Bytes::from(bytes))
+}
+
+/// OpenAPI: what [`JsonBody`] answers before the handler sees the request.
+/// Name it in the `responses` of every operation that reads one.
+pub struct BodyErrors;
+
+impl IntoResponses for BodyErrors {
+    fn responses() -> BTreeMap<String, RefOr<Response>> {
+        BTreeMap::from([
+            (
+                "400".to_owned(),
+                problem_response(
+                    "the body is not JSON, or was not sent as `Content-Type: application/json`",
+                )
+                .into(),
+            ),
+            (
+                "413".to_owned(),
+                problem_response(&format!(
+                    "the body is over {} MiB, the server's limit for JSON",
+                    BODY_LIMIT / (1024 * 1024)
+                ))
+                .into(),
+            ),
+        ])
     }
 }
 

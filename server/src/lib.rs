@@ -18,6 +18,7 @@ pub mod cors;
 pub mod digest;
 pub mod error;
 pub mod events;
+pub mod extract;
 pub mod json;
 pub mod openapi;
 pub mod rate_limit;

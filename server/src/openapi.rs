@@ -1,11 +1,24 @@
 //! `GET /api/v1/openapi.json`: the OpenAPI document, generated from the
 //! handlers' annotations and the protocol's DTOs (never written by hand).
+//!
+//! What a layer around the handlers answers is documented by that layer, as a
+//! [`Modify`]: the key middleware's 401, 403 and 429 and its `X-RateLimit-*`
+//! headers ([`crate::auth::KeyedAnswers`]), the headers of error answers
+//! ([`crate::error::ErrorHeaders`]) and the request id on every response
+//! ([`crate::request_id::RequestIdHeader`]).
 
 use axum::Json;
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+use utoipa::openapi::path::Operation;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::{RefOr, Response as ResponseDoc};
 use utoipa::{Modify, OpenApi};
 
 use crate::api::{catalog, directory, quotes};
+use crate::auth::KeyedAnswers;
+use crate::error::{ApiError, ErrorHeaders};
+use crate::request_id::RequestIdHeader;
 use crate::{events, session, settings, tools};
 
 /// The REST API v1 and the session API.
@@ -32,7 +45,8 @@ use crate::{events, session, settings, tools};
         toolbridge_protocol::quote::BridgeCreateQuoteResult,
         toolbridge_protocol::add_lines::BridgeAddLineDto,
     )),
-    modifiers(&BearerKeys),
+    // In this order: the key middleware adds responses the next two decorate.
+    modifiers(&BearerKeys, &KeyedAnswers, &ErrorHeaders, &RequestIdHeader),
     tags(
         (name = "customers"), (name = "catalog"), (name = "jobs"), (name = "quotes"),
         (name = "session", description = "for the host app; API keys do not use it"),
@@ -61,7 +75,112 @@ impl Modify for BearerKeys {
     }
 }
 
+/// Calls `f` with the path and each operation of the document.
+pub fn each_operation(
+    openapi: &mut utoipa::openapi::OpenApi,
+    mut f: impl FnMut(&str, &mut Operation),
+) {
+    for (path, item) in &mut openapi.paths.paths {
+        let operations = [
+            &mut item.get,
+            &mut item.put,
+            &mut item.post,
+            &mut item.delete,
+            &mut item.options,
+            &mut item.head,
+            &mut item.patch,
+            &mut item.trace,
+        ];
+        for operation in operations.into_iter().flatten() {
+            f(path, operation);
+        }
+    }
+}
+
+/// Calls `f` with the path, the status and each response (written out, not
+/// a reference) of every operation.
+pub fn each_response(
+    openapi: &mut utoipa::openapi::OpenApi,
+    mut f: impl FnMut(&str, &str, &mut ResponseDoc),
+) {
+    each_operation(openapi, |path, operation| {
+        for (status, response) in &mut operation.responses.responses {
+            if let RefOr::T(response) = response {
+                f(path, status, response);
+            }
+        }
+    });
+}
+
+/// Response headers that a documented response does not always carry: the
+/// rate-limit headers come only with an API key, not with the app's session,
+/// and `Idempotent-Replayed` only with a repeated `Idempotency-Key`. Every
+/// other documented response header is always sent, and the document says
+/// so (`required: true`), so a client may rely on it and a conformance test
+/// can hold the server to it.
+const SOMETIMES_SENT: [&str; 4] = [
+    "x-ratelimit-limit",
+    "x-ratelimit-remaining",
+    "x-ratelimit-reset",
+    "idempotent-replayed",
+];
+
+/// The document as JSON, with two things utoipa 5.5 cannot write itself:
+/// every response header outside [`SOMETIMES_SENT`] marked required (its
+/// header type has no such field), and the fields of response links in
+/// camelCase (`operationId`; it writes `operation_id`, which no client
+/// reads).
+pub fn document_json() -> Result<Value, serde_json::Error> {
+    let mut document = serde_json::to_value(ApiDoc::openapi())?;
+    let operations = document
+        .get_mut("paths")
+        .and_then(Value::as_object_mut)
+        .into_iter()
+        .flat_map(|paths| paths.values_mut())
+        .filter_map(Value::as_object_mut)
+        .flat_map(|item| item.values_mut());
+    for operation in operations {
+        let responses = operation
+            .get_mut("responses")
+            .and_then(Value::as_object_mut)
+            .into_iter()
+            .flat_map(|responses| responses.values_mut())
+            .filter_map(Value::as_object_mut);
+        for response in responses {
+            if let Some(headers) = response.get_mut("headers").and_then(Value::as_object_mut) {
+                for (name, header) in headers.iter_mut() {
+                    if let Some(header) = header.as_object_mut() {
+                        let always = !SOMETIMES_SENT.contains(&name.to_ascii_lowercase().as_str());
+                        header.insert("required".to_owned(), Value::Bool(always));
+                    }
+                }
+            }
+            if let Some(links) = response.get_mut("links").and_then(Value::as_object_mut) {
+                for link in links.values_mut().filter_map(Value::as_object_mut) {
+                    for (snake, camel) in LINK_FIELDS {
+                        if let Some(value) = link.remove(snake) {
+                            link.insert(camel.to_owned(), value);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(document)
+}
+
+/// The fields of a link object that utoipa 5.5 writes in snake case, with
+/// their names in the OpenAPI specification.
+const LINK_FIELDS: [(&str, &str); 3] = [
+    ("operation_id", "operationId"),
+    ("operation_ref", "operationRef"),
+    ("request_body", "requestBody"),
+];
+
 /// The document as JSON.
-pub async fn document() -> Json<utoipa::openapi::OpenApi> {
-    Json(ApiDoc::openapi())
+pub async fn document() -> Response {
+    match document_json() {
+        Ok(document) => Json(document).into_response(),
+        Err(error) => ApiError::Internal(format!("the OpenAPI document: {error}")).into_response(),
+    }
 }

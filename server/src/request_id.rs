@@ -5,6 +5,11 @@ use axum::extract::Request;
 use axum::http::HeaderValue;
 use axum::middleware::Next;
 use axum::response::Response;
+use utoipa::Modify;
+use utoipa::openapi::schema::{ObjectBuilder, Type};
+use utoipa::openapi::{HeaderBuilder, OpenApi};
+
+use crate::openapi::each_response;
 
 tokio::task_local! {
     static REQUEST_ID: String;
@@ -37,4 +42,27 @@ pub async fn middleware(request: Request, next: Next) -> Response {
         response.headers_mut().insert(HEADER, value);
     }
     response
+}
+
+/// OpenAPI: the `X-Request-Id` header on every response of every operation.
+pub struct RequestIdHeader;
+
+impl Modify for RequestIdHeader {
+    fn modify(&self, openapi: &mut OpenApi) {
+        each_response(openapi, |_, _, response| {
+            response.headers.insert(
+                "X-Request-Id".to_owned(),
+                HeaderBuilder::new()
+                    .schema(
+                        ObjectBuilder::new()
+                            .schema_type(Type::String)
+                            .pattern(Some("^req_[0-9a-f]{32}$")),
+                    )
+                    .description(Some(
+                        "the request's id, as logged; error bodies carry it as `requestId`",
+                    ))
+                    .build(),
+            );
+        });
+    }
 }

@@ -14,7 +14,7 @@ use toolbridge_store::RateLimit;
 use crate::app::AppState;
 use crate::auth::{self, SESSION_COOKIE};
 use crate::error::ApiError;
-use crate::json::{JsonBody, typed};
+use crate::json::{BodyErrors, JsonBody, typed};
 
 /// How long a session lasts: 12 hours.
 pub const SESSION_TTL_SECS: u64 = 12 * 60 * 60;
@@ -37,7 +37,7 @@ pub struct SignIn {
 
 /// `POST /api/session`: signs in and sets the session cookie.
 #[utoipa::path(post, path = "/api/session", tag = "session", request_body = SignIn,
-    responses((status = 200, body = BridgeContextDto), (status = 429, description = "too many failed sign-ins for this email; see Retry-After", body = Problem, content_type = "application/problem+json"), (status = 400, description = "the body is not JSON", body = Problem, content_type = "application/problem+json"), (status = 401, description = "wrong email or password", body = Problem, content_type = "application/problem+json"), (status = 403, description = "not from the app's origin", body = Problem, content_type = "application/problem+json")))]
+    responses((status = 200, body = BridgeContextDto, headers(("Set-Cookie" = String, description = "the session cookie (`HttpOnly; SameSite=Strict`)"))), BodyErrors, (status = 401, description = "wrong email or password", body = Problem, content_type = "application/problem+json"), (status = 403, description = "not from the app's origin", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the body is not `{email, password}` (errors[] says where)", body = Problem, content_type = "application/problem+json"), (status = 429, description = "too many failed sign-ins for this email; see Retry-After", body = Problem, content_type = "application/problem+json")))]
 pub async fn sign_in(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -71,7 +71,7 @@ pub async fn sign_in(
 
 /// `GET /api/session`: the signed-in user.
 #[utoipa::path(get, path = "/api/session", tag = "session",
-    responses((status = 200, body = BridgeContextDto), (status = 401, description = "no key, or an unknown or revoked one", body = Problem, content_type = "application/problem+json"), (status = 403, description = "the key lacks the scope, or the role may not", body = Problem, content_type = "application/problem+json")))]
+    responses((status = 200, body = BridgeContextDto), (status = 401, description = "not signed in (or an unknown or revoked API key)", body = Problem, content_type = "application/problem+json"), (status = 403, description = "an API key, which has no user; or a session request from another origin", body = Problem, content_type = "application/problem+json")))]
 pub async fn current(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -81,7 +81,8 @@ pub async fn current(
 }
 
 /// `DELETE /api/session`: signs out.
-#[utoipa::path(delete, path = "/api/session", tag = "session", responses((status = 204)))]
+#[utoipa::path(delete, path = "/api/session", tag = "session",
+    responses((status = 204, description = "signed out (also when no one was signed in)", headers(("Set-Cookie" = String, description = "clears the session cookie")))))]
 pub async fn sign_out(
     State(state): State<AppState>,
     headers: HeaderMap,

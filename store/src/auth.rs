@@ -25,7 +25,7 @@ const KEY_SECRET_BYTES: usize = 32;
 /// Every API key token starts with this.
 const KEY_TOKEN_START: &str = "tbk_";
 /// Longest API key name.
-const KEY_NAME_MAX_CHARS: usize = 100;
+pub const KEY_NAME_MAX_CHARS: usize = 100;
 
 /// Hashes a password with argon2id and a fresh salt (PHC string).
 fn hash_password_now(password: &str) -> Result<String, Error> {
@@ -239,6 +239,7 @@ impl Store {
         let token = random_hex(SESSION_TOKEN_BYTES);
         let now = now_unix();
         let expires = now.saturating_add(i64::try_from(ttl_secs).unwrap_or(i64::MAX));
+        let _turn = self.writes.lock().await;
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         sqlx::query("DELETE FROM sessions WHERE expires_at <= ?")
             .bind(now)

@@ -36,7 +36,7 @@ use std::time::Duration;
 use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
-pub use auth::new_api_key_problems;
+pub use auth::{KEY_NAME_MAX_CHARS, new_api_key_problems};
 pub use catalog::NewProduct;
 pub use error::Error;
 pub use seed::{DEFAULT_SEED_PRODUCTS, DEMO_PASSWORD};
@@ -58,6 +58,12 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 pub struct Store {
     pool: SqlitePool,
     catalogs: Arc<cache::CatalogCache>,
+    /// Where this process's write transactions queue, first come first
+    /// served, before they take SQLite's write lock (`BEGIN IMMEDIATE`).
+    /// SQLite's own wait for that lock is a poll that is not fair: under
+    /// many writers one of them could lose every time until the busy timeout
+    /// and fail.
+    writes: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl fmt::Debug for Store {
@@ -88,6 +94,7 @@ impl Store {
         Ok(Store {
             pool,
             catalogs: Arc::default(),
+            writes: Arc::default(),
         })
     }
 

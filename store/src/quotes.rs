@@ -562,6 +562,7 @@ impl Store {
         }
         // IMMEDIATE: take the write lock first, so that requests with the
         // same idempotency key run one after the other.
+        let _turn = self.writes.lock().await;
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
 
         if let Some(idempotency) = idempotency {
@@ -668,6 +669,7 @@ impl Store {
         group_keys: BTreeMap<String, u32>,
     ) -> Result<QuoteDto, Error> {
         let quote_id = id_key(quote_id);
+        let _turn = self.writes.lock().await;
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         let current = load_quote(&mut tx, tenant_id, &quote_id).await?;
         let header = current.header;
@@ -701,6 +703,7 @@ impl Store {
         change: &HeaderChange,
     ) -> Result<QuoteDto, Error> {
         let quote_id = id_key(quote_id);
+        let _turn = self.writes.lock().await;
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         let header = load_quote(&mut tx, tenant_id, &quote_id).await?.header;
         check_editable(&header)?;
@@ -748,6 +751,7 @@ impl Store {
     /// other state; `NOT_FOUND` unless the tenant has the quote.
     pub async fn send_quote(&self, tenant_id: &str, quote_id: &str) -> Result<QuoteDto, Error> {
         let quote_id = id_key(quote_id);
+        let _turn = self.writes.lock().await;
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         let row: Option<(String, String)> =
             sqlx::query_as("SELECT status, reference FROM quotes WHERE tenant_id = ? AND id = ?")

@@ -455,6 +455,7 @@ impl Store {
             hashes
         };
 
+        let _turn = self.writes.lock().await;
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         let seeded: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM tenants)")
             .fetch_one(&mut *tx)

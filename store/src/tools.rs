@@ -63,6 +63,7 @@ impl Store {
             .into());
         }
         let digest = bundle_digest(files);
+        let _turn = self.writes.lock().await;
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         let replaced = sqlx::query(&format!(
             "SELECT {TOOL_COLUMNS} FROM tools t WHERE t.slug = ?"

@@ -10,6 +10,7 @@ mod bench;
 mod bridge_js;
 mod browser;
 mod build_cmd;
+mod conformance;
 mod e2e;
 mod error;
 mod files;
@@ -22,6 +23,7 @@ mod json;
 mod load;
 mod pins;
 mod process;
+mod reliability;
 mod serve;
 mod setup;
 mod test;
@@ -42,13 +44,16 @@ commands:
   setup                   install what the checks need: the wasm32-unknown-unknown target,
                           wasm-bindgen-cli (the version Cargo.lock pins), wasm-pack, Chromium,
                           chromedriver, Firefox ESR, geckodriver, the Node tools pinned in
-                          sdk/js-tools (TypeScript, wasm-opt, terser), and sdk/dist/bridge.js
-                          when it is missing; re-running installs nothing
+                          sdk/js-tools (TypeScript, wasm-opt, terser), schemathesis (in a
+                          Python virtualenv under target/tools), and sdk/dist/bridge.js when
+                          it is missing; re-running installs nothing
   test [--fuzz] [--long] [--only TEXT]
                           run setup, then every check suite (fmt, clippy, native tests, wasm32
                           builds, the SDK and the host module in Chromium and Firefox, the
-                          SDK's typings); ends with `N passed, N failed` (--fuzz and --long
-                          select extra suites; none exist yet; --only runs just the suites
+                          typings, the app end to end, API conformance, the release server
+                          killed mid-write); ends with `N passed, N failed` (--fuzz adds the
+                          fuzz targets, 60 s each; --long runs them 5 min each and adds the
+                          release server under load with faults; --only runs just the suites
                           whose name contains TEXT, e.g. --only 'host in chromium')
   build                   build the workspace, the protocol crate for wasm32, and the SDK as
                           sdk/dist/bridge.js with sdk/dist/bridge.d.ts

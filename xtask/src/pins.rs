@@ -17,6 +17,13 @@ pub(crate) const CARGO_FUZZ: &str = "0.13.2";
 /// The `geckodriver` release `cargo xtask setup` installs.
 pub(crate) const GECKODRIVER: &str = "0.37.1";
 
+/// The `schemathesis` release (from the Python Package Index) that `cargo xtask setup` installs into a virtualenv
+/// for the "api conformance" suite: the newest release when the suite was written, of the 4.x
+/// line whose command line (`st run --phases`, `--report json`, dictionaries in
+/// `schemathesis.toml`) the suite uses; 3.x had another. Pinned exactly, because each release
+/// changes what it generates and checks, and a new one must not turn CI red on its own.
+pub(crate) const SCHEMATHESIS: &str = "4.32.5";
+
 /// The `wasm-bindgen` version the workspace uses, which the `wasm-bindgen-cli` must match exactly.
 ///
 /// Cargo.lock wins once a crate depends on `wasm-bindgen`; until then, the exact (`=X.Y.Z`)

@@ -5,9 +5,10 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::bridge_js;
+use crate::conformance;
 use crate::error::Error;
 use crate::js_tools::{self, Tool};
-use crate::pins::{self, CARGO_FUZZ, GECKODRIVER, WASM_PACK, WASM_TARGET};
+use crate::pins::{self, CARGO_FUZZ, GECKODRIVER, SCHEMATHESIS, WASM_PACK, WASM_TARGET};
 use crate::process::{self, Ctx, Stream, describe};
 
 /// The label of the step that builds bridge.js.
@@ -60,6 +61,14 @@ pub(crate) fn run(ctx: &Ctx) -> bool {
     all_ok &= report(
         &format!("js tools (npm in {})", js_tools::PROJECT_DIR),
         npm_tools(ctx),
+    );
+
+    all_ok &= report(
+        &format!(
+            "schemathesis {SCHEMATHESIS} (virtualenv in {})",
+            ctx.shown(&conformance::venv_dir(ctx))
+        ),
+        schemathesis(ctx),
     );
 
     // Last: building it needs the steps above.
@@ -304,6 +313,55 @@ fn bridge_js(ctx: &Ctx) -> Step {
         Ok(_) => Step::Installed,
         Err(error) => Step::Failed(error.to_string()),
     }
+}
+
+/// schemathesis for the api conformance suite, from the Python Package Index with pip, in a
+/// virtualenv of its own under the target directory (made with the machine's `python3`), so
+/// that nothing outside the target directory changes. Another version there is replaced.
+fn schemathesis(ctx: &Ctx) -> Step {
+    if conformance::installed_version(ctx).as_deref() == Some(SCHEMATHESIS) {
+        return Step::Ok;
+    }
+    let dir = conformance::venv_dir(ctx);
+    let shown = ctx.shown(&dir);
+    let what = format!("schemathesis {SCHEMATHESIS}");
+    if ctx.find("python3").is_none() {
+        return Step::Manual(format!(
+            "install Python 3 with its venv module (Debian: python3-venv), then \
+             `python3 -m venv {shown} && {shown}/bin/pip install schemathesis=={SCHEMATHESIS}`"
+        ));
+    }
+    // Whatever is there (another version, an install that was interrupted) is made afresh.
+    if dir.exists() {
+        if let Err(error) = std::fs::remove_dir_all(&dir) {
+            return Step::Failed(format!("cannot remove {shown}: {error}"));
+        }
+    }
+    let mut venv = ctx.command("python3");
+    venv.args(["-m", "venv"]).arg(&dir);
+    announce(&what, &describe(&venv));
+    let python = conformance::venv_program(ctx, "python");
+    if let Step::Failed(why) = run_installer(
+        &mut venv,
+        || python.is_file(),
+        &format!(
+            "`python3 -m venv` made no {}; is Python's venv module installed \
+             (Debian: python3-venv)?",
+            ctx.shown(&python)
+        ),
+    ) {
+        return Step::Failed(why);
+    }
+    let mut pip = ctx.command(&python.to_string_lossy());
+    pip.args(["-m", "pip", "install", "--disable-pip-version-check"])
+        .args(["--progress-bar", "off"])
+        .arg(format!("schemathesis=={SCHEMATHESIS}"));
+    announce(&what, &describe(&pip));
+    run_installer(
+        &mut pip,
+        || conformance::installed_version(ctx).as_deref() == Some(SCHEMATHESIS),
+        &format!("pip finished, but `st --version` in {shown} does not report {SCHEMATHESIS}"),
+    )
 }
 
 /// Chromium with its driver, Firefox ESR and wrk, from apt when we are root on Debian.

@@ -16,6 +16,7 @@ use crate::host_module;
 use crate::js_tools;
 use crate::pins::WASM_TARGET;
 use crate::process::{self, Ctx, Stream, describe};
+use crate::reliability::{self, Reliability};
 use crate::setup;
 use crate::toolbridge_server::Profile;
 
@@ -24,9 +25,10 @@ use crate::toolbridge_server::Profile;
 enum Group {
     /// Runs on every `cargo xtask test`.
     Always,
-    /// Runs only with `--fuzz`.
+    /// `--fuzz`: the fuzz suites ([`FUZZ_SUITES`]), each target for [`fuzz::SECONDS`].
     Fuzz,
-    /// Runs only with `--long`.
+    /// `--long`: the suites of this group, and the fuzz suites with each target for
+    /// [`fuzz::LONG_SECONDS`].
     Long,
 }
 
@@ -137,12 +139,53 @@ const SUITES: &[Suite] = &[
         group: Group::Always,
         run: e2e_in_chromium,
     },
+    // schemathesis against the debug server's OpenAPI document (`xtask/src/conformance.rs`).
     Suite {
-        name: "bundle fuzz",
-        group: Group::Fuzz,
-        run: bundle_fuzz,
+        name: "api conformance",
+        group: Group::Always,
+        run: api_conformance,
+    },
+    // Both build the release server (once) and run it as a child process of the test.
+    // `--long` only for now: its memory rule fails on the resident set that glibc's per-thread
+    // arenas keep (see `check_memory` in tests/reliability/load.rs), which no leak explains.
+    Suite {
+        name: "load with faults",
+        group: Group::Long,
+        run: load_with_faults,
+    },
+    Suite {
+        name: "crash safety",
+        group: Group::Always,
+        run: crash_safety,
     },
 ];
+
+/// A fuzz suite: cargo-fuzz targets, run one after the other for the same time each.
+struct FuzzSuite {
+    name: &'static str,
+    targets: &'static [fuzz::Target],
+}
+
+/// The fuzz suites, which run after [`SUITES`] with `--fuzz` or `--long` (see [`Group`]).
+const FUZZ_SUITES: &[FuzzSuite] = &[
+    FuzzSuite {
+        name: "bundle fuzz",
+        targets: fuzz::BUNDLE,
+    },
+    FuzzSuite {
+        name: "protocol fuzz",
+        targets: fuzz::PROTOCOL,
+    },
+];
+
+/// How long each fuzz target runs: longer with `--long`.
+fn fuzz_seconds(groups: &[Group]) -> u32 {
+    if groups.contains(&Group::Long) {
+        fuzz::LONG_SECONDS
+    } else {
+        fuzz::SECONDS
+    }
+}
 
 /// Runs setup and the suites selected by `args`; `Ok(false)` when any check failed.
 pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<bool, Error> {
@@ -159,33 +202,45 @@ pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<bool, Error> {
     summary.push(summary_line("setup", setup, started.elapsed()));
     total += setup;
 
-    for group in groups.iter().filter(|group| **group != Group::Always) {
-        if !SUITES.iter().any(|suite| suite.group == *group) {
-            println!(
-                "test: there are no {} suites yet, so {} adds nothing",
-                group.flag(),
-                group.flag()
-            );
-        }
+    let long = Group::Long;
+    if groups.contains(&long) && !SUITES.iter().any(|suite| suite.group == long) {
+        println!(
+            "test: {} has no suites of its own yet; it runs the fuzz suites, {} s per target",
+            long.flag(),
+            fuzz::LONG_SECONDS
+        );
     }
 
     let selected = |suite: &&Suite| match &only {
         Some(only) => suite.name.contains(only.as_str()),
         None => groups.contains(&suite.group),
     };
+    let fuzz_selected = |suite: &&FuzzSuite| match &only {
+        Some(only) => suite.name.contains(only.as_str()),
+        None => groups.contains(&Group::Fuzz) || groups.contains(&Group::Long),
+    };
     if let Some(only) = &only {
-        if !SUITES.iter().any(|suite| selected(&suite)) {
+        if !SUITES.iter().any(|suite| selected(&suite))
+            && !FUZZ_SUITES.iter().any(|suite| fuzz_selected(&suite))
+        {
             return Err(Error::usage(format!("no suite's name contains `{only}`")));
         }
     }
-    for suite in SUITES.iter().filter(selected) {
-        println!("\ntest: {} ...", suite.name);
+    let mut run_suite = |name: &str, body: &dyn Fn() -> Outcome| {
+        println!("\ntest: {name} ...");
         let started = Instant::now();
-        let outcome = (suite.run)(ctx);
-        let line = summary_line(suite.name, outcome, started.elapsed());
+        let outcome = body();
+        let line = summary_line(name, outcome, started.elapsed());
         println!("{line}");
         summary.push(line);
         total += outcome;
+    };
+    for suite in SUITES.iter().filter(selected) {
+        run_suite(suite.name, &|| (suite.run)(ctx));
+    }
+    let seconds = fuzz_seconds(&groups);
+    for suite in FUZZ_SUITES.iter().filter(fuzz_selected) {
+        run_suite(suite.name, &|| fuzz_suite(ctx, suite.targets, seconds));
     }
 
     println!("\nsummary:");
@@ -262,12 +317,12 @@ fn fmt(ctx: &Ctx) -> Outcome {
 /// for wasm32.
 fn clippy(ctx: &Ctx) -> Outcome {
     let runs: [&[&str]; 4] = [
-        // The e2e suites build only with their feature.
+        // The e2e and reliability suites build only with their features.
         &[
             "--workspace",
             "--all-targets",
             "--features",
-            "toolbridge-e2e/e2e",
+            "toolbridge-e2e/e2e,toolbridge-e2e/reliability",
         ],
         &[
             "-p",
@@ -504,11 +559,67 @@ fn e2e_in_chromium(ctx: &Ctx) -> Outcome {
     outcome
 }
 
-/// The bundle validator under libFuzzer for a minute (`--fuzz`).
-fn bundle_fuzz(ctx: &Ctx) -> Outcome {
-    match fuzz::run(ctx, &fuzz::BUNDLE_READ_ZIP) {
-        Ok(true) => Outcome::PASS,
-        Ok(false) => Outcome::FAIL,
+fn load_with_faults(ctx: &Ctx) -> Outcome {
+    reliability_suite(ctx, reliability::LOAD)
+}
+
+fn crash_safety(ctx: &Ctx) -> Outcome {
+    reliability_suite(ctx, reliability::CRASH)
+}
+
+/// One reliability suite against the release server (`tests/reliability/`); every test counts.
+fn reliability_suite(ctx: &Ctx, suite: Reliability) -> Outcome {
+    match reliability::command(ctx, suite) {
+        Ok(command) => counted_tests(command),
+        Err(error) => {
+            println!("test: {error}");
+            Outcome::FAIL
+        }
+    }
+}
+
+/// Each target of a fuzz suite under libFuzzer for `seconds`; one check per target, which fails
+/// on a finding. Each target's figures are printed when it ends, and all of them again at the end
+/// of the suite, below libFuzzer's output.
+fn fuzz_suite(ctx: &Ctx, targets: &[fuzz::Target], seconds: u32) -> Outcome {
+    let mut outcome = Outcome::default();
+    let mut figures = Vec::new();
+    for target in targets {
+        let figure = match fuzz::run(ctx, target, seconds) {
+            Ok(report) => {
+                outcome += if report.clean {
+                    Outcome::PASS
+                } else {
+                    Outcome::FAIL
+                };
+                report.stats.figure(ctx, target.name, report.clean)
+            }
+            Err(error) => {
+                outcome += Outcome::FAIL;
+                format!("fuzz: {}: {error}", target.name)
+            }
+        };
+        println!("{figure}");
+        figures.push(figure);
+    }
+    println!();
+    for figure in &figures {
+        println!("{figure}");
+    }
+    outcome
+}
+
+/// schemathesis against the REST API's own OpenAPI document: one check per run (a key of every
+/// scope, then a key of each scope alone).
+fn api_conformance(ctx: &Ctx) -> Outcome {
+    match crate::conformance::run(ctx) {
+        Ok(runs) => {
+            let mut outcome = Outcome::default();
+            for passed in runs {
+                outcome += if passed { Outcome::PASS } else { Outcome::FAIL };
+            }
+            outcome
+        }
         Err(error) => {
             println!("test: {error}");
             Outcome::FAIL
@@ -567,8 +678,24 @@ mod tests {
 
     #[test]
     fn suite_names_are_unique() {
-        for (i, suite) in SUITES.iter().enumerate() {
-            assert!(SUITES[i + 1..].iter().all(|other| other.name != suite.name));
+        let names: Vec<&str> = SUITES
+            .iter()
+            .map(|suite| suite.name)
+            .chain(FUZZ_SUITES.iter().map(|suite| suite.name))
+            .collect();
+        for (i, name) in names.iter().enumerate() {
+            assert!(!names[i + 1..].contains(name), "{name}");
         }
+    }
+
+    #[test]
+    fn long_runs_each_fuzz_target_longer() {
+        assert_eq!(fuzz_seconds(&[Group::Always, Group::Fuzz]), fuzz::SECONDS);
+        assert_eq!(
+            fuzz_seconds(&[Group::Always, Group::Long]),
+            fuzz::LONG_SECONDS
+        );
+        let both = [Group::Always, Group::Fuzz, Group::Long];
+        assert_eq!(fuzz_seconds(&both), fuzz::LONG_SECONDS);
     }
 }

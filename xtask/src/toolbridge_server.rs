@@ -75,17 +75,7 @@ impl ToolbridgeServer {
     /// seeds.
     pub(crate) fn start(ctx: &Ctx, options: &ServerOptions) -> Result<Self, Error> {
         let label = options.label;
-        let mut build = ctx.cargo();
-        build.arg("build");
-        if options.profile == Profile::Release {
-            build.arg("--release");
-        }
-        build.args(["-p", "toolbridge-server", "--bin", "toolbridge"]);
-        run_step(label, &mut build)?;
-        let binary = ctx
-            .target_dir()
-            .join(options.profile.dir())
-            .join(format!("toolbridge{}", std::env::consts::EXE_SUFFIX));
+        let binary = build(ctx, label, options.profile)?;
 
         create_dir(&options.dir)?;
         let db = options.dir.join(DB_FILE);
@@ -200,6 +190,22 @@ impl ToolbridgeServer {
             &self.log,
         )
     }
+}
+
+/// Builds the `toolbridge` binary with `profile` (printing the command after `label:`) and
+/// returns its path.
+pub(crate) fn build(ctx: &Ctx, label: &str, profile: Profile) -> Result<PathBuf, Error> {
+    let mut build = ctx.cargo();
+    build.arg("build");
+    if profile == Profile::Release {
+        build.arg("--release");
+    }
+    build.args(["-p", "toolbridge-server", "--bin", "toolbridge"]);
+    run_step(label, &mut build)?;
+    Ok(ctx
+        .target_dir()
+        .join(profile.dir())
+        .join(format!("toolbridge{}", std::env::consts::EXE_SUFFIX)))
 }
 
 /// Waits until `child` (called `what` in messages, its log at `log`) accepts connections on

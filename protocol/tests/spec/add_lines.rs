@@ -403,3 +403,10 @@ fn add_lines_rejects_a_line_that_is_not_an_object() {
 fn add_lines_accepts_an_empty_batch_as_nothing_to_do() {
     assert!(validate(json!([])).unwrap().lines.is_empty());
 }
+
+/// Found by the `create_quote` fuzz target; batch lines share the path rule.
+#[test]
+fn add_lines_names_a_field_called_empty_string_by_a_path_of_its_own() {
+    let error = one(json!({"": 1})).unwrap_err();
+    assert_eq!(paths(&error), vec![r#"lines[0][""]"#]);
+}

@@ -284,3 +284,18 @@ fn create_rejects_a_body_that_is_not_an_object() {
         "the request must be an object, not an array"
     );
 }
+
+/// Found by the `create_quote` fuzz target: a field named `""` was reported at
+/// the empty path, which means the whole request.
+#[test]
+fn create_names_a_field_called_empty_string_by_a_path_of_its_own() {
+    let error = validate_bridge_create(
+        &json!({"": 1, "customerName": "A", "lines": [bridge_line(json!({"": 2}))]}),
+    )
+    .unwrap_err();
+    assert_eq!(paths(&error), vec![r#"[""]"#, r#"lines[0][""]"#]);
+    assert!(
+        error.to_string().starts_with(r#"[""]: unknown field"#),
+        "{error}"
+    );
+}

@@ -35,6 +35,18 @@ fn wire_messages_that_are_not_a_hello_are_ignored() {
     }
 }
 
+/// Found by the `wire_message` fuzz target: serde reads a tagged enum from an
+/// array whose first item is the tag, so this array used to pass as a hello.
+#[test]
+fn wire_a_hello_is_an_object_never_an_array_that_serde_would_read_as_one() {
+    for message in [
+        json!(["hello", 1, "2.1.0", "k3j2"]),
+        json!(["hello", {"protocol": 1, "sdkVersion": "2.1.0", "instance": "k3j2"}]),
+    ] {
+        assert_eq!(Hello::from_message(&message), None, "{message}");
+    }
+}
+
 #[test]
 fn wire_welcome_grants_all_nine_methods_to_quoting_extensions_only() {
     let welcome = serde_json::to_value(HandshakeMessage::Welcome(Welcome::for_tool(

@@ -12,7 +12,7 @@ use toolbridge_protocol::paging::BridgePagedResult;
 use toolbridge_protocol::problem::Problem;
 use toolbridge_store::Scope;
 
-use super::{Query, list, page};
+use super::{PageParams, Query, list, page};
 use crate::app::AppState;
 use crate::auth::Principal;
 use crate::conditional::respond;
@@ -20,8 +20,8 @@ use crate::error::ApiError;
 
 /// `GET /api/v1/products`: the active catalog SKUs, paged.
 #[utoipa::path(get, path = "/api/v1/products", tag = "catalog",
-    params(("page" = Option<u32>, Query, description = "from 1"), ("pageSize" = Option<u32>, Query, description = "1 to 500, default 50")),
-    responses((status = 200, body = BridgePagedResult<BridgeProductDto>), (status = 401, description = "no key, or an unknown or revoked one", body = Problem, content_type = "application/problem+json"), (status = 403, description = "the key lacks the scope, or the role may not", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the request breaks a rule; errors[] lists each with its path", body = Problem, content_type = "application/problem+json"), (status = 429, description = "rate limited; see Retry-After", body = Problem, content_type = "application/problem+json")),
+    params(PageParams),
+    responses((status = 200, body = BridgePagedResult<BridgeProductDto>), (status = 403, description = "the key lacks the scope", body = Problem, content_type = "application/problem+json"), (status = 422, description = "`page` or `pageSize` is out of range; errors[] names each", body = Problem, content_type = "application/problem+json")),
     security(("api_key" = ["products:read"])))]
 pub async fn products(
     State(state): State<AppState>,
@@ -40,8 +40,8 @@ pub async fn products(
 /// `GET /api/v1/task-templates`: active task templates, paged, or all those
 /// whose code is in `codes=A,B` (paging ignored).
 #[utoipa::path(get, path = "/api/v1/task-templates", tag = "catalog",
-    params(("codes" = Option<String>, Query, description = "comma-separated stable codes"), ("page" = Option<u32>, Query), ("pageSize" = Option<u32>, Query)),
-    responses((status = 200, body = BridgePagedResult<BridgeTaskTemplateDto>), (status = 401, description = "no key, or an unknown or revoked one", body = Problem, content_type = "application/problem+json"), (status = 403, description = "the key lacks the scope, or the role may not", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the request breaks a rule; errors[] lists each with its path", body = Problem, content_type = "application/problem+json"), (status = 429, description = "rate limited; see Retry-After", body = Problem, content_type = "application/problem+json")),
+    params(("codes" = Option<String>, Query, description = "comma-separated stable codes; when given, every active row with one of them, on one page, and `page` and `pageSize` are ignored"), PageParams),
+    responses((status = 200, body = BridgePagedResult<BridgeTaskTemplateDto>), (status = 403, description = "the key lacks the scope", body = Problem, content_type = "application/problem+json"), (status = 422, description = "`page` or `pageSize` is out of range; errors[] names each", body = Problem, content_type = "application/problem+json")),
     security(("api_key" = ["catalog:read"])))]
 pub async fn task_templates(
     State(state): State<AppState>,
@@ -59,8 +59,8 @@ pub async fn task_templates(
 
 /// `GET /api/v1/cost-items`: active cost-of-business items, like task templates.
 #[utoipa::path(get, path = "/api/v1/cost-items", tag = "catalog",
-    params(("codes" = Option<String>, Query, description = "comma-separated stable codes"), ("page" = Option<u32>, Query), ("pageSize" = Option<u32>, Query)),
-    responses((status = 200, body = BridgePagedResult<BridgeCostItemDto>), (status = 401, description = "no key, or an unknown or revoked one", body = Problem, content_type = "application/problem+json"), (status = 403, description = "the key lacks the scope, or the role may not", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the request breaks a rule; errors[] lists each with its path", body = Problem, content_type = "application/problem+json"), (status = 429, description = "rate limited; see Retry-After", body = Problem, content_type = "application/problem+json")),
+    params(("codes" = Option<String>, Query, description = "comma-separated stable codes; when given, every active row with one of them, on one page, and `page` and `pageSize` are ignored"), PageParams),
+    responses((status = 200, body = BridgePagedResult<BridgeCostItemDto>), (status = 403, description = "the key lacks the scope", body = Problem, content_type = "application/problem+json"), (status = 422, description = "`page` or `pageSize` is out of range; errors[] names each", body = Problem, content_type = "application/problem+json")),
     security(("api_key" = ["catalog:read"])))]
 pub async fn cost_items(
     State(state): State<AppState>,
@@ -80,7 +80,8 @@ pub async fn cost_items(
 /// with each product's task sequence. Answers `304` to a matching
 /// `If-None-Match`.
 #[utoipa::path(get, path = "/api/v1/catalog/index", tag = "catalog",
-    responses((status = 200, body = CatalogIndex, headers(("ETag" = String))), (status = 304, description = "unchanged since the ETag sent"), (status = 401, description = "no key, or an unknown or revoked one", body = Problem, content_type = "application/problem+json"), (status = 403, description = "the key lacks the scope, or the role may not", body = Problem, content_type = "application/problem+json"), (status = 429, description = "rate limited; see Retry-After", body = Problem, content_type = "application/problem+json")),
+    params(("If-None-Match" = Option<String>, Header, nullable = false, description = "the ETag of a copy you hold: 304 while it is current")),
+    responses((status = 200, body = CatalogIndex, headers(("ETag" = String, description = "the index's version"), ("Cache-Control" = String, description = "`private, no-cache`: keep a copy, but ask with If-None-Match before using it"))), (status = 304, description = "unchanged since the ETag sent", headers(("ETag" = String, description = "the index's version"), ("Cache-Control" = String))), (status = 403, description = "the key lacks the scope", body = Problem, content_type = "application/problem+json")),
     security(("api_key" = ["catalog:read"])))]
 pub async fn index(
     State(state): State<AppState>,

@@ -9,14 +9,14 @@ use toolbridge_protocol::paging::BridgePagedResult;
 use toolbridge_protocol::problem::Problem;
 use toolbridge_store::Scope;
 
-use super::{Query, page};
+use super::{PageParams, Query, page};
 use crate::app::AppState;
 use crate::auth::Principal;
 use crate::error::ApiError;
 
 /// `GET /api/v1/me`: the signed-in user (session only).
 #[utoipa::path(get, path = "/api/v1/me", tag = "session",
-    responses((status = 200, body = BridgeContextDto), (status = 401, description = "no session", body = Problem, content_type = "application/problem+json"), (status = 403, description = "an API key has no user", body = Problem, content_type = "application/problem+json")))]
+    responses((status = 200, body = BridgeContextDto), (status = 403, description = "an API key, which has no user; or a session request from another origin", body = Problem, content_type = "application/problem+json")))]
 pub async fn me(
     Extension(principal): Extension<Principal>,
 ) -> Result<Json<BridgeContextDto>, ApiError> {
@@ -25,8 +25,8 @@ pub async fn me(
 
 /// `GET /api/v1/customers`: the tenant's customers, paged.
 #[utoipa::path(get, path = "/api/v1/customers", tag = "customers",
-    params(("page" = Option<u32>, Query, description = "from 1"), ("pageSize" = Option<u32>, Query, description = "1 to 500, default 50")),
-    responses((status = 200, body = BridgePagedResult<BridgeCustomerDto>), (status = 401, description = "no key, or an unknown or revoked one", body = Problem, content_type = "application/problem+json"), (status = 403, description = "the key lacks the scope, or the role may not", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the request breaks a rule; errors[] lists each with its path", body = Problem, content_type = "application/problem+json"), (status = 429, description = "rate limited; see Retry-After", body = Problem, content_type = "application/problem+json")),
+    params(PageParams),
+    responses((status = 200, body = BridgePagedResult<BridgeCustomerDto>), (status = 403, description = "the key lacks the scope", body = Problem, content_type = "application/problem+json"), (status = 422, description = "`page` or `pageSize` is out of range; errors[] names each", body = Problem, content_type = "application/problem+json")),
     security(("api_key" = ["customers:read"])))]
 pub async fn customers(
     State(state): State<AppState>,
@@ -44,8 +44,8 @@ pub async fn customers(
 
 /// `GET /api/v1/jobs`: the tenant's active jobs, paged.
 #[utoipa::path(get, path = "/api/v1/jobs", tag = "jobs",
-    params(("page" = Option<u32>, Query), ("pageSize" = Option<u32>, Query)),
-    responses((status = 200, body = BridgePagedResult<BridgeJobDto>), (status = 401, description = "no key, or an unknown or revoked one", body = Problem, content_type = "application/problem+json"), (status = 403, description = "the key lacks the scope, or the role may not", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the request breaks a rule; errors[] lists each with its path", body = Problem, content_type = "application/problem+json"), (status = 429, description = "rate limited; see Retry-After", body = Problem, content_type = "application/problem+json")),
+    params(PageParams),
+    responses((status = 200, body = BridgePagedResult<BridgeJobDto>), (status = 403, description = "the key lacks the scope", body = Problem, content_type = "application/problem+json"), (status = 422, description = "`page` or `pageSize` is out of range; errors[] names each", body = Problem, content_type = "application/problem+json")),
     security(("api_key" = ["jobs:read"])))]
 pub async fn jobs(
     State(state): State<AppState>,

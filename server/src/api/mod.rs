@@ -13,6 +13,8 @@ use crate::auth;
 use crate::error::ApiError;
 use crate::openapi;
 
+pub use crate::extract::{PathParam, Query};
+
 pub mod catalog;
 pub mod directory;
 pub mod quotes;
@@ -39,8 +41,19 @@ pub fn routes(state: AppState) -> Router<AppState> {
         .route("/openapi.json", get(openapi::document))
 }
 
-/// Query parameters, as sent.
-pub type Query = axum::extract::Query<HashMap<String, String>>;
+/// OpenAPI: the paging parameters every list takes, with the bounds
+/// [`PageRequest::from_query`] enforces (`toolbridge_protocol::limits`;
+/// a test holds the two together).
+#[derive(Debug, utoipa::IntoParams)]
+#[into_params(parameter_in = Query, rename_all = "camelCase")]
+pub struct PageParams {
+    /// The page, from 1; 1 when omitted.
+    #[param(value_type = Option<u64>, minimum = 1, maximum = 4_294_967_295_u64)]
+    pub page: Option<u32>,
+    /// Items per page, 1 to 500; 50 when omitted.
+    #[param(minimum = 1, maximum = 500)]
+    pub page_size: Option<u32>,
+}
 
 /// `page` and `pageSize` from the query (`INVALID_PARAMS` / 422 when out of range).
 pub fn page<S: BuildHasher>(query: &HashMap<String, String, S>) -> Result<PageRequest, ApiError> {

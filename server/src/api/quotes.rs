@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
@@ -14,24 +14,29 @@ use toolbridge_protocol::create_quote::{
 use toolbridge_protocol::paging::BridgePagedResult;
 use toolbridge_protocol::problem::Problem;
 use toolbridge_protocol::quote::{BridgeQuoteDto, QuoteDto, QuoteLine};
-use toolbridge_protocol::quote_header::validate_header_change;
+use toolbridge_protocol::quote_header::{QuoteHeaderChangeRequest, validate_header_change};
 use toolbridge_store::{Idempotency, Scope};
 
-use super::{Query, page};
+use super::{PageParams, PathParam, Query, page};
 use crate::app::AppState;
 use crate::auth::Principal;
 use crate::digest::sha256_hex;
 use crate::error::ApiError;
 use crate::events::QuoteChange;
-use crate::json::{JsonBody, typed};
+use crate::json::{BodyErrors, JsonBody, typed};
 
 /// Longest `Idempotency-Key` accepted.
 const IDEMPOTENCY_KEY_MAX: usize = 255;
 
 /// `GET /api/v1/quotes`: the tenant's quotes, newest first.
-#[utoipa::path(get, path = "/api/v1/quotes", tag = "quotes",
-    params(("page" = Option<u32>, Query), ("pageSize" = Option<u32>, Query)),
-    responses((status = 200, body = BridgePagedResult<BridgeQuoteDto>), (status = 401, description = "no key, or an unknown or revoked one", body = Problem, content_type = "application/problem+json"), (status = 403, description = "the key lacks the scope, or the role may not", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the request breaks a rule; errors[] lists each with its path", body = Problem, content_type = "application/problem+json"), (status = 429, description = "rate limited; see Retry-After", body = Problem, content_type = "application/problem+json")),
+#[utoipa::path(get, path = "/api/v1/quotes", tag = "quotes", operation_id = "listQuotes",
+    params(PageParams),
+    responses((status = 200, body = BridgePagedResult<BridgeQuoteDto>, links(
+        ("getQuote" = (operation_id = "getQuote", parameters(("id" = "$response.body#/items/0/id")), description = "the first quote listed, in full")),
+        ("updateQuoteHeader" = (operation_id = "updateQuoteHeader", parameters(("id" = "$response.body#/items/0/id")), description = "change the first quote listed's header")),
+        ("saveQuoteLines" = (operation_id = "saveQuoteLines", parameters(("id" = "$response.body#/items/0/id")), description = "replace the first quote listed's lines")),
+        ("sendQuote" = (operation_id = "sendQuote", parameters(("id" = "$response.body#/items/0/id")), description = "send the first quote listed")),
+    )), (status = 403, description = "the key lacks the scope", body = Problem, content_type = "application/problem+json"), (status = 422, description = "`page` or `pageSize` is out of range; errors[] names each", body = Problem, content_type = "application/problem+json")),
     security(("api_key" = ["quotes:read"])))]
 pub async fn list(
     State(state): State<AppState>,
@@ -48,14 +53,14 @@ pub async fn list(
 }
 
 /// `GET /api/v1/quotes/{id}`: the full quote with its lines and totals.
-#[utoipa::path(get, path = "/api/v1/quotes/{id}", tag = "quotes",
+#[utoipa::path(get, path = "/api/v1/quotes/{id}", tag = "quotes", operation_id = "getQuote",
     params(("id" = String, Path, description = "quote id")),
-    responses((status = 200, body = QuoteDto), (status = 401, description = "no key, or an unknown or revoked one", body = Problem, content_type = "application/problem+json"), (status = 403, description = "the key lacks the scope, or the role may not", body = Problem, content_type = "application/problem+json"), (status = 404, description = "no such record for this tenant", body = Problem, content_type = "application/problem+json"), (status = 429, description = "rate limited; see Retry-After", body = Problem, content_type = "application/problem+json")),
+    responses((status = 200, body = QuoteDto), (status = 403, description = "the key lacks the scope", body = Problem, content_type = "application/problem+json"), (status = 404, description = "no such quote for this tenant", body = Problem, content_type = "application/problem+json")),
     security(("api_key" = ["quotes:read"])))]
 pub async fn get(
     State(state): State<AppState>,
     Extension(principal): Extension<Principal>,
-    Path(id): Path<String>,
+    PathParam(id): PathParam,
 ) -> Result<Json<QuoteDto>, ApiError> {
     principal.require(Scope::QuotesRead)?;
     Ok(Json(state.store.quote(principal.tenant_id(), &id).await?))
@@ -66,10 +71,15 @@ pub async fn get(
 /// form of `quotes.create`. Both pass the same validation. An
 /// `Idempotency-Key` makes a retry return the first answer instead of a
 /// second quote.
-#[utoipa::path(post, path = "/api/v1/quotes", tag = "quotes",
+#[utoipa::path(post, path = "/api/v1/quotes", tag = "quotes", operation_id = "createQuote",
     request_body(content = RestCreateQuoteRequest, description = "REST form (API keys); the app's session sends BridgeCreateQuoteRequest"),
-    params(("Idempotency-Key" = Option<String>, Header, description = "repeat a request safely: the same key and body return the first quote")),
-    responses((status = 201, body = QuoteDto, headers(("Location" = String))), (status = 400, description = "the body is not JSON", body = Problem, content_type = "application/problem+json"), (status = 401, description = "no key, or an unknown or revoked one", body = Problem, content_type = "application/problem+json"), (status = 403, description = "the key lacks the scope, or the role may not", body = Problem, content_type = "application/problem+json"), (status = 404, description = "the job named by jobId does not exist", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the request breaks a rule; errors[] lists each with its path", body = Problem, content_type = "application/problem+json"), (status = 429, description = "rate limited; see Retry-After", body = Problem, content_type = "application/problem+json")),
+    params(("Idempotency-Key" = Option<String>, Header, nullable = false, max_length = 255, pattern = r"^[\x21-\x7E]([\x20-\x7E]*[\x21-\x7E])?$", description = "repeat a request safely: the same key and body return the first quote (1 to 255 visible ASCII characters)")),
+    responses((status = 201, body = QuoteDto, headers(("Location" = String, description = "the new quote's URL, `/api/v1/quotes/{id}`"), ("Idempotent-Replayed" = String, description = "`true` when this is the first answer again, for a repeated Idempotency-Key")), links(
+        ("getQuote" = (operation_id = "getQuote", parameters(("id" = "$response.body#/id")), description = "the new quote, in full")),
+        ("updateQuoteHeader" = (operation_id = "updateQuoteHeader", parameters(("id" = "$response.body#/id")), description = "change the new quote's header")),
+        ("saveQuoteLines" = (operation_id = "saveQuoteLines", parameters(("id" = "$response.body#/id")), description = "replace the new quote's lines")),
+        ("sendQuote" = (operation_id = "sendQuote", parameters(("id" = "$response.body#/id")), description = "send the new quote")),
+    )), BodyErrors, (status = 403, description = "the key lacks the scope, or the user's role may not create quotes", body = Problem, content_type = "application/problem+json"), (status = 404, description = "the job named by jobId (session form) does not exist", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the request breaks a rule (errors[] lists each with its path), or the Idempotency-Key was used with another body", body = Problem, content_type = "application/problem+json")),
     security(("api_key" = ["quotes:write"])))]
 pub async fn create(
     State(state): State<AppState>,
@@ -146,15 +156,15 @@ pub struct SaveLines {
 
 /// `PUT /api/v1/quotes/{id}/lines`: replaces a Draft quote's lines
 /// (`QUOTE_LOCKED` / 409 once sent).
-#[utoipa::path(put, path = "/api/v1/quotes/{id}/lines", tag = "quotes",
-    params(("id" = String, Path)),
+#[utoipa::path(put, path = "/api/v1/quotes/{id}/lines", tag = "quotes", operation_id = "saveQuoteLines",
+    params(("id" = String, Path, description = "quote id")),
     request_body = SaveLines,
-    responses((status = 200, body = QuoteDto), (status = 400, description = "the body is not JSON", body = Problem, content_type = "application/problem+json"), (status = 401, description = "no key, or an unknown or revoked one", body = Problem, content_type = "application/problem+json"), (status = 403, description = "the key lacks the scope, or the role may not", body = Problem, content_type = "application/problem+json"), (status = 404, description = "no such record for this tenant", body = Problem, content_type = "application/problem+json"), (status = 409, description = "the quote is no longer a Draft", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the request breaks a rule; errors[] lists each with its path", body = Problem, content_type = "application/problem+json"), (status = 429, description = "rate limited; see Retry-After", body = Problem, content_type = "application/problem+json")),
+    responses((status = 200, body = QuoteDto), BodyErrors, (status = 403, description = "the key lacks the scope, or the user's role may not change quotes", body = Problem, content_type = "application/problem+json"), (status = 404, description = "no such quote for this tenant", body = Problem, content_type = "application/problem+json"), (status = 409, description = "the quote is no longer a Draft", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the request breaks a rule; errors[] lists each with its path", body = Problem, content_type = "application/problem+json")),
     security(("api_key" = ["quotes:write"])))]
 pub async fn save_lines(
     State(state): State<AppState>,
     Extension(principal): Extension<Principal>,
-    Path(id): Path<String>,
+    PathParam(id): PathParam,
     body: JsonBody,
 ) -> Result<Json<QuoteDto>, ApiError> {
     principal.require(Scope::QuotesWrite)?;
@@ -169,15 +179,15 @@ pub async fn save_lines(
 
 /// `PATCH /api/v1/quotes/{id}`: changes a Draft quote's customer, type,
 /// date or expiry (`QUOTE_LOCKED` / 409 once sent).
-#[utoipa::path(patch, path = "/api/v1/quotes/{id}", tag = "quotes",
-    params(("id" = String, Path)),
-    request_body(content = Object, description = "any of `customerId`, `quoteType` (\"Quote\" or \"Estimate\"), `date` (\"2026-03-31\"), `expiryDays` (1 to 365)"),
-    responses((status = 200, body = QuoteDto), (status = 400, description = "the body is not JSON", body = Problem, content_type = "application/problem+json"), (status = 401, description = "no key, or an unknown or revoked one", body = Problem, content_type = "application/problem+json"), (status = 403, description = "the key lacks the scope, or the role may not", body = Problem, content_type = "application/problem+json"), (status = 404, description = "no such record for this tenant", body = Problem, content_type = "application/problem+json"), (status = 409, description = "the quote is no longer a Draft", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the request breaks a rule; errors[] lists each with its path", body = Problem, content_type = "application/problem+json"), (status = 429, description = "rate limited; see Retry-After", body = Problem, content_type = "application/problem+json")),
+#[utoipa::path(patch, path = "/api/v1/quotes/{id}", tag = "quotes", operation_id = "updateQuoteHeader",
+    params(("id" = String, Path, description = "quote id")),
+    request_body = QuoteHeaderChangeRequest,
+    responses((status = 200, body = QuoteDto), BodyErrors, (status = 403, description = "the key lacks the scope, or the user's role may not change quotes", body = Problem, content_type = "application/problem+json"), (status = 404, description = "no such quote for this tenant", body = Problem, content_type = "application/problem+json"), (status = 409, description = "the quote is no longer a Draft", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the request breaks a rule; errors[] lists each with its path", body = Problem, content_type = "application/problem+json")),
     security(("api_key" = ["quotes:write"])))]
 pub async fn update_header(
     State(state): State<AppState>,
     Extension(principal): Extension<Principal>,
-    Path(id): Path<String>,
+    PathParam(id): PathParam,
     body: JsonBody,
 ) -> Result<Json<QuoteDto>, ApiError> {
     principal.require(Scope::QuotesWrite)?;
@@ -192,14 +202,14 @@ pub async fn update_header(
 
 /// `POST /api/v1/quotes/{id}/send`: Send Quote; a Draft becomes Sent and
 /// locked (`QUOTE_LOCKED` / 409 for any other state).
-#[utoipa::path(post, path = "/api/v1/quotes/{id}/send", tag = "quotes",
-    params(("id" = String, Path)),
-    responses((status = 200, body = QuoteDto), (status = 401, description = "no key, or an unknown or revoked one", body = Problem, content_type = "application/problem+json"), (status = 403, description = "the key lacks the scope, or the role may not", body = Problem, content_type = "application/problem+json"), (status = 404, description = "no such record for this tenant", body = Problem, content_type = "application/problem+json"), (status = 409, description = "the quote is no longer a Draft", body = Problem, content_type = "application/problem+json"), (status = 429, description = "rate limited; see Retry-After", body = Problem, content_type = "application/problem+json")),
+#[utoipa::path(post, path = "/api/v1/quotes/{id}/send", tag = "quotes", operation_id = "sendQuote",
+    params(("id" = String, Path, description = "quote id")),
+    responses((status = 200, body = QuoteDto), (status = 403, description = "the key lacks the scope, or the user's role may not change quotes", body = Problem, content_type = "application/problem+json"), (status = 404, description = "no such quote for this tenant", body = Problem, content_type = "application/problem+json"), (status = 409, description = "the quote is no longer a Draft", body = Problem, content_type = "application/problem+json")),
     security(("api_key" = ["quotes:write"])))]
 pub async fn send(
     State(state): State<AppState>,
     Extension(principal): Extension<Principal>,
-    Path(id): Path<String>,
+    PathParam(id): PathParam,
 ) -> Result<Json<QuoteDto>, ApiError> {
     principal.require(Scope::QuotesWrite)?;
     let sent = state.store.send_quote(principal.tenant_id(), &id).await?;

@@ -2,7 +2,7 @@
 //! that answer only), revoke.
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
@@ -13,7 +13,8 @@ use toolbridge_store::{ApiKey, RateLimit, Scope, new_api_key_problems};
 use super::administrator;
 use crate::app::AppState;
 use crate::error::ApiError;
-use crate::json::{JsonBody, typed};
+use crate::extract::PathParam;
+use crate::json::{BodyErrors, JsonBody, typed};
 
 /// A key as the settings page shows it (never its secret).
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
@@ -39,9 +40,11 @@ pub struct KeyListing {
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RateLimitBody {
-    /// Requests per window.
+    /// Requests per window, at least 1.
+    #[schema(minimum = 1)]
     pub requests: u32,
-    /// The window, in seconds.
+    /// The window, in seconds, at least 1.
+    #[schema(minimum = 1)]
     pub window_secs: u32,
 }
 
@@ -49,10 +52,13 @@ pub struct RateLimitBody {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewKey {
-    /// What the key is for.
+    /// What the key is for: 1 to 100 characters, not blank
+    /// (`toolbridge_store::KEY_NAME_MAX_CHARS`).
+    #[schema(max_length = 100, pattern = r"\S")]
     pub name: String,
-    /// Its scopes: `customers:read`, `products:read`, `quotes:read`,
-    /// `quotes:write`, `jobs:read`, `catalog:read`.
+    /// Its scopes, at least one: `customers:read`, `products:read`,
+    /// `quotes:read`, `quotes:write`, `jobs:read`, `catalog:read`.
+    #[schema(min_items = 1)]
     pub scopes: Vec<String>,
     /// Its rate limit.
     pub rate_limit: RateLimitBody,
@@ -89,7 +95,7 @@ impl From<ApiKey> for KeyListing {
 }
 
 /// `GET /api/settings/keys`: the tenant's keys, revoked ones included.
-#[utoipa::path(get, path = "/api/settings/keys", tag = "settings",
+#[utoipa::path(get, path = "/api/settings/keys", tag = "settings", operation_id = "listApiKeys",
     responses((status = 200, body = [KeyListing]), (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "not an Admin or Super User, or an API key", body = Problem, content_type = "application/problem+json")))]
 pub async fn list(
     State(state): State<AppState>,
@@ -101,8 +107,8 @@ pub async fn list(
 }
 
 /// `POST /api/settings/keys`: a new key of the tenant.
-#[utoipa::path(post, path = "/api/settings/keys", tag = "settings", request_body = NewKey,
-    responses((status = 201, body = CreatedKey), (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "not an Admin or Super User, or an API key", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the request breaks a rule; errors[] lists each with its path", body = Problem, content_type = "application/problem+json")))]
+#[utoipa::path(post, path = "/api/settings/keys", tag = "settings", operation_id = "createApiKey", request_body = NewKey,
+    responses((status = 201, body = CreatedKey), BodyErrors, (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "not an Admin or Super User, or an API key", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the request breaks a rule; errors[] lists each with its path", body = Problem, content_type = "application/problem+json")))]
 pub async fn create(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -148,13 +154,13 @@ pub async fn create(
 }
 
 /// `DELETE /api/settings/keys/{id}`: revokes the key at once.
-#[utoipa::path(delete, path = "/api/settings/keys/{id}", tag = "settings",
+#[utoipa::path(delete, path = "/api/settings/keys/{id}", tag = "settings", operation_id = "revokeApiKey",
     params(("id" = String, Path, description = "key id")),
     responses((status = 204), (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "not an Admin or Super User, or an API key", body = Problem, content_type = "application/problem+json"), (status = 404, description = "no such key in this tenant", body = Problem, content_type = "application/problem+json")))]
 pub async fn revoke(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Path(id): Path<String>,
+    PathParam(id): PathParam,
 ) -> Result<StatusCode, ApiError> {
     let user = administrator(&state, &headers).await?;
     if state.store.revoke_api_key(&user.tenant_id, &id).await? {

@@ -4,7 +4,7 @@
 
 use axum::Json;
 use axum::body::{Body, to_bytes};
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
@@ -15,7 +15,8 @@ use toolbridge_store::InstalledTool;
 use super::administrator;
 use crate::app::AppState;
 use crate::error::ApiError;
-use crate::json::{JsonBody, typed};
+use crate::extract::{PathParam, Query};
+use crate::json::{BodyErrors, JsonBody, typed};
 use crate::tools::listing::ToolListing;
 use crate::tools::sites::ToolSites;
 use crate::tools::{self, Installed};
@@ -59,12 +60,21 @@ pub struct Upload {
     pub replaced: Option<InstalledListing>,
 }
 
-/// `POST /api/settings/tools` query.
-#[derive(Debug, Deserialize)]
-pub struct UploadQuery {
-    /// The tool's slug (default: from the manifest's shortName).
-    pub slug: Option<String>,
+/// OpenAPI: a tool bundle as sent, the raw bytes of a .zip.
+pub struct BundleBytes;
+
+impl utoipa::PartialSchema for BundleBytes {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .format(Some(utoipa::openapi::schema::SchemaFormat::KnownFormat(
+                utoipa::openapi::schema::KnownFormat::Binary,
+            )))
+            .into()
+    }
 }
+
+impl utoipa::ToSchema for BundleBytes {}
 
 /// `PATCH /api/settings/tools/{slug}` body.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -75,7 +85,7 @@ pub struct Toggle {
 }
 
 /// `GET /api/settings/tools`: every installed tool, by slug.
-#[utoipa::path(get, path = "/api/settings/tools", tag = "settings",
+#[utoipa::path(get, path = "/api/settings/tools", tag = "settings", operation_id = "listInstalledTools",
     responses((status = 200, body = [InstalledListing]), (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "not an Admin or Super User, or an API key", body = Problem, content_type = "application/problem+json")))]
 pub async fn list(
     State(state): State<AppState>,
@@ -93,14 +103,17 @@ pub async fn list(
 
 /// `POST /api/settings/tools[?slug=S]`: installs the bundle .zip in the body,
 /// replacing an earlier version of the same tool.
-#[utoipa::path(post, path = "/api/settings/tools", tag = "settings",
+#[utoipa::path(post, path = "/api/settings/tools", tag = "settings", operation_id = "uploadTool",
     params(("slug" = Option<String>, Query, description = "the tool's slug (default: from the manifest's shortName)")),
-    request_body(content = Vec<u8>, content_type = "application/zip", description = "the bundle .zip, at most 10 MB"),
+    request_body(description = "the bundle .zip, at most 10 MB; its bytes are read whatever the Content-Type", content(
+        (BundleBytes = "application/zip"),
+        (BundleBytes = "application/octet-stream"),
+    )),
     responses((status = 201, body = Upload), (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "not an Admin or Super User, or an API key", body = Problem, content_type = "application/problem+json"), (status = 413, description = "the body is over 10 MB", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the bundle breaks a rule: errors[] names each entry and rule", body = Problem, content_type = "application/problem+json")))]
 pub async fn upload(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Query(query): Query<UploadQuery>,
+    query: Query,
     body: Body,
 ) -> Result<Response, ApiError> {
     administrator(&state, &headers).await?;
@@ -116,7 +129,7 @@ pub async fn upload(
         .await
         .map_err(|error| ApiError::Store(format!("checking a bundle failed: {error}")))??;
     let Installed { tool, replaced } =
-        tools::install(&state.store, &bundle, query.slug.as_deref()).await?;
+        tools::install(&state.store, &bundle, query.get("slug").map(String::as_str)).await?;
     let sites = &state.tool_sites;
     let answer = Upload {
         tool: InstalledListing::new(sites, tool),
@@ -126,13 +139,13 @@ pub async fn upload(
 }
 
 /// `PATCH /api/settings/tools/{slug}`: enables or disables the tool.
-#[utoipa::path(patch, path = "/api/settings/tools/{slug}", tag = "settings", request_body = Toggle,
+#[utoipa::path(patch, path = "/api/settings/tools/{slug}", tag = "settings", operation_id = "toggleTool", request_body = Toggle,
     params(("slug" = String, Path, description = "the tool's slug")),
-    responses((status = 200, body = InstalledListing), (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "not an Admin or Super User, or an API key", body = Problem, content_type = "application/problem+json"), (status = 404, description = "no such tool", body = Problem, content_type = "application/problem+json")))]
+    responses((status = 200, body = InstalledListing), BodyErrors, (status = 422, description = "the body is not `{enabled}` (errors[] says where)", body = Problem, content_type = "application/problem+json"), (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "not an Admin or Super User, or an API key", body = Problem, content_type = "application/problem+json"), (status = 404, description = "no such tool", body = Problem, content_type = "application/problem+json")))]
 pub async fn toggle(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Path(slug): Path<String>,
+    PathParam(slug): PathParam,
     body: JsonBody,
 ) -> Result<Json<InstalledListing>, ApiError> {
     administrator(&state, &headers).await?;
@@ -149,13 +162,13 @@ pub async fn toggle(
 }
 
 /// `DELETE /api/settings/tools/{slug}`: removes the tool and its files.
-#[utoipa::path(delete, path = "/api/settings/tools/{slug}", tag = "settings",
+#[utoipa::path(delete, path = "/api/settings/tools/{slug}", tag = "settings", operation_id = "removeTool",
     params(("slug" = String, Path, description = "the tool's slug")),
     responses((status = 204), (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "not an Admin or Super User, or an API key", body = Problem, content_type = "application/problem+json"), (status = 404, description = "no such tool", body = Problem, content_type = "application/problem+json")))]
 pub async fn remove(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Path(slug): Path<String>,
+    PathParam(slug): PathParam,
 ) -> Result<StatusCode, ApiError> {
     administrator(&state, &headers).await?;
     if state.store.remove_tool(&slug).await? {

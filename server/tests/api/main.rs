@@ -7,10 +7,13 @@
 mod harness;
 
 mod auth;
+mod body_limit;
 mod cli;
 mod live;
+mod openapi;
 mod quotes;
 mod rate_limits;
 mod reads;
 mod settings;
 mod tools;
+mod writers;

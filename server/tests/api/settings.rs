@@ -319,3 +319,63 @@ async fn a_hostile_upload_is_refused_naming_each_entry_and_rule() {
     let (_, listed) = call(&server, &admin, Method::GET, "/api/settings/tools", None).await;
     assert_eq!(listed, json!([]));
 }
+
+/// Found while making the api conformance suite pass (by checking what
+/// axum's extractors refuse before a handler runs): a repeated `slug` in the
+/// upload's query got axum's plain-text 400 before the handler ran, even
+/// without a session. The query is now read like every other (the last value
+/// counts), and errors stay problem+json. The bytes are read whatever the
+/// Content-Type, as the document says.
+#[tokio::test]
+async fn an_upload_reads_a_repeated_slug_and_any_content_type() {
+    let server = Server::start().await;
+    let admin = server.sign_in("admin@harbour.test").await;
+    let response = server
+        .as_user(
+            &admin,
+            Method::POST,
+            "/api/settings/tools?slug=deck&slug=decking",
+        )
+        .header("content-type", "application/octet-stream")
+        .body(good_zip("1.0.0"))
+        .send()
+        .await
+        .unwrap();
+    let (status, uploaded) = json(response).await;
+    assert_eq!(status, 201, "{uploaded}");
+    assert_eq!(uploaded["tool"]["slug"], "decking");
+
+    let response = server
+        .request(Method::POST, "/api/settings/tools?slug=a&slug=b")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        response.headers()["content-type"],
+        "application/problem+json"
+    );
+    assert_eq!(response.status(), 401);
+}
+
+/// A key or tool id that is not UTF-8 in the path names nothing: a 404 as
+/// problem+json, not axum's plain-text 400.
+#[tokio::test]
+async fn a_settings_id_that_is_not_utf8_is_a_documented_404() {
+    let server = Server::start().await;
+    let admin = server.sign_in("admin@harbour.test").await;
+    for path in ["/api/settings/keys/%FF", "/api/settings/tools/%FF"] {
+        let response = server
+            .as_user(&admin, Method::DELETE, path)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(
+            response.headers()["content-type"],
+            "application/problem+json",
+            "{path}"
+        );
+        let (status, problem) = json(response).await;
+        assert_eq!(status, 404, "{path}: {problem}");
+        assert_eq!(problem["code"], "NOT_FOUND");
+    }
+}

@@ -1,0 +1,222 @@
+//! The OpenAPI document says what the server does: every status the layers
+//! around a handler answer, the headers that come with them, operation ids
+//! that are unique and links that name them, and request bounds that are the
+//! protocol's own (utoipa takes only literals, so the numbers are written out
+//! twice; these tests hold the two together).
+
+use reqwest::Method;
+use serde_json::{Value, json};
+use toolbridge_protocol::create_quote::validate_rest_create;
+use toolbridge_protocol::limits::{
+    CREATE_MAX_LINES, CREATE_MAX_QTY, CREATE_MAX_UNIT_PRICE, CREATE_MIN_LINES, EMAIL_MAX_CHARS,
+    MAX_LINE_PRICE, MAX_PAGE_SIZE, TEXT_MAX_CHARS,
+};
+use toolbridge_protocol::quote_header::MAX_EXPIRY_DAYS;
+use toolbridge_store::KEY_NAME_MAX_CHARS;
+
+use crate::harness::{Server, json};
+
+/// The document the server serves.
+async fn document() -> Value {
+    let server = Server::start().await;
+    let (status, document) = json(
+        server
+            .request(Method::GET, "/api/v1/openapi.json")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200);
+    document
+}
+
+/// Every operation: its path, its method and itself.
+fn operations(document: &Value) -> Vec<(String, String, Value)> {
+    let mut all = Vec::new();
+    for (path, item) in document["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            if operation.get("responses").is_some() {
+                all.push((path.clone(), method.clone(), operation.clone()));
+            }
+        }
+    }
+    assert!(all.len() > 20, "{}", all.len());
+    all
+}
+
+/// A component schema's property.
+fn property<'a>(document: &'a Value, schema: &str, name: &str) -> &'a Value {
+    let property = &document["components"]["schemas"][schema]["properties"][name];
+    assert!(property.is_object(), "{schema}.{name}");
+    property
+}
+
+#[tokio::test]
+async fn operation_ids_are_unique_and_links_name_real_operations() {
+    let document = document().await;
+    let operations = operations(&document);
+    let ids: Vec<&str> = operations
+        .iter()
+        .map(|(path, method, operation)| {
+            operation["operationId"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{method} {path} has no operationId"))
+        })
+        .collect();
+    for (i, id) in ids.iter().enumerate() {
+        assert!(!ids[i + 1..].contains(id), "operationId {id} is used twice");
+    }
+    let mut links = 0;
+    for (path, method, operation) in &operations {
+        for (status, response) in operation["responses"].as_object().unwrap() {
+            let Some(named) = response.get("links").and_then(Value::as_object) else {
+                continue;
+            };
+            for (name, link) in named {
+                let target = link["operationId"].as_str().unwrap_or_else(|| {
+                    panic!("{method} {path} {status} link {name} has no operationId: {link}")
+                });
+                assert!(ids.contains(&target), "{name} -> {target}");
+                assert!(link.get("operation_id").is_none(), "{link}");
+                links += 1;
+            }
+        }
+    }
+    assert!(links >= 8, "{links}");
+}
+
+#[tokio::test]
+async fn every_keyed_operation_documents_what_the_key_middleware_answers() {
+    let document = document().await;
+    for (path, method, operation) in operations(&document) {
+        let responses = operation["responses"].as_object().unwrap();
+        for (status, response) in responses {
+            let request_id = &response["headers"]["X-Request-Id"];
+            assert_eq!(request_id["required"], true, "{method} {path} {status}");
+        }
+        if !path.starts_with("/api/v1/") {
+            continue;
+        }
+        for status in ["401", "403", "429"] {
+            assert_eq!(
+                responses[status]["content"]["application/problem+json"]["schema"]["$ref"],
+                "#/components/schemas/Problem",
+                "{method} {path} {status}"
+            );
+        }
+        let www_authenticate = &responses["401"]["headers"]["WWW-Authenticate"];
+        assert_eq!(www_authenticate["required"], true, "{method} {path}");
+        let retry_after = &responses["429"]["headers"]["Retry-After"];
+        assert_eq!(retry_after["required"], true, "{method} {path}");
+        assert_eq!(retry_after["schema"]["minimum"], 1, "{method} {path}");
+        for (status, response) in responses {
+            let limit = &response["headers"]["X-RateLimit-Limit"];
+            if status == "401" {
+                assert!(limit.is_null(), "{method} {path} 401");
+            } else {
+                // Keys get it; the app's session does not.
+                assert_eq!(limit["required"], false, "{method} {path} {status}");
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn every_operation_with_a_json_body_documents_400_and_413() {
+    let document = document().await;
+    let mut bodies = 0;
+    for (path, method, operation) in operations(&document) {
+        if operation["requestBody"]["content"]["application/json"].is_null() {
+            continue;
+        }
+        bodies += 1;
+        for status in ["400", "413", "422"] {
+            assert_eq!(
+                operation["responses"][status]["content"]["application/problem+json"]["schema"]["$ref"],
+                "#/components/schemas/Problem",
+                "{method} {path} {status}"
+            );
+        }
+    }
+    assert_eq!(bodies, 6);
+}
+
+#[tokio::test]
+async fn request_bounds_are_the_protocols() {
+    let document = document().await;
+    let number = |value: &Value| value.as_f64().unwrap().to_string();
+    let text_max = TEXT_MAX_CHARS.to_string();
+
+    let paging = &document["paths"]["/api/v1/products"]["get"]["parameters"];
+    let page_size = paging
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|parameter| parameter["name"] == "pageSize")
+        .unwrap();
+    assert_eq!(
+        number(&page_size["schema"]["maximum"]),
+        MAX_PAGE_SIZE.to_string()
+    );
+    assert_eq!(page_size["schema"]["minimum"], 1);
+
+    let request = &document["components"]["schemas"]["RestCreateQuoteRequest"];
+    assert_eq!(request["additionalProperties"], false);
+    let lines = &request["properties"]["lines"];
+    assert_eq!(lines["minItems"], CREATE_MIN_LINES);
+    assert_eq!(lines["maxItems"], CREATE_MAX_LINES);
+    for name in ["customerId", "title", "quoteRef"] {
+        let max = property(&document, "RestCreateQuoteRequest", name)["maxLength"].to_string();
+        assert_eq!(max, text_max, "{name}");
+    }
+    for schema in ["RestQuoteLineRequest", "BridgeQuoteLineRequest"] {
+        let qty = property(&document, schema, "qty");
+        assert_eq!(number(&qty["maximum"]), CREATE_MAX_QTY.to_string());
+        let price = property(&document, schema, "unitPrice");
+        assert_eq!(number(&price["maximum"]), CREATE_MAX_UNIT_PRICE.to_string());
+        assert_eq!(property(&document, schema, "taxRate")["maximum"], 1);
+    }
+    let email = property(&document, "BridgeCreateQuoteRequest", "customerEmail");
+    assert_eq!(email["maxLength"], EMAIL_MAX_CHARS);
+
+    let line_texts = [
+        "description",
+        "specification",
+        "location",
+        "productCode",
+        "linkedItemId",
+    ];
+    for name in line_texts {
+        let max = property(&document, "QuoteLine", name)["maxLength"].to_string();
+        assert_eq!(max, text_max, "{name}");
+    }
+    for name in ["unitPrice", "costPrice"] {
+        let price = property(&document, "QuoteLine", name);
+        assert_eq!(
+            number(&price["maximum"]),
+            MAX_LINE_PRICE.to_string(),
+            "{name}"
+        );
+    }
+    assert_eq!(property(&document, "QuoteLine", "taxRate")["maximum"], 1);
+
+    let expiry = property(&document, "QuoteHeaderChangeRequest", "expiryDays");
+    assert_eq!(expiry["maximum"], MAX_EXPIRY_DAYS);
+    let name = property(&document, "NewKey", "name");
+    assert_eq!(name["maxLength"], KEY_NAME_MAX_CHARS);
+}
+
+/// The smallest quantity the document allows (1e-28) is the smallest the
+/// rules accept: less is a zero decimal, and refused.
+#[tokio::test]
+async fn the_smallest_documented_quantity_is_accepted_and_less_is_not() {
+    let document = document().await;
+    let minimum = property(&document, "RestQuoteLineRequest", "qty")["minimum"]
+        .as_f64()
+        .unwrap();
+    assert!((minimum - 1e-28).abs() < 1e-40, "{minimum}");
+    let request = |qty: f64| json!({"customerId": "c-1", "lines": [{"skuId": "p-1", "qty": qty, "unitPrice": 1}]});
+    assert!(validate_rest_create(&request(minimum)).is_ok());
+    assert!(validate_rest_create(&request(minimum * 0.9)).is_err());
+}

@@ -1,0 +1,278 @@
+//! The `toolbridge` binary that `cargo xtask test` built, run as a child process on a database
+//! file: started on a free port, killed with SIGKILL or stopped with Ctrl-C's signal, given keys
+//! through its own CLI, and its memory read from `/proc/<pid>/status`.
+
+use std::fs::{self, OpenOptions};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Names the built server binary; `cargo xtask test` sets it.
+const BIN_VAR: &str = "TOOLBRIDGE_BIN";
+
+/// Names the folder the suites work in (databases, server logs); `cargo xtask test` sets it.
+const DIR_VAR: &str = "TOOLBRIDGE_RELIABILITY_DIR";
+
+/// How long a start may take (seeding a small catalog is quick, even on a busy machine).
+const START_WAIT: Duration = Duration::from_secs(60);
+
+/// How long a stop by signal may take before the server is killed instead.
+const STOP_WAIT: Duration = Duration::from_secs(15);
+
+/// An environment variable `cargo xtask test` sets, or a panic that says how to run the suites.
+fn setting(name: &str) -> PathBuf {
+    std::env::var_os(name)
+        .filter(|value| !value.is_empty())
+        .map_or_else(
+            || {
+                panic!(
+                    "{name} is not set: these suites run the server binary that `cargo xtask test` \
+                 builds; run them with `cargo xtask test --only \"load with faults\"` or \
+                 `cargo xtask test --only \"crash safety\"`"
+                )
+            },
+            PathBuf::from,
+        )
+}
+
+/// A fresh, empty folder `name` in the suites' folder (an earlier run's is removed).
+pub(crate) fn work_dir(name: &str) -> PathBuf {
+    let dir = setting(DIR_VAR).join(name);
+    if dir.exists() {
+        fs::remove_dir_all(&dir).unwrap_or_else(|e| panic!("cannot remove {}: {e}", dir.display()));
+    }
+    fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+    dir
+}
+
+/// A key made with `toolbridge keys create`.
+#[derive(Clone, Debug)]
+pub(crate) struct Key {
+    /// The key's id (what `keys revoke` takes).
+    pub(crate) id: String,
+    /// The bearer token.
+    pub(crate) token: String,
+}
+
+/// A running `toolbridge serve`. Dropping it kills the server.
+pub(crate) struct Server {
+    child: Option<Child>,
+    port: u16,
+    db: PathBuf,
+    log: PathBuf,
+    binary: PathBuf,
+}
+
+impl Server {
+    /// Starts the server on `db` (seeding `products` products if the file is new) on a free port,
+    /// its output appended to `server.log` beside the database, and waits until it listens.
+    pub(crate) async fn start(db: &Path, products: u32) -> Self {
+        let binary = setting(BIN_VAR);
+        let dir = db.parent().expect("the database is in a folder");
+        let log = dir.join("server.log");
+        let log_file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&log)
+            .unwrap_or_else(|e| panic!("cannot open {}: {e}", log.display()));
+        let port = free_port();
+        let child = Command::new(&binary)
+            .args(["serve", "--port", &port.to_string()])
+            .args(["--seed-products", &products.to_string()])
+            .arg("--db")
+            .arg(db)
+            // No example tools, web app or SDK: the REST API is what is under test.
+            .arg("--example-tools")
+            .arg(dir.join("no-example-tools"))
+            .current_dir(dir)
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(log_file.try_clone().expect("the log opens twice"))
+            .stderr(log_file)
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
+        let mut server = Self {
+            child: Some(child),
+            port,
+            db: db.to_owned(),
+            log,
+            binary,
+        };
+        server.wait_until_listening().await;
+        server
+    }
+
+    async fn wait_until_listening(&mut self) {
+        let address = SocketAddr::from((Ipv4Addr::LOCALHOST, self.port));
+        let started = Instant::now();
+        while started.elapsed() < START_WAIT {
+            if let Some(status) = self
+                .child_mut()
+                .try_wait()
+                .expect("the server can be polled")
+            {
+                panic!(
+                    "the server exited ({status}) before it listened; see {}",
+                    self.log.display()
+                );
+            }
+            if TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_ok() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!(
+            "the server did not listen on port {} within {} s; see {}",
+            self.port,
+            START_WAIT.as_secs(),
+            self.log.display()
+        );
+    }
+
+    fn child_mut(&mut self) -> &mut Child {
+        self.child.as_mut().expect("the server is running")
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub(crate) fn base_url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// The server's log (stdout and stderr of every start on this database).
+    pub(crate) fn log(&self) -> &Path {
+        &self.log
+    }
+
+    /// The server's process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.as_ref().expect("the server is running").id()
+    }
+
+    /// The server's resident memory (`VmRSS`) in KiB.
+    pub(crate) fn rss_kib(&self) -> u64 {
+        rss_kib(self.pid())
+    }
+
+    /// Creates a key of the demo tenant with `toolbridge keys create` (`scopes` comma-separated,
+    /// `rate_limit` like `120/60s`).
+    pub(crate) fn create_key(&self, name: &str, scopes: &str, rate_limit: &str) -> Key {
+        let output = self.cli(&[
+            "keys",
+            "create",
+            "--name",
+            name,
+            "--scopes",
+            scopes,
+            "--rate-limit",
+            rate_limit,
+        ]);
+        // "Created API key <id> (<name>) for <tenant>." then the token on a line of its own.
+        let id = output
+            .split_once("Created API key ")
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .unwrap_or_else(|| panic!("`keys create` printed no key id:\n{output}"));
+        let token = output
+            .split_whitespace()
+            .find(|word| word.starts_with("tbk_"))
+            .unwrap_or_else(|| panic!("`keys create` printed no token:\n{output}"));
+        Key {
+            id: id.to_owned(),
+            token: token.to_owned(),
+        }
+    }
+
+    /// Revokes a key with `toolbridge keys revoke`.
+    pub(crate) fn revoke_key(&self, key: &Key) {
+        self.cli(&["keys", "revoke", &key.id]);
+    }
+
+    /// Runs a `toolbridge` subcommand on the server's database and returns what it printed.
+    fn cli(&self, args: &[&str]) -> String {
+        let output = Command::new(&self.binary)
+            .args(args)
+            .arg("--db")
+            .arg(&self.db)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {}: {e}", self.binary.display()));
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert!(
+            output.status.success(),
+            "`toolbridge {}` failed: {}{}",
+            args.join(" "),
+            stdout,
+            String::from_utf8_lossy(&output.stderr)
+        );
+        stdout
+    }
+
+    /// Kills the server with SIGKILL (what `Child::kill` sends on Unix) and reaps it: no chance
+    /// to finish a request, flush or close anything.
+    pub(crate) fn kill(mut self) {
+        if let Some(mut child) = self.child.take() {
+            child.kill().expect("the server can be killed");
+            child.wait().expect("the killed server can be reaped");
+        }
+    }
+
+    /// Stops the server the way Ctrl-C does (SIGINT, sent with the system's `kill` command, so
+    /// that this crate needs no `unsafe`) and waits until it has exited; it is killed if it has
+    /// not within 15 s, and that fails the test.
+    pub(crate) async fn stop(mut self) {
+        let Some(mut child) = self.child.take() else {
+            return;
+        };
+        let signalled = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .is_ok_and(|status| status.success());
+        let started = Instant::now();
+        while signalled && started.elapsed() < STOP_WAIT {
+            if child
+                .try_wait()
+                .expect("the server can be polled")
+                .is_some()
+            {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!(
+            "the server did not stop within {} s of SIGINT; see {}",
+            STOP_WAIT.as_secs(),
+            self.log.display()
+        );
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// The resident memory (`VmRSS` of `/proc/<pid>/status`) of process `pid`, in KiB.
+pub(crate) fn rss_kib(pid: u32) -> u64 {
+    let path = format!("/proc/{pid}/status");
+    let status = fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|value| value.trim().strip_suffix("kB"))
+        .and_then(|value| value.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{path} has no VmRSS line"))
+}
+
+/// A port nothing listens on right now (the OS picks it; we let it go at once).
+fn free_port() -> u16 {
+    TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+        .and_then(|listener| listener.local_addr())
+        .map(|address| address.port())
+        .expect("the OS gives out a free port")
+}
