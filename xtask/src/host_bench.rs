@@ -8,6 +8,7 @@ use crate::error::Error;
 use crate::json::{self, Value};
 use crate::process::{self, Ctx, describe};
 use crate::toolbridge_server::Profile;
+use crate::wasm_crate;
 
 /// The median `addLines` of 1000 lines may take at most this, in milliseconds.
 pub(crate) const MAX_ADD_LINES_MS: f64 = 5.0;
@@ -93,8 +94,9 @@ impl HostFigures {
 /// and reads its report.
 pub(crate) fn measure(ctx: &Ctx, samples: u32) -> Result<HostFigures, Error> {
     let mut command = browser::wasm_test_command(ctx, &CHROMIUM, "toolbridge-host", TIMEOUT_SECS)?;
+    // The profile the shipped host module is built with, so that the figure is the module's.
     command
-        .args(["--release", "--test", "bench"])
+        .args(["--profile", wasm_crate::SPEED_PROFILE, "--test", "bench"])
         .env("TOOLBRIDGE_BENCH_SAMPLES", samples.to_string());
     let dir = ctx.target_dir().join("bench").join("host");
     let mut backends = HostBackends::start(ctx, "bench", Profile::Release, dir, CATALOG_PRODUCTS)?;
