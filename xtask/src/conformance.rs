@@ -17,6 +17,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::error::Error;
+use crate::figures::grouped;
 use crate::files::{create_dir, read_text, write};
 use crate::json::{self, Value};
 use crate::pins::SCHEMATHESIS;
@@ -177,19 +178,6 @@ impl Figures {
         let _ = write!(line, "{} FAILED ({})", self.problems(), listed.join(", "));
         line
     }
-}
-
-/// `1234567` as `1 234 567`.
-fn grouped(number: u64) -> String {
-    let digits = number.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(' ');
-        }
-        out.push(digit);
-    }
-    out
 }
 
 /// Runs the suite: `Ok` with whether each run passed, in order; `Err` when it could not start.

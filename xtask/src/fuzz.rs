@@ -7,6 +7,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use crate::error::Error;
+use crate::figures::grouped;
 use crate::files::create_dir;
 use crate::process::{self, Ctx, Stream, describe};
 use crate::setup;
@@ -155,19 +156,6 @@ impl Stats {
     }
 }
 
-/// `1234567` as `1 234 567`.
-fn grouped(number: u64) -> String {
-    let digits = number.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(' ');
-        }
-        out.push(digit);
-    }
-    out
-}
-
 /// Runs `target` for `seconds` and reads its figures from libFuzzer's output.
 pub(crate) fn run(ctx: &Ctx, target: &Target, seconds: u32) -> Result<Report, Error> {
     if !setup::ensure_fuzz_tools(ctx) {
@@ -305,15 +293,6 @@ mod tests {
             Stats::default().figure(&ctx, "x", false),
             "fuzz: x: did not fuzz (see the output above)"
         );
-    }
-
-    #[test]
-    fn numbers_are_grouped_by_thousands() {
-        assert_eq!(grouped(0), "0");
-        assert_eq!(grouped(999), "999");
-        assert_eq!(grouped(1000), "1 000");
-        assert_eq!(grouped(1_234_567), "1 234 567");
-        assert_eq!(grouped(123_456_789), "123 456 789");
     }
 
     #[test]

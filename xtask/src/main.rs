@@ -13,6 +13,7 @@ mod build_cmd;
 mod conformance;
 mod e2e;
 mod error;
+mod figures;
 mod files;
 mod fuzz;
 mod harness;
