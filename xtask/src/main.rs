@@ -5,7 +5,6 @@
 //! the local server.
 //! Everything runs from the workspace root.
 
-mod base64;
 mod bench;
 mod bridge_js;
 mod browser;
@@ -17,6 +16,7 @@ mod figures;
 mod files;
 mod fuzz;
 mod harness;
+mod hex;
 mod host_bench;
 mod host_module;
 mod js_tools;
