@@ -1,6 +1,8 @@
-//! What the host saw: every bridge call (tool, method, duration, outcome)
-//! and every message it dropped, kept in a bounded log, passed to `onCall`
-//! listeners, and written to the console when the debug switch is on.
+//! What the host saw: every bridge call (tool, method, duration, outcome),
+//! every message it dropped, and every attempt bridge.js reported that the
+//! tool's frame refused, kept in a bounded log, passed to `onCall` and
+//! `onBlocked` listeners, and written to the console when the debug switch
+//! is on.
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
@@ -8,6 +10,7 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 
 use serde::Serialize;
+use toolbridge_protocol::blocked::BlockedKind;
 use wasm_bindgen::JsValue;
 
 use crate::json;
@@ -46,6 +49,20 @@ pub(crate) struct DroppedRecord {
     pub(crate) tool: Option<String>,
 }
 
+/// Something a tool page tried that its frame refused, as its bridge.js
+/// reported it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct BlockedRecord {
+    /// The tool's slug (from the port the report came on).
+    pub(crate) tool: String,
+    /// What was tried.
+    pub(crate) what: BlockedKind,
+    /// What bridge.js saw: the dialog's text, the browser's message, the
+    /// URL, or the sender's origin.
+    pub(crate) detail: String,
+}
+
 /// An entry of the log.
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
@@ -54,6 +71,8 @@ pub(crate) enum Entry {
     Call(CallRecord),
     /// A dropped message.
     Dropped(DroppedRecord),
+    /// An attempt the tool's frame refused.
+    Blocked(BlockedRecord),
 }
 
 /// The log, its switch and its listeners.
@@ -62,6 +81,7 @@ pub(crate) struct DebugLog {
     enabled: Cell<bool>,
     entries: RefCell<VecDeque<Entry>>,
     pub(crate) on_call: Rc<Listeners>,
+    pub(crate) on_blocked: Rc<Listeners>,
 }
 
 impl DebugLog {
@@ -115,6 +135,26 @@ impl DebugLog {
             web_sys::console::warn_1(&JsValue::from_str(&message));
         }
         self.push(Entry::Dropped(record));
+    }
+
+    /// Records an attempt a tool's frame refused. Written to the console as
+    /// a warning when the debug switch is on.
+    pub(crate) fn blocked(&self, record: BlockedRecord) {
+        if self.enabled() {
+            let message = format!(
+                "[toolbridge host] tool {} tried {}, and was refused: {}",
+                record.tool,
+                record.what.describe(),
+                record.detail
+            );
+            web_sys::console::warn_1(&JsValue::from_str(&message));
+        }
+        if !self.on_blocked.is_empty() {
+            if let Ok(value) = json::to_js(&record) {
+                self.on_blocked.emit(&value, &JsValue::UNDEFINED);
+            }
+        }
+        self.push(Entry::Blocked(record));
     }
 
     /// The entries, oldest first.

@@ -8,6 +8,7 @@ use js_sys::JsString;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use toolbridge_protocol::Error;
+use toolbridge_protocol::blocked::{BLOCKED_METHOD, BlockedReport, read_blocked};
 use toolbridge_protocol::context::BridgeContextDto;
 use toolbridge_protocol::create_quote::validate_bridge_create;
 use toolbridge_protocol::manifest::ToolType;
@@ -19,7 +20,7 @@ use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
 use web_sys::MessagePort;
 
-use crate::debug::CallRecord;
+use crate::debug::{BlockedRecord, CallRecord, DroppedRecord};
 use crate::editor::Change;
 use crate::host::Shared;
 use crate::json;
@@ -140,9 +141,15 @@ pub(crate) fn on_port_message(shared: &Rc<Shared>, key: u32, port: &MessagePort,
     });
 }
 
-/// Answers a message that is not a well-formed call, saying why.
+/// Answers a message that is not a well-formed call, saying why; a report
+/// of what the tool's frame refused goes to the debug log instead, and, as a
+/// JSON-RPC notification, gets no answer.
 fn reject(shared: &Shared, caller: &Caller, started: f64, port: &MessagePort, data: &JsValue) {
     let value = json::from_js(data);
+    if let Some(report) = value.as_ref().and_then(read_blocked) {
+        record_report(shared, caller, report);
+        return;
+    }
     let rejected = match &value {
         Some(value) => decode_call(value).err(),
         None => None,
@@ -165,6 +172,31 @@ fn reject(shared: &Shared, caller: &Caller, started: f64, port: &MessagePort, da
         reply,
         Err(&rejected.error),
     );
+}
+
+/// Logs a report from the tool's bridge.js, or drops a malformed one.
+fn record_report(shared: &Shared, caller: &Caller, report: Result<BlockedReport, Error>) {
+    match report {
+        Ok(report) => shared.debug.blocked(BlockedRecord {
+            tool: caller.slug.clone(),
+            what: report.kind,
+            detail: report.detail,
+        }),
+        Err(error) => {
+            let origin = shared
+                .tools
+                .borrow()
+                .iter()
+                .find(|mounted| mounted.tool.slug == caller.slug)
+                .map(|mounted| mounted.tool.origin.clone())
+                .unwrap_or_default();
+            shared.debug.dropped(DroppedRecord {
+                reason: format!("a malformed {BLOCKED_METHOD} report: {error}"),
+                origin,
+                tool: Some(caller.slug.clone()),
+            });
+        }
+    }
 }
 
 /// Replies to a call and records it; listeners hear of a change after the

@@ -528,6 +528,20 @@ impl Host {
         self.shared.debug.on_call.add(listener)
     }
 
+    /// Calls `listener(record)` whenever a tool's bridge.js reports
+    /// something its frame refused (a modal dialog, a navigation of the
+    /// app's window, a request straight to the app's origin, a forged
+    /// welcome); returns a function that stops it. The browser refuses these
+    /// whether or not they are reported.
+    #[wasm_bindgen(js_name = onBlocked, unchecked_return_type = "() => void")]
+    pub fn on_blocked(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "(record: BlockedRecord) => void")]
+        listener: Function,
+    ) -> Function {
+        self.shared.debug.on_blocked.add(listener)
+    }
+
     /// Whether every call and every dropped message is written to the
     /// console.
     #[wasm_bindgen(getter)]
@@ -541,7 +555,8 @@ impl Host {
         self.shared.debug.set_enabled(enabled);
     }
 
-    /// The most recent calls and dropped messages, oldest first.
+    /// The most recent calls, dropped messages and refused attempts, oldest
+    /// first.
     #[wasm_bindgen(js_name = debugLog, unchecked_return_type = "DebugEntry[]")]
     pub fn debug_log(&self) -> Result<JsValue, JsValue> {
         json::to_js(&self.shared.debug.entries()).map_err(|e| HostError::from(e).into())
@@ -588,6 +603,7 @@ impl Host {
         }
         self.shared.changes.clear();
         self.shared.debug.on_call.clear();
+        self.shared.debug.on_blocked.clear();
     }
 }
 

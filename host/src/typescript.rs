@@ -95,10 +95,22 @@ export interface CallRecord {
   message?: string;
 }
 
+/** Something a tool page tried that its frame refused, as its bridge.js reported it. */
+export interface BlockedRecord {
+  tool: string;
+  /** "modal": alert/confirm/prompt; "securityError": reaching into or navigating the app's
+   * window; "appRequest": fetch straight to the app's origin; "forgedWelcome": a welcome
+   * message that did not come from the host. */
+  what: "modal" | "securityError" | "appRequest" | "forgedWelcome";
+  /** The dialog's text, the browser's message, the URL, or the sender's origin. */
+  detail: string;
+}
+
 /** An entry of `host.debugLog()`. */
 export type DebugEntry =
   | ({ kind: "call" } & CallRecord)
-  | { kind: "dropped"; reason: string; origin: string; tool?: string };
+  | { kind: "dropped"; reason: string; origin: string; tool?: string }
+  | ({ kind: "blocked" } & BlockedRecord);
 
 /** An entry of `host.tools()`. */
 export interface ToolStatus {

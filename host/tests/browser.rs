@@ -15,7 +15,9 @@ mod fixture;
 
 use fixture::*;
 use serde_json::{Value, json};
+use wasm_bindgen::JsCast;
 use wasm_bindgen::JsValue;
+use wasm_bindgen::closure::Closure;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -356,6 +358,59 @@ async fn junk_on_the_port_gets_an_error_and_unknown_methods_are_method_not_found
         no_version["result"]["error"]["data"]["details"][0]["path"],
         "jsonrpc"
     );
+}
+
+#[wasm_bindgen_test]
+async fn a_report_of_what_the_frame_refused_is_logged_for_its_tool_and_not_answered() {
+    sign_in(OFFICE).await;
+    let host = host();
+    let heard = js_sys::Array::new();
+    let record = heard.clone();
+    let listener = Closure::<dyn FnMut(JsValue)>::new(move |entry: JsValue| {
+        record.push(&entry);
+    });
+    let _off = host.on_blocked(
+        listener
+            .as_ref()
+            .unchecked_ref::<js_sys::Function>()
+            .clone(),
+    );
+    let raw = mount(&host, "raw", STANDALONE, &json!({"sdk": "none"})).await;
+    let hello =
+        json!({"toolbridge": "hello", "protocol": 1, "sdkVersion": "2.1.0", "instance": "refused"});
+    raw.command(json!({"command": "hello", "message": hello}))
+        .await;
+    let report = |params: Value| json!({"command": "portCall", "message": {"jsonrpc": "2.0", "method": "sdk.blocked", "params": params}});
+    // A notification: no reply (the tool page's wait ends empty).
+    let logged = raw
+        .command(report(json!({"kind": "modal", "detail": "alert(): hi"})))
+        .await;
+    assert_eq!(logged["result"], Value::Null, "{logged}");
+    let malformed = raw
+        .command(report(json!({"kind": "popup", "detail": "window.open"})))
+        .await;
+    assert_eq!(malformed["result"], Value::Null, "{malformed}");
+
+    let log = to_json(&host.debug_log().unwrap());
+    let entries = log.as_array().unwrap();
+    let blocked: Vec<&Value> = entries.iter().filter(|e| e["kind"] == "blocked").collect();
+    assert_eq!(
+        blocked,
+        [&json!({"kind": "blocked", "tool": "raw", "what": "modal", "detail": "alert(): hi"})]
+    );
+    let dropped = entries
+        .iter()
+        .find(|e| e["kind"] == "dropped" && e["reason"].as_str().unwrap().contains("sdk.blocked"))
+        .unwrap_or_else(|| panic!("no dropped entry for the malformed report: {log}"));
+    assert_eq!(dropped["tool"], "raw", "{dropped}");
+    let reason = dropped["reason"].as_str().unwrap();
+    assert!(reason.contains("params.kind"), "{reason}");
+    assert_eq!(
+        to_json(&heard),
+        json!([{"tool": "raw", "what": "modal", "detail": "alert(): hi"}])
+    );
+    // Neither counts as a call.
+    assert!(entries.iter().all(|e| e["kind"] != "call"), "{log}");
 }
 
 // --- Dispatch against the real server ---------------------------------------

@@ -7,7 +7,8 @@
 //!   ([`context`], [`customer`], [`job`], [`catalog`], [`quote`],
 //!   [`add_lines`], [`create_quote`], [`paging`], [`manifest`]);
 //! - the wire protocol between a tool page and its host ([`handshake`],
-//!   [`rpc`], [`method`]) and its errors ([`error`], [`problem`]);
+//!   [`rpc`], [`method`], and the SDK's reports of what a frame refused,
+//!   [`blocked`]) and its errors ([`error`], [`problem`]);
 //! - validation that reports every violation with its path
 //!   ([`add_lines::validate_batch`], [`create_quote::validate_bridge_create`],
 //!   [`create_quote::validate_rest_create`], [`paging::read_list_request`]);
@@ -18,6 +19,7 @@
 #![deny(missing_docs)]
 
 pub mod add_lines;
+pub mod blocked;
 pub mod catalog;
 pub mod context;
 pub mod create_quote;

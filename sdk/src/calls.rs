@@ -90,8 +90,11 @@ impl Sdk {
         for queued in take_all(&self.queue).iter() {
             let queued = Array::from(&queued);
             let id = queued.get(0);
-            // A call whose deadline passed while queued is gone already.
-            if self.pending.has(&id) {
+            if id.is_undefined() {
+                // A notification: nothing waits for a reply.
+                let _ = port.post_message(&queued.get(1));
+            } else if self.pending.has(&id) {
+                // (A call whose deadline passed while queued is gone already.)
                 self.send(port, &id, &queued.get(1));
             }
         }

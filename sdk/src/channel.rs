@@ -2,8 +2,8 @@
 //!
 //! Until welcomed, the SDK posts a hello to `window.parent` with back-off
 //! (50 ms doubling to 1 s). It accepts one welcome, only from
-//! `window.parent`, carrying exactly one port; everything else on the window
-//! is ignored. If no welcome arrives within the connect deadline, waiting
+//! `window.parent`, carrying exactly one port; any other welcome is reported
+//! to the host as forged, and everything else on the window is ignored. If no welcome arrives within the connect deadline, waiting
 //! calls fail with `NOT_CONNECTED`; a host that answers later still connects.
 
 use alloc::rc::Rc;
@@ -62,6 +62,7 @@ impl Sdk {
             set(&self.link, "reason", &NOT_FRAMED.into());
             return;
         }
+        self.guard();
         let sdk = Rc::clone(self);
         let on_message = function(move |event| {
             sdk.window_message(event.unchecked_ref::<MessageEvent>());
@@ -127,12 +128,9 @@ impl Sdk {
         }
     }
 
-    fn window_message(&self, event: &MessageEvent) {
+    fn window_message(self: &Rc<Self>, event: &MessageEvent) {
         let data = event.data();
-        if get(&data, "toolbridge") != "welcome"
-            || get(&data, "protocol").as_f64() != Some(f64::from(PROTOCOL_VERSION))
-            || self.port().is_some()
-        {
+        if get(&data, "toolbridge") != "welcome" {
             return;
         }
         let from_parent = self
@@ -142,8 +140,19 @@ impl Sdk {
             .flatten()
             .zip(event.source())
             .is_some_and(|(parent, source)| Object::is(&parent, &source));
+        // The host welcomes a page once: another welcome is some other
+        // window trying to take over the tool's channel.
+        if !from_parent || self.port().is_some() {
+            self.report(
+                "forgedWelcome",
+                &text(&[&"from ".into(), &get(event, "origin")]).into(),
+            );
+            return;
+        }
         let ports = event.ports();
-        if !from_parent || ports.length() != 1 {
+        if get(&data, "protocol").as_f64() != Some(f64::from(PROTOCOL_VERSION))
+            || ports.length() != 1
+        {
             return;
         }
         // `MessageEvent.ports` only ever holds ports.
@@ -156,6 +165,7 @@ impl Sdk {
         ]);
         set(&self.link, "port", &port);
         set(&self.link, "info", &info);
+        self.watch_requests(&get(event, "origin"));
         set(&self.link, "reason", &JsValue::UNDEFINED);
         self.flush_queue(&port);
         for waiter in take_all(&self.waiters).iter() {

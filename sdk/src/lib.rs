@@ -10,7 +10,9 @@
 //! The SDK is thin on purpose: arguments pass through to the host, which
 //! validates them, so the SDK carries no serialization code. It owns only the
 //! transport (handshake, private `MessagePort`, JSON-RPC 2.0), the pre-ready
-//! queue, deadlines and error objects.
+//! queue, deadlines and error objects, and reports to the host of what the
+//! tool's frame refused the page (modal dialogs, the app's window, requests
+//! to the app's origin, forged welcomes).
 
 #![cfg_attr(not(feature = "std"), no_std)]
 #![deny(missing_docs)]
@@ -22,6 +24,7 @@ mod calls;
 mod channel;
 mod config;
 mod error;
+mod guard;
 mod object;
 mod runtime;
 mod sdk;

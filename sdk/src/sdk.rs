@@ -60,7 +60,8 @@ pub(crate) struct Sdk {
     pub(crate) keys: Keys,
     pub(crate) window: Window,
     pub(crate) config: Config,
-    /// `{port, info}` once welcomed, `{reason}` once given up on.
+    /// `{port, info, origin}` once welcomed (`origin`: the host page's),
+    /// `{reason}` once given up on.
     pub(crate) link: Object,
     pub(crate) hello: Object,
     pub(crate) hello_delay_ms: Cell<i32>,
@@ -70,7 +71,8 @@ pub(crate) struct Sdk {
     pub(crate) pending: Map,
     /// Whether a deadline check is scheduled (one timer serves every call).
     pub(crate) deadline_timer: Cell<bool>,
-    /// Requests made before the handshake, in call order: `[id, request]`.
+    /// Requests made before the handshake, in call order: `[id, request]`
+    /// (`id` undefined for a notification).
     pub(crate) queue: Array,
     /// `ready()` promises waiting for the welcome: `[resolve, reject]`.
     pub(crate) waiters: Array,

@@ -121,6 +121,53 @@ async fn forged_welcomes_from_a_sibling_or_the_page_itself_are_ignored(kind: Fra
     )
     .await;
     assert_eq!(report["userName"], "Test User");
+    // Each forged welcome is reported to the real host once it is connected:
+    // the one the page posted to itself, and the sibling's.
+    let forged: Vec<&Value> = report["blocked"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|blocked| blocked["kind"] == "forgedWelcome")
+        .collect();
+    assert!(forged.len() >= 2, "{}", report["blocked"]);
+    assert!(
+        forged
+            .iter()
+            .all(|blocked| blocked["detail"].as_str().unwrap().starts_with("from "))
+    );
+}
+
+async fn what_the_frame_refuses_is_reported_to_the_host(kind: Frame) {
+    let report = scenario(kind, "refused", &json!({})).await;
+    // The dialogs answer at once, as the sandbox's own do.
+    assert_eq!(
+        report["answers"],
+        json!({"alert": "undefined", "confirm": false, "prompt": null})
+    );
+    let blocked = report["blocked"].as_array().unwrap();
+    let details = |kind: &str| -> Vec<String> {
+        blocked
+            .iter()
+            .filter(|b| b["kind"] == kind)
+            .map(|b| b["detail"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        details("modal"),
+        ["alert(): saved", "confirm(): delete?", "prompt(): name?"],
+        "{blocked:?}"
+    );
+    assert_eq!(
+        details("securityError"),
+        ["reading the app's window was refused"],
+        "{blocked:?}"
+    );
+    let requests = details("appRequest");
+    assert_eq!(requests.len(), 1, "{blocked:?}");
+    assert!(
+        requests[0].starts_with("fetch http") && requests[0].ends_with("/tests/pages/sibling.html"),
+        "{requests:?}"
+    );
 }
 
 #[wasm_bindgen_test]
@@ -280,4 +327,19 @@ async fn page_outside_any_frame_rejects_at_once_with_not_connected() {
             .contains("not inside a host frame")
     );
     assert!(report["ms"].as_f64().unwrap() < 1000.0, "{report}");
+}
+
+#[wasm_bindgen_test]
+async fn same_origin_frame_what_the_frame_refuses_is_reported() {
+    what_the_frame_refuses_is_reported_to_the_host(Frame::SameOrigin).await;
+}
+
+#[wasm_bindgen_test]
+async fn cross_origin_frame_what_the_frame_refuses_is_reported() {
+    what_the_frame_refuses_is_reported_to_the_host(Frame::CrossOrigin).await;
+}
+
+#[wasm_bindgen_test]
+async fn sandboxed_opaque_frame_what_the_frame_refuses_is_reported() {
+    what_the_frame_refuses_is_reported_to_the_host(Frame::Sandboxed).await;
 }

@@ -48,6 +48,12 @@ function rpcError(id, code, message, data) {
 // Answers one request; `state` holds what a scenario needs across calls.
 function answer(request, port, state) {
   const { id, method, params } = request;
+  // What the tool's frame refused, as bridge.js reports it: a notification,
+  // never answered.
+  if (method === "sdk.blocked" && !("id" in request)) {
+    state.blocked.push(params);
+    return;
+  }
   const reply = (result) => port.postMessage({ jsonrpc: "2.0", id, result });
   switch (method) {
     case "context.get":
@@ -98,12 +104,14 @@ function requireBuilt() {
 /// Mounts a tool page running `scenario` in a frame of `kind` and resolves
 /// with its report. Options: `silent` (never welcome), `welcomeDelayMs`,
 /// `toolType`, `expect` (products.list calls to hold), `sibling` (also mount
-/// a frame that forges welcomes), `query` (extra query parameters).
+/// a frame that forges welcomes), `query` (extra query parameters). The
+/// report carries the hellos counted and the `sdk.blocked` reports received.
 export async function runScenario(kind, scenario, options = {}) {
   await requireBuilt();
   return new Promise((resolve, reject) => {
-    const state = { held: [], expect: options.expect, hellos: 0 };
-    const query = { scenario, ...(options.query || {}) };
+    const state = { held: [], expect: options.expect, hellos: 0, blocked: [] };
+    // `app`: this page's origin, the app's origin as far as the tool knows.
+    const query = { scenario, app: location.origin, ...(options.query || {}) };
     const frame = mount(kind, TOOL_PAGE, query);
     const sibling = options.sibling ? mount(kind === "sandboxed" ? "same-origin" : kind, SIBLING_PAGE, {}) : null;
     let welcomed = false;
@@ -121,7 +129,7 @@ export async function runScenario(kind, scenario, options = {}) {
       if (event.source !== frame.contentWindow) return;
       const data = event.data;
       if (data && data.toolbridgeTest) {
-        finish(null, { ...data.toolbridgeTest, hellos: state.hellos });
+        finish(null, { ...data.toolbridgeTest, hellos: state.hellos, blocked: state.blocked });
         return;
       }
       if (!data || data.toolbridge !== "hello" || event.origin !== expectedOrigin(kind)) return;
