@@ -99,9 +99,10 @@ export interface CallRecord {
 export interface BlockedRecord {
   tool: string;
   /** "modal": alert/confirm/prompt; "securityError": reaching into or navigating the app's
-   * window; "appRequest": fetch straight to the app's origin; "forgedWelcome": a welcome
-   * message that did not come from the host. */
-  what: "modal" | "securityError" | "appRequest" | "forgedWelcome";
+   * window; "policy": what the tool origin's Content-Security-Policy refused (the detail names
+   * the directive and the URL); "appRequest": a request straight to the app's origin that no
+   * policy stopped; "forgedWelcome": a welcome message that did not come from the host. */
+  what: "modal" | "securityError" | "policy" | "appRequest" | "forgedWelcome";
   /** The dialog's text, the browser's message, the URL, or the sender's origin. */
   detail: string;
 }

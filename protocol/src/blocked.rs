@@ -31,6 +31,10 @@ pub enum BlockedKind {
     /// reach into the app's window (its document, its cookies) or navigate
     /// it.
     SecurityError,
+    /// Something the tool origin's Content-Security-Policy refused: a
+    /// request to another origin (the app's among them), an inline script.
+    /// The detail names the directive and the URL.
+    Policy,
     /// A `fetch` straight to the app's origin, past the bridge: the session
     /// cookie is not sent from a tool's origin and the server answers no
     /// session request that does not come from the app itself.
@@ -46,6 +50,7 @@ impl BlockedKind {
         match self {
             Self::Modal => "a modal dialog",
             Self::SecurityError => "access the browser refused (SecurityError)",
+            Self::Policy => "something the tool origin's Content-Security-Policy forbids",
             Self::AppRequest => "a request straight to the app's origin",
             Self::ForgedWelcome => "a welcome message that did not come from the host",
         }
@@ -88,7 +93,7 @@ pub fn read_blocked(message: &Value) -> Option<Result<BlockedReport, Error>> {
     let Some(kind) = kind else {
         return Some(Err(Error::invalid(
             "params.kind",
-            "must be \"modal\", \"securityError\", \"appRequest\" or \"forgedWelcome\"",
+            "must be \"modal\", \"securityError\", \"policy\", \"appRequest\" or \"forgedWelcome\"",
         )));
     };
     let Some(detail) = params.get("detail").and_then(Value::as_str) else {
@@ -130,6 +135,7 @@ mod tests {
         );
         for (wire, kind) in [
             ("securityError", BlockedKind::SecurityError),
+            ("policy", BlockedKind::Policy),
             ("appRequest", BlockedKind::AppRequest),
             ("forgedWelcome", BlockedKind::ForgedWelcome),
         ] {

@@ -8,7 +8,11 @@
 //!   as the sandbox's own do, and are reported (`modal`);
 //! - an uncaught `SecurityError` (reaching into the app's window, navigating
 //!   it) is reported (`securityError`);
-//! - a `fetch`, `XMLHttpRequest` or beacon to the app's origin is reported
+//! - whatever the tool origin's Content-Security-Policy refuses (a request
+//!   to another origin, the app's included; an inline script) is reported
+//!   with the directive and the URL (`policy`);
+//! - a `fetch`, `XMLHttpRequest` or beacon to the app's origin that the
+//!   policy let through (a server without it) is reported
 //!   (`appRequest`) from the page's resource timing, also when the browser
 //!   refused it, and also when it was made before the welcome named that
 //!   origin;
@@ -37,6 +41,8 @@ enum Watch {
     Modal(&'static str),
     /// The window's `error` and `unhandledrejection` events.
     Error,
+    /// The window's `securitypolicyviolation` events.
+    Policy,
     /// The page's resource timing entries.
     Requests,
 }
@@ -54,6 +60,10 @@ impl Sdk {
                 .window
                 .add_event_listener_with_callback(kind, &on_error);
         }
+        let _ = self.window.add_event_listener_with_callback(
+            "securitypolicyviolation",
+            &self.watcher(Watch::Policy),
+        );
     }
 
     /// Watches the page's requests for the app's origin, `origin`, including
@@ -107,6 +117,18 @@ impl Sdk {
                 if get(&error, "name") == "SecurityError" {
                     self.report("securityError", &get(&error, "message"));
                 }
+                JsValue::UNDEFINED
+            }
+            Watch::Policy => {
+                self.report(
+                    "policy",
+                    &text(&[
+                        &get(argument, "effectiveDirective"),
+                        &" ".into(),
+                        &get(argument, "blockedURI"),
+                    ])
+                    .into(),
+                );
                 JsValue::UNDEFINED
             }
             Watch::Requests => {

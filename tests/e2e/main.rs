@@ -7,6 +7,7 @@
 
 mod browser;
 mod catalog_text;
+mod hostile_tool;
 mod quick_quote;
 mod quote_editor;
 mod settings;

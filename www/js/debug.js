@@ -1,5 +1,6 @@
 // The debug panel: with the toggle on, `host.debug = true` (the host also logs to the console)
-// and the panel lists bridge calls, newest first: tool, method, duration, outcome.
+// and the panel lists bridge calls, newest first: tool, method, duration, outcome; what a tool's
+// frame refused it shows as a row too (outcome BLOCKED, no duration).
 // Every `host.onCall` record since the page loaded is kept (the newest 200), so opening the panel
 // shows what already happened. Messages the host dropped go to the console while debug is on.
 

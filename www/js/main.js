@@ -174,6 +174,11 @@ async function start() {
       toast(`${toolName(record.tool)}: ${record.message || record.outcome}`, "error");
     }
   });
+  // What a tool's frame refused it (a dialog, the app's window, a request past the bridge, a
+  // forged welcome): into the debug panel as a row of its own.
+  app.host.onBlocked((record) => {
+    recordCall({ tool: record.tool, method: `refused: ${record.what}`, outcome: "BLOCKED", message: record.detail });
+  });
   // What tools did to the open quote.
   app.host.onChange((quote, change) => {
     if (change.kind === "linesAdded") {
