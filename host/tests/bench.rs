@@ -4,8 +4,10 @@
 //! handler holding the message's decoded data to the reply, as the host's
 //! call records time it), and
 //! the `context.get()` round trip from a tool page next to a bare
-//! `MessageChannel` echo between the same two windows. The samples go to the
-//! harness; `cargo xtask bench` prints the medians against the budgets.
+//! `MessageChannel` echo between the same two windows; then toolbridge side
+//! by side with Penpal, Comlink and the bare echo (`tests/support/compare.js`).
+//! The samples go to the harness; `cargo xtask bench` prints the medians
+//! against the budgets and writes the comparison.
 //!
 //! Not part of `cargo xtask test`: it needs `TOOLBRIDGE_BENCH_SAMPLES`.
 
@@ -23,6 +25,17 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);
+
+#[wasm_bindgen::prelude::wasm_bindgen(module = "/tests/support/compare.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = compareContenders)]
+    fn compare_contenders(
+        host: &JsValue,
+        api: &str,
+        libs: &JsValue,
+        samples: &JsValue,
+    ) -> js_sys::Promise;
+}
 
 /// Lines per `addLines` batch.
 const BATCH: u32 = 1000;
@@ -104,7 +117,32 @@ async fn host_figures() {
         .map(|entry| entry["durationMs"].clone())
         .collect();
 
+    // Last, as it hands the host over to the page's script: toolbridge next to Penpal, Comlink
+    // and the bare echo.
+    let libs = json!({
+        "toolbridge": format!("{}/sdk/bridge.js", server()),
+        "penpal": format!("{}/files/penpal.min.js", faults()),
+        "comlink": format!("{}/files/comlink.min.js", faults()),
+        "penpalParent": format!("{}/files/penpal.min.js", faults()),
+        "comlinkParent": format!("{}/files/comlink.min.js", faults()),
+    });
+    let compare_samples = json!({
+        "calls": samples,
+        "inFlight": (samples / 5).max(5),
+        "page": (samples / 2).max(10),
+        "cold": (samples / 5).max(5),
+    });
+    drop(tool);
+    let comparison = resolved(compare_contenders(
+        &JsValue::from(host),
+        &api_base(),
+        &js(&libs),
+        &js(&compare_samples),
+    ))
+    .await;
+
     let report = json!({
+        "compare": comparison,
         "addLinesMs": add_lines_ms,
         "contextGetMs": trips["result"]["contextGetMs"],
         "contextGetHostMs": context_host_ms,

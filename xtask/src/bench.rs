@@ -11,10 +11,12 @@ use std::fs;
 use std::path::Path;
 
 use crate::bridge_js;
+use crate::compare::{self, Comparison, Sources};
 use crate::error::Error;
 use crate::files::{create_dir, read, write};
 use crate::hex;
 use crate::host_bench::{self, HostFigures};
+use crate::js_tools;
 use crate::json;
 use crate::load;
 use crate::pins::WASM_TARGET;
@@ -86,6 +88,8 @@ pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<(), Error> {
         println!("{line}");
     }
 
+    compare(ctx, &host, bridge.gzip, &bench_dir)?;
+
     let rest = load::measure(ctx, seconds)?;
     println!(
         "REST GET {}  {:.0} requests/s  p99 {:.2} ms  budget >= {:.0} requests/s, p99 <= {:.0} ms  ({})",
@@ -101,6 +105,53 @@ pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<(), Error> {
     let json = report_json(bridge, over, &parts, &host, rest);
     write(&json_path, json.as_bytes())?;
     println!("bench: wrote {}", ctx.shown(&json_path));
+    Ok(())
+}
+
+/// toolbridge next to Penpal, Comlink and the bare echo, from the host bench's report: printed,
+/// and written as `compare.md` and `compare.json` in `bench_dir`.
+fn compare(ctx: &Ctx, host: &HostFigures, bridge_gzip: u64, bench_dir: &Path) -> Result<(), Error> {
+    let library = |tool: js_tools::Tool, name: &str| -> Result<(String, u64), Error> {
+        let version = js_tools::installed_version(ctx.root(), tool).unwrap_or_default();
+        let path = js_tools::script_file(ctx, tool).map_err(Error::failed)?;
+        Ok((format!("{name} {version}"), size(ctx, &path)?.gzip))
+    };
+    let (penpal, penpal_gzip) = library(js_tools::PENPAL, "Penpal")?;
+    let (comlink, comlink_gzip) = library(js_tools::COMLINK, "Comlink")?;
+    let sources = Sources {
+        labels: [
+            ("echo", "MessageChannel echo".to_owned()),
+            (
+                "toolbridge",
+                format!("toolbridge {}", bridge_js::sdk_version(ctx.root())?),
+            ),
+            ("penpal", penpal),
+            ("comlink", comlink),
+        ],
+        gzip_bytes: [
+            ("echo", 0),
+            ("toolbridge", bridge_gzip),
+            ("penpal", penpal_gzip),
+            ("comlink", comlink_gzip),
+        ],
+    };
+    let comparison = Comparison::from_report(&host.compare, &sources)?;
+    let date = String::from_utf8_lossy(&process::capture(ctx.command("date").args(["-u", "+%F"]))?)
+        .trim()
+        .to_owned();
+    let cpu = compare::cpu_model();
+    let browser = compare::browser_version(&host.browser);
+    let markdown = comparison.markdown(&date, &cpu, &browser);
+    println!();
+    println!("{markdown}");
+    for (name, text) in [
+        ("compare.md", markdown),
+        ("compare.json", comparison.json(&date, &cpu, &browser)),
+    ] {
+        let path = bench_dir.join(name);
+        write(&path, text.as_bytes())?;
+        println!("bench: wrote {}", ctx.shown(&path));
+    }
     Ok(())
 }
 
@@ -206,6 +257,7 @@ mod tests {
                 samples: 100,
                 catalog_products: 100_000,
                 browser: "HeadlessChrome \"1\"".to_owned(),
+                compare: json::Value::Null,
             },
             load::Load {
                 requests_per_sec: 1500.25,

@@ -202,7 +202,7 @@ fn compose(version: &str, glue: &str, wasm_hex: &str) -> String {
 }
 
 /// The value of `SDK_VERSION` in the SDK crate's source.
-fn sdk_version(root: &Path) -> Result<String, Error> {
+pub(crate) fn sdk_version(root: &Path) -> Result<String, Error> {
     let path = root.join(VERSION_SOURCE);
     let source = read_text(&path)?;
     version_const(&source).ok_or_else(|| {

@@ -13,6 +13,7 @@
 //! | `/garbage/…` | 200 with `Content-Type: application/json` and a body that is not JSON |
 //! | `POST /report/{name}` | 204; the body is kept under `name` (the last one wins) |
 //! | `GET /report/{name}` | 200 with the body kept under `name`, or 404 |
+//! | `GET /files/{name}` | 200 with a file given to [`Harness::serve_file`] (scripts the bench loads), or 404 |
 //! | anything else | 404 with a problem body |
 
 use std::collections::HashMap;
@@ -56,6 +57,8 @@ pub(crate) struct Harness {
 struct Shared {
     stopping: AtomicBool,
     reports: Mutex<HashMap<String, Report>>,
+    /// `/files/{name}`: name → (content type, bytes).
+    files: Mutex<HashMap<String, (String, Vec<u8>)>>,
 }
 
 /// A body posted to `/report/{name}`.
@@ -97,6 +100,23 @@ impl Harness {
     /// `http://127.0.0.1:PORT`, without a trailing slash.
     pub(crate) fn base_url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port())
+    }
+
+    /// Serves `bytes` as `GET /files/{name}`, with a JavaScript content type for `.js`.
+    pub(crate) fn serve_file(&self, name: &str, bytes: Vec<u8>) {
+        let script = std::path::Path::new(name)
+            .extension()
+            .is_some_and(|extension| extension.eq_ignore_ascii_case("js"));
+        let content_type = if script {
+            "text/javascript; charset=utf-8"
+        } else {
+            "application/octet-stream"
+        };
+        self.shared
+            .files
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(name.to_owned(), (content_type.to_owned(), bytes));
     }
 
     /// The last body posted to `/report/{name}`, as text.
@@ -386,6 +406,14 @@ fn route(request: &Request, shared: &Shared) -> Action {
         return Action::Respond(
             Response::new(200).with_body("application/json", "this is not json"),
         );
+    } else if let Some(name) = path.strip_prefix("/files/").filter(|_| method == "GET") {
+        let files = shared.files.lock().unwrap_or_else(PoisonError::into_inner);
+        return Action::Respond(match files.get(name) {
+            Some((content_type, bytes)) => {
+                Response::new(200).with_body(content_type, bytes.clone())
+            }
+            None => problem(404, &format!("no file called `{name}`")),
+        });
     } else if let Some(name) = path
         .strip_prefix("/report/")
         .filter(|name| !name.is_empty())
@@ -665,6 +693,17 @@ mod tests {
         assert_eq!(head(&answer)[0], "HTTP/1.1 200 OK");
         assert!(head(&answer).contains(&"Content-Type: application/json"));
         assert_eq!(body(&answer), "this is not json");
+    }
+
+    #[test]
+    fn a_file_is_served_by_name_and_an_unknown_one_is_not_found() {
+        let harness = Harness::start().unwrap();
+        harness.serve_file("penpal.min.js", b"var Penpal={};".to_vec());
+        let answer = get(&harness, "/files/penpal.min.js");
+        assert_eq!(head(&answer)[0], "HTTP/1.1 200 OK");
+        assert!(head(&answer).contains(&"Content-Type: text/javascript; charset=utf-8"));
+        assert_eq!(body(&answer), "var Penpal={};");
+        assert!(get(&harness, "/files/comlink.min.js").starts_with("HTTP/1.1 404 Not Found"));
     }
 
     #[test]

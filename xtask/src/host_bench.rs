@@ -5,6 +5,8 @@
 
 use crate::browser::{self, CHROMIUM, HostBackends};
 use crate::error::Error;
+use crate::files::read;
+use crate::js_tools;
 use crate::json::{self, Value};
 use crate::process::{self, Ctx, describe};
 use crate::toolbridge_server::Profile;
@@ -17,6 +19,10 @@ pub(crate) const MAX_CONTEXT_GET_RATIO: f64 = 1.5;
 /// Products seeded for the figures: about 5% of seeded products are inactive, so this leaves
 /// just over 100 000 active ones in the catalog index the host checks `addLines` against.
 const CATALOG_PRODUCTS: u32 = 105_300;
+/// The names the bench test loads Penpal's and Comlink's builds under (`/files/{name}` of the
+/// harness).
+const PENPAL_FILE: &str = "penpal.min.js";
+const COMLINK_FILE: &str = "comlink.min.js";
 /// The name the bench test posts its report under.
 const REPORT: &str = "host-bench";
 /// Seconds the bench test binary may run in the browser.
@@ -41,6 +47,8 @@ pub(crate) struct HostFigures {
     pub(crate) catalog_products: u64,
     /// The browser's user agent.
     pub(crate) browser: String,
+    /// The side-by-side figures, as the test reported them (see [`crate::compare`]).
+    pub(crate) compare: Value,
 }
 
 impl HostFigures {
@@ -100,6 +108,14 @@ pub(crate) fn measure(ctx: &Ctx, samples: u32) -> Result<HostFigures, Error> {
         .env("TOOLBRIDGE_BENCH_SAMPLES", samples.to_string());
     let dir = ctx.target_dir().join("bench").join("host");
     let mut backends = HostBackends::start(ctx, "bench", Profile::Release, dir, CATALOG_PRODUCTS)?;
+    // The bridges toolbridge is compared with, for the pages to load from the harness.
+    for (name, tool) in [
+        (PENPAL_FILE, js_tools::PENPAL),
+        (COMLINK_FILE, js_tools::COMLINK),
+    ] {
+        let path = js_tools::script_file(ctx, tool).map_err(Error::failed)?;
+        backends.harness().serve_file(name, read(&path)?);
+    }
     backends.apply(&mut command);
     println!("bench: running `{}`", describe(&command));
     let succeeded = process::run(&mut command)?;
@@ -154,6 +170,10 @@ fn parse_report(text: &str) -> Result<HostFigures, Error> {
         .and_then(Value::as_str)
         .ok_or_else(|| bad("has no string `browser`".to_owned()))?
         .to_owned();
+    let compare = report
+        .get("compare")
+        .cloned()
+        .ok_or_else(|| bad("has no `compare` object".to_owned()))?;
     let median_of = |samples: &[f64]| median(samples).unwrap_or(f64::NAN);
     Ok(HostFigures {
         add_lines_ms: median_of(&add_lines),
@@ -163,6 +183,7 @@ fn parse_report(text: &str) -> Result<HostFigures, Error> {
         samples: add_lines.len().min(context_get.len()).min(echo.len()),
         catalog_products,
         browser,
+        compare,
     })
 }
 
@@ -203,7 +224,7 @@ mod tests {
         let figures = parse_report(
             r#"{"addLinesMs": [2.0, 2.2, 2.1], "contextGetMs": [0.2, 0.21, 0.22, 0.3],
                 "contextGetHostMs": [0.02, 0.03, 0.01], "echoMs": [0.15, 0.15, 0.1], "catalogProducts": 100000,
-                "browser": "Mozilla/5.0 HeadlessChrome"}"#,
+                "browser": "Mozilla/5.0 HeadlessChrome", "compare": {"batch": 10}}"#,
         )
         .unwrap();
         assert!((figures.add_lines_ms - 2.1).abs() < 1e-9);
@@ -235,6 +256,7 @@ mod tests {
             samples: 30,
             catalog_products: 100_000,
             browser: String::new(),
+            compare: json::Value::Null,
         };
         assert!(!figures.add_lines_within_budget());
         assert_eq!(figures.ratio(), None);

@@ -1,6 +1,7 @@
-//! The JavaScript tools the build and the checks use, pinned in one npm project
-//! (`sdk/js-tools/package.json`) and run with `node`: `tsc` for the typings check, and binaryen's
-//! `wasm-opt` and `terser` for the size of bridge.js.
+//! The JavaScript tools the build, the checks and the bench use, pinned in one npm project
+//! (`sdk/js-tools/package.json`): `tsc` for the typings check and binaryen's `wasm-opt` and
+//! `terser` for the size of bridge.js, run with `node`; and Penpal and Comlink, the bridges
+//! `cargo xtask bench` compares toolbridge with, loaded by its pages.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -16,7 +17,8 @@ const SDK_TYPINGS_TSCONFIG: &str = "sdk/types-test/tsconfig.json";
 /// The TypeScript project that type-checks a host page against the host module's declarations.
 const HOST_TYPINGS_TSCONFIG: &str = "host/types-test/tsconfig.json";
 
-/// A pinned tool: its npm package and its entry script inside the package.
+/// A pinned tool: its npm package and its entry script inside the package (for a bridge library,
+/// the build a page loads).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Tool {
     /// The npm package.
@@ -44,8 +46,20 @@ pub(crate) const TERSER: Tool = Tool {
     script: "bin/terser",
 };
 
+/// Penpal: its minified browser build, which defines the `Penpal` global.
+pub(crate) const PENPAL: Tool = Tool {
+    package: "penpal",
+    script: "dist/penpal.min.js",
+};
+
+/// Comlink: its minified UMD build, which defines the `Comlink` global.
+pub(crate) const COMLINK: Tool = Tool {
+    package: "comlink",
+    script: "dist/umd/comlink.min.js",
+};
+
 /// Every tool the project pins.
-pub(crate) const ALL: [Tool; 3] = [TSC, WASM_OPT, TERSER];
+pub(crate) const ALL: [Tool; 5] = [TSC, WASM_OPT, TERSER, PENPAL, COMLINK];
 
 /// The project directory.
 pub(crate) fn project_dir(ctx: &Ctx) -> PathBuf {
@@ -98,6 +112,20 @@ pub(crate) fn command(ctx: &Ctx, tool: Tool) -> Result<Command, String> {
     let mut command = ctx.command("node");
     command.arg(ctx.shown(&script));
     Ok(command)
+}
+
+/// The file of `tool` a page loads (a bridge library's browser build), or `Err` with what is
+/// missing.
+pub(crate) fn script_file(ctx: &Ctx, tool: Tool) -> Result<PathBuf, String> {
+    let script = package_dir(ctx.root(), tool).join(tool.script);
+    if script.is_file() {
+        Ok(script)
+    } else {
+        Err(format!(
+            "{} is missing; run `cargo xtask setup` (it runs npm in {PROJECT_DIR})",
+            ctx.shown(&script)
+        ))
+    }
 }
 
 /// `tsc -p sdk/types-test/tsconfig.json`: the SDK's typings check.

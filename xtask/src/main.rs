@@ -9,6 +9,7 @@ mod bench;
 mod bridge_js;
 mod browser;
 mod build_cmd;
+mod compare;
 mod conformance;
 mod e2e;
 mod error;

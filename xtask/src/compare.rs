@@ -1,0 +1,399 @@
+//! toolbridge side by side with Penpal, Comlink and a bare `MessageChannel` echo (the floor), as
+//! the host's bench test measured them in one Chromium session (`host/tests/support/compare.js`):
+//! the figures, each also as a ratio to the floor, written as `target/bench/compare.md` and
+//! `compare.json`.
+
+use std::fmt::Write as _;
+
+use crate::error::Error;
+use crate::json::{self, Value};
+
+/// The contenders in the order of the table; `echo` is the floor.
+pub(crate) const CONTENDERS: [&str; 4] = ["echo", "toolbridge", "penpal", "comlink"];
+
+/// What one contender measured.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Contender {
+    /// `echo`, `toolbridge`, `penpal` or `comlink`.
+    pub(crate) name: &'static str,
+    /// What was measured and where it came from, e.g. `penpal 7.0.6`.
+    pub(crate) label: String,
+    /// Round trip of the context-shaped call, per call, median and p99 of the samples.
+    pub(crate) call_ms: Stat,
+    /// 100 calls in flight: time until the last resolved, median.
+    pub(crate) in_flight_ms: Stat,
+    /// The 500-item page, median and p99.
+    pub(crate) page_ms: Stat,
+    /// From the script tag to the first resolved call in a fresh frame, median and p99.
+    pub(crate) cold_start_ms: Stat,
+    /// gzip -9 bytes a tool page must load for it (0 for the echo).
+    pub(crate) gzip_bytes: u64,
+}
+
+/// A median and a 99th percentile, in milliseconds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Stat {
+    pub(crate) median: f64,
+    pub(crate) p99: f64,
+    pub(crate) samples: usize,
+}
+
+impl Stat {
+    fn of(samples: &[f64]) -> Option<Self> {
+        let mut sorted = samples.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let at = |fraction: f64| {
+            #[allow(
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss,
+                clippy::cast_precision_loss
+            )] // a few hundred samples
+            let index = ((sorted.len() as f64 - 1.0) * fraction).round() as usize;
+            sorted.get(index).copied()
+        };
+        Some(Self {
+            median: crate::host_bench::median(&sorted)?,
+            p99: at(0.99)?,
+            samples: sorted.len(),
+        })
+    }
+}
+
+/// The whole comparison.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Comparison {
+    pub(crate) contenders: Vec<Contender>,
+    /// Sequential calls averaged into one call sample.
+    pub(crate) batch: u64,
+    /// Calls started at once in the in-flight figure.
+    pub(crate) in_flight: u64,
+}
+
+/// Where the contenders came from besides the report: labels and sizes, by name.
+pub(crate) struct Sources {
+    pub(crate) labels: [(&'static str, String); 4],
+    pub(crate) gzip_bytes: [(&'static str, u64); 4],
+}
+
+impl Comparison {
+    /// Reads the `compare` object of the host bench's report.
+    pub(crate) fn from_report(report: &Value, sources: &Sources) -> Result<Self, Error> {
+        let bad = |why: String| Error::failed(format!("the comparison in the bench report {why}"));
+        let whole = |key: &str| {
+            report
+                .get(key)
+                .and_then(Value::as_u64)
+                .ok_or_else(|| bad(format!("has no whole number `{key}`")))
+        };
+        let batch = whole("batch")?;
+        let in_flight = whole("inFlight")?;
+        let all = report
+            .get("contenders")
+            .ok_or_else(|| bad("has no `contenders`".to_owned()))?;
+        let mut contenders = Vec::new();
+        for name in CONTENDERS {
+            let figures = all
+                .get(name)
+                .ok_or_else(|| bad(format!("has no contender `{name}`")))?;
+            let stat = |key: &str| -> Result<Stat, Error> {
+                let samples = figures
+                    .get(key)
+                    .and_then(Value::as_array)
+                    .and_then(|values| values.iter().map(Value::as_f64).collect::<Option<Vec<_>>>())
+                    .ok_or_else(|| bad(format!("has no number array `{name}.{key}`")))?;
+                Stat::of(&samples).ok_or_else(|| bad(format!("has no `{name}.{key}` samples")))
+            };
+            let lookup = |pairs: &[(&'static str, String)]| {
+                pairs
+                    .iter()
+                    .find(|(key, _)| *key == name)
+                    .map(|(_, value)| value.clone())
+            };
+            contenders.push(Contender {
+                name,
+                label: lookup(&sources.labels).unwrap_or_else(|| name.to_owned()),
+                call_ms: stat("sequentialMs")?,
+                in_flight_ms: stat("inFlightMs")?,
+                page_ms: stat("pageMs")?,
+                cold_start_ms: stat("coldStartMs")?,
+                gzip_bytes: sources
+                    .gzip_bytes
+                    .iter()
+                    .find(|(key, _)| *key == name)
+                    .map_or(0, |(_, bytes)| *bytes),
+            });
+        }
+        Ok(Self {
+            contenders,
+            batch,
+            in_flight,
+        })
+    }
+
+    fn floor(&self) -> Option<&Contender> {
+        self.contenders.iter().find(|c| c.name == "echo")
+    }
+
+    /// The rows of the table: figure name, then one cell per contender.
+    fn rows(&self) -> Vec<(String, Vec<String>)> {
+        type Cell = fn(&Contender) -> f64;
+        let floor = self.floor();
+        let ratio = |value: f64, base: Option<f64>| match base {
+            Some(base) if base > 0.0 => format!(" ({:.2}×)", value / base),
+            _ => String::new(),
+        };
+        let per_sec = |ms: f64, calls: f64| if ms > 0.0 { calls * 1000.0 / ms } else { 0.0 };
+        #[allow(clippy::cast_precision_loss)] // 100
+        let in_flight = self.in_flight as f64;
+        let figures: [(&str, Cell, bool, f64); 7] = [
+            (
+                "call round trip, median (ms)",
+                |c| c.call_ms.median,
+                false,
+                1.0,
+            ),
+            ("call round trip, p99 (ms)", |c| c.call_ms.p99, false, 1.0),
+            ("calls/s, one at a time", |c| c.call_ms.median, true, 1.0),
+            (
+                "calls/s, 100 in flight",
+                |c| c.in_flight_ms.median,
+                true,
+                in_flight,
+            ),
+            (
+                "500-item page, median (ms)",
+                |c| c.page_ms.median,
+                false,
+                1.0,
+            ),
+            ("500-item page, p99 (ms)", |c| c.page_ms.p99, false, 1.0),
+            (
+                "script tag to first call, median (ms)",
+                |c| c.cold_start_ms.median,
+                false,
+                1.0,
+            ),
+        ];
+        let mut rows = Vec::new();
+        for (title, cell, rate, calls) in figures {
+            let base = floor.map(cell);
+            let cells = self
+                .contenders
+                .iter()
+                .map(|c| {
+                    let value = cell(c);
+                    if rate {
+                        let value = per_sec(value, calls);
+                        let base = base.map(|b| per_sec(b, calls));
+                        format!("{value:.0}{}", ratio(value, base))
+                    } else {
+                        format!("{value:.3}{}", ratio(value, base))
+                    }
+                })
+                .collect();
+            rows.push((title.to_owned(), cells));
+        }
+        rows.push((
+            "what a tool loads, gzip -9 (bytes)".to_owned(),
+            self.contenders
+                .iter()
+                .map(|c| {
+                    if c.name == "echo" {
+                        "0".to_owned()
+                    } else {
+                        crate::figures::grouped(c.gzip_bytes)
+                    }
+                })
+                .collect(),
+        ));
+        rows
+    }
+
+    /// The Markdown report: a heading line with the date and the machine, the table, and how the
+    /// figures were taken.
+    pub(crate) fn markdown(&self, date: &str, cpu: &str, browser: &str) -> String {
+        let mut out = format!(
+            "Measured {date} by `cargo xtask bench` on {cpu}, in {browser}, one session. Ratios are \
+             to the bare MessageChannel echo (the floor).\n\n| | "
+        );
+        let header: Vec<String> = self.contenders.iter().map(|c| c.label.clone()).collect();
+        out.push_str(&header.join(" | "));
+        out.push_str(" |\n|---|");
+        out.push_str(&"---|".repeat(self.contenders.len()));
+        out.push('\n');
+        for (title, cells) in self.rows() {
+            let _ = writeln!(out, "| {title} | {} |", cells.join(" | "));
+        }
+        let _ = write!(
+            out,
+            "\nA call sample is the mean of {} sequential calls (the page's clock is too coarse for \
+             one); \"100 in flight\" starts {} calls at once and counts until the last resolves. The \
+             small call answers a context-shaped object from memory; the page is the same \
+             `GET /api/v1/products?page=1&pageSize=500` on the real server for every contender \
+             (toolbridge's host makes it for `products.list`; the others' bench page makes it in \
+             the exposed method). Cold start is a fresh frame per sample, from the tool page's \
+             script tag to its first resolved call.\n",
+            self.batch, self.in_flight
+        );
+        out
+    }
+
+    /// The comparison as JSON.
+    pub(crate) fn json(&self, date: &str, cpu: &str, browser: &str) -> String {
+        let stat = |s: Stat| {
+            format!(
+                "{{\"median_ms\": {:.4}, \"p99_ms\": {:.4}, \"samples\": {}}}",
+                s.median, s.p99, s.samples
+            )
+        };
+        let floor = self.floor();
+        let ratio = |value: f64, base: Option<f64>| match base {
+            Some(base) if base > 0.0 => format!("{:.3}", value / base),
+            _ => "null".to_owned(),
+        };
+        let contenders: Vec<String> = self
+            .contenders
+            .iter()
+            .map(|c| {
+                format!(
+                    "    {{\"name\": {}, \"label\": {}, \"call\": {}, \"call_ratio\": {}, \
+                     \"in_flight_100\": {}, \"in_flight_ratio\": {}, \"page_500\": {}, \
+                     \"page_ratio\": {}, \"cold_start\": {}, \"cold_start_ratio\": {}, \
+                     \"gzip_bytes\": {}}}",
+                    json::quote(c.name),
+                    json::quote(&c.label),
+                    stat(c.call_ms),
+                    ratio(c.call_ms.median, floor.map(|f| f.call_ms.median)),
+                    stat(c.in_flight_ms),
+                    ratio(c.in_flight_ms.median, floor.map(|f| f.in_flight_ms.median)),
+                    stat(c.page_ms),
+                    ratio(c.page_ms.median, floor.map(|f| f.page_ms.median)),
+                    stat(c.cold_start_ms),
+                    ratio(
+                        c.cold_start_ms.median,
+                        floor.map(|f| f.cold_start_ms.median)
+                    ),
+                    c.gzip_bytes
+                )
+            })
+            .collect();
+        format!(
+            "{{\n  \"date\": {},\n  \"cpu\": {},\n  \"browser\": {},\n  \"batch\": {},\n  \
+             \"in_flight\": {},\n  \"contenders\": [\n{}\n  ]\n}}\n",
+            json::quote(date),
+            json::quote(cpu),
+            json::quote(browser),
+            self.batch,
+            self.in_flight,
+            contenders.join(",\n")
+        )
+    }
+}
+
+/// The machine's CPU model, from `/proc/cpuinfo`, with the number of logical CPUs.
+pub(crate) fn cpu_model() -> String {
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = info
+        .lines()
+        .find_map(|line| line.strip_prefix("model name"))
+        .and_then(|rest| rest.split_once(':'))
+        .map_or("an unknown CPU", |(_, model)| model.trim())
+        .to_owned();
+    let count = info.lines().filter(|l| l.starts_with("processor")).count();
+    format!("{model} ({count} logical CPUs)")
+}
+
+/// The browser's name and version from a user agent, e.g. `Chrome/131.0.6778.85`.
+pub(crate) fn browser_version(user_agent: &str) -> String {
+    user_agent
+        .split_whitespace()
+        .find(|part| part.starts_with("HeadlessChrome/") || part.starts_with("Chrome/"))
+        .map_or_else(
+            || user_agent.to_owned(),
+            |part| part.replace("HeadlessChrome", "headless Chromium"),
+        )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report() -> Value {
+        let figures = |base: f64| {
+            format!(
+                "{{\"sequentialMs\": [{b}, {b}, {c}], \"inFlightMs\": [{d}], \"pageMs\": [{e}, {e}], \
+                 \"coldStartMs\": [{f}]}}",
+                b = base,
+                c = base * 3.0,
+                d = base * 100.0,
+                e = base * 50.0,
+                f = base * 200.0
+            )
+        };
+        json::parse(&format!(
+            "{{\"batch\": 10, \"inFlight\": 100, \"contenders\": {{\"echo\": {}, \"toolbridge\": {}, \
+             \"penpal\": {}, \"comlink\": {}}}}}",
+            figures(0.1),
+            figures(0.12),
+            figures(0.2),
+            figures(0.3)
+        ))
+        .unwrap()
+    }
+
+    fn sources() -> Sources {
+        Sources {
+            labels: [
+                ("echo", "MessageChannel echo".to_owned()),
+                ("toolbridge", "toolbridge 2.1.0".to_owned()),
+                ("penpal", "Penpal 7.0.6".to_owned()),
+                ("comlink", "Comlink 4.4.2".to_owned()),
+            ],
+            gzip_bytes: [
+                ("echo", 0),
+                ("toolbridge", 15_779),
+                ("penpal", 3_767),
+                ("comlink", 2_096),
+            ],
+        }
+    }
+
+    #[test]
+    fn every_row_has_a_cell_per_contender_with_its_ratio_to_the_floor() {
+        let comparison = Comparison::from_report(&report(), &sources()).unwrap();
+        let markdown = comparison.markdown("2026-11-22", "a CPU", "headless Chromium/1");
+        assert!(markdown.contains(
+            "| | MessageChannel echo | toolbridge 2.1.0 | Penpal 7.0.6 | Comlink 4.4.2 |"
+        ));
+        assert!(
+            markdown.contains("| call round trip, median (ms) | 0.100 (1.00×) | 0.120 (1.20×) | 0.200 (2.00×) | 0.300 (3.00×) |"),
+            "{markdown}"
+        );
+        assert!(
+            markdown.contains("| calls/s, one at a time | 10000 (1.00×) | 8333 (0.83×)"),
+            "{markdown}"
+        );
+        assert!(
+            markdown
+                .contains("| what a tool loads, gzip -9 (bytes) | 0 | 15 779 | 3 767 | 2 096 |"),
+            "{markdown}"
+        );
+        let text = comparison.json("2026-11-22", "a CPU", "headless Chromium/1");
+        let parsed = json::parse(&text).unwrap();
+        let penpal = &parsed.get("contenders").unwrap().as_array().unwrap()[2];
+        assert_eq!(penpal.get("call_ratio").unwrap().as_f64(), Some(2.0));
+    }
+
+    #[test]
+    fn a_missing_contender_is_named() {
+        let report = json::parse("{\"batch\": 10, \"inFlight\": 100, \"contenders\": {}}").unwrap();
+        let error = Comparison::from_report(&report, &sources()).unwrap_err();
+        assert!(error.to_string().contains("`echo`"), "{error}");
+    }
+
+    #[test]
+    fn the_browser_is_named_from_its_user_agent() {
+        let agent = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/131.0.6778.85 Safari/537.36";
+        assert_eq!(browser_version(agent), "headless Chromium/131.0.6778.85");
+    }
+}
