@@ -2,7 +2,7 @@
 //! request the host makes, and the one mapping from HTTP outcomes to bridge
 //! error codes.
 
-use js_sys::{Function, Reflect};
+use js_sys::{Function, JsString, Reflect};
 use serde_json::Value;
 use toolbridge_protocol::problem::Problem;
 use toolbridge_protocol::{Error, ErrorCode};
@@ -11,6 +11,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, RequestCredentials, RequestInit, RequestMode, Response};
 
 use crate::error::HostError;
+use crate::json;
 
 /// How long a backend request may take before the host gives up on it, by
 /// default. Below the SDK's 30 s call deadline, so a tool hears
@@ -44,6 +45,15 @@ struct Answer {
     etag: Option<String>,
     retry_after: Option<u64>,
     body: String,
+    /// The body as the browser read it.
+    text: JsString,
+}
+
+/// A 2xx answer's body, unparsed: as Rust text to check, and as the browser's
+/// string to parse natively.
+pub(crate) struct RawJson {
+    pub(crate) text: String,
+    pub(crate) js: JsString,
 }
 
 impl Backend {
@@ -87,6 +97,19 @@ impl Backend {
     pub(crate) async fn get(&self, path: &str) -> Result<Value, Error> {
         let answer = self.fetch("GET", path, None, None).await?;
         success(&answer, &format!("GET {path}"))
+    }
+
+    /// `GET path`, its 2xx body left as text (for answers passed on as they
+    /// came, such as list pages).
+    pub(crate) async fn get_raw(&self, path: &str) -> Result<RawJson, Error> {
+        let answer = self.fetch("GET", path, None, None).await?;
+        if !(200..300).contains(&answer.status) {
+            return Err(failure(&answer, &format!("GET {path}")));
+        }
+        Ok(RawJson {
+            text: answer.body,
+            js: answer.text,
+        })
     }
 
     /// `GET path` with `If-None-Match` when an `ETag` is known.
@@ -172,13 +195,13 @@ impl Backend {
             let text = JsFuture::from(response.text().map_err(|_| ())?)
                 .await
                 .map_err(|_| ())?;
-            Ok::<_, ()>((response, text.as_string().unwrap_or_default()))
+            Ok::<_, ()>((response, JsString::from(text)))
         }
         .await;
         if let Some(timer) = timer {
             window.clear_timeout_with_handle(timer);
         }
-        let (response, body) = outcome.map_err(|()| {
+        let (response, text) = outcome.map_err(|()| {
             if controller.signal().aborted() {
                 unreachable(&format!("no answer within {} ms", self.timeout_ms))
             } else {
@@ -191,7 +214,10 @@ impl Backend {
             status: response.status(),
             etag: header("etag"),
             retry_after: header("retry-after").and_then(|value| value.trim().parse().ok()),
-            body,
+            // A body that is no text at all reads as empty, and then as not
+            // the JSON expected.
+            body: json::rust_string(&text).unwrap_or_default(),
+            text,
         })
     }
 }

@@ -28,6 +28,17 @@ extern "C" {
     /// Bytes written.
     #[wasm_bindgen(method, getter)]
     fn written(this: &EncodeIntoResult) -> u32;
+
+    /// `JSON.parse` of a string that stays in JavaScript (js-sys's takes a
+    /// `&str`, which would copy it through Rust).
+    #[wasm_bindgen(js_namespace = JSON, js_name = parse, catch)]
+    fn parse_js_string(text: &JsString) -> Result<JsValue, JsValue>;
+}
+
+/// The browser's parse of JSON text held in JavaScript; `None` when it is
+/// not JSON.
+pub(crate) fn parse(text: &JsString) -> Option<JsValue> {
+    parse_js_string(text).ok()
 }
 
 thread_local! {
@@ -51,16 +62,26 @@ pub(crate) fn text_of(value: &JsValue) -> Option<String> {
     let text = js_sys::JSON::stringify(value)
         .ok()
         .filter(|text| text.is_string())?;
+    // Well-formed: `JSON.stringify` escapes lone surrogates.
+    rust_string(&text)
+}
+
+/// A JavaScript string as a Rust one; `None` when it holds a lone surrogate
+/// (which UTF-8 cannot).
+pub(crate) fn rust_string(text: &JsString) -> Option<String> {
     // wasm-bindgen's own string conversion walks the text one character at
     // a time in JavaScript before it hands the rest to the encoder; for the
-    // text of an `addLines` batch (hundreds of KB) the browser's encoder,
-    // writing straight into module memory, is several times faster.
+    // texts the host reads (an `addLines` batch, a page from the backend:
+    // hundreds of KB) the browser's encoder, writing straight into module
+    // memory, is several times faster.
     // A UTF-16 unit never takes more than 3 UTF-8 bytes.
     let mut bytes = vec![0; (text.length() as usize).saturating_mul(3)];
-    let written = ENCODER.with(|encoder| encoder.encode_into(&text, &mut bytes).written());
+    let written = ENCODER.with(|encoder| encoder.encode_into(text, &mut bytes).written());
     bytes.truncate(written as usize);
-    // Well-formed: `JSON.stringify` escapes lone surrogates.
-    String::from_utf8(bytes).ok()
+    // `encodeInto` writes U+FFFD for a lone surrogate rather than fail, so
+    // the bytes are always UTF-8; a replaced surrogate is not the text.
+    let rust = String::from_utf8(bytes).ok()?;
+    (!rust.contains('\u{fffd}') || text.is_valid_utf16()).then_some(rust)
 }
 
 /// A JavaScript value read as `T`, with a message naming `what` it was.

@@ -26,6 +26,8 @@ pub(crate) struct Contender {
     pub(crate) page_ms: Stat,
     /// From the script tag to the first resolved call in a fresh frame, median and p99.
     pub(crate) cold_start_ms: Stat,
+    /// The part of the cold start until the library's script had loaded and run.
+    pub(crate) script_load_ms: Stat,
     /// gzip -9 bytes a tool page must load for it (0 for the echo).
     pub(crate) gzip_bytes: u64,
 }
@@ -116,6 +118,7 @@ impl Comparison {
                 in_flight_ms: stat("inFlightMs")?,
                 page_ms: stat("pageMs")?,
                 cold_start_ms: stat("coldStartMs")?,
+                script_load_ms: stat("scriptLoadMs")?,
                 gzip_bytes: sources
                     .gzip_bytes
                     .iter()
@@ -145,7 +148,7 @@ impl Comparison {
         let per_sec = |ms: f64, calls: f64| if ms > 0.0 { calls * 1000.0 / ms } else { 0.0 };
         #[allow(clippy::cast_precision_loss)] // 100
         let in_flight = self.in_flight as f64;
-        let figures: [(&str, Cell, bool, f64); 7] = [
+        let figures: [(&str, Cell, bool, f64); 8] = [
             (
                 "call round trip, median (ms)",
                 |c| c.call_ms.median,
@@ -170,6 +173,12 @@ impl Comparison {
             (
                 "script tag to first call, median (ms)",
                 |c| c.cold_start_ms.median,
+                false,
+                1.0,
+            ),
+            (
+                "of which loading and running the script, median (ms)",
+                |c| c.script_load_ms.median,
                 false,
                 1.0,
             ),
@@ -259,7 +268,7 @@ impl Comparison {
                     "    {{\"name\": {}, \"label\": {}, \"call\": {}, \"call_ratio\": {}, \
                      \"in_flight_100\": {}, \"in_flight_ratio\": {}, \"page_500\": {}, \
                      \"page_ratio\": {}, \"cold_start\": {}, \"cold_start_ratio\": {}, \
-                     \"gzip_bytes\": {}}}",
+                     \"script_load\": {}, \"gzip_bytes\": {}}}",
                     json::quote(c.name),
                     json::quote(&c.label),
                     stat(c.call_ms),
@@ -273,6 +282,7 @@ impl Comparison {
                         c.cold_start_ms.median,
                         floor.map(|f| f.cold_start_ms.median)
                     ),
+                    stat(c.script_load_ms),
                     c.gzip_bytes
                 )
             })
@@ -322,12 +332,13 @@ mod tests {
         let figures = |base: f64| {
             format!(
                 "{{\"sequentialMs\": [{b}, {b}, {c}], \"inFlightMs\": [{d}], \"pageMs\": [{e}, {e}], \
-                 \"coldStartMs\": [{f}]}}",
+                 \"coldStartMs\": [{f}], \"scriptLoadMs\": [{g}]}}",
                 b = base,
                 c = base * 3.0,
                 d = base * 100.0,
                 e = base * 50.0,
-                f = base * 200.0
+                f = base * 200.0,
+                g = base * 20.0
             )
         };
         json::parse(&format!(

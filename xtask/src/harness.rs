@@ -13,7 +13,7 @@
 //! | `/garbage/…` | 200 with `Content-Type: application/json` and a body that is not JSON |
 //! | `POST /report/{name}` | 204; the body is kept under `name` (the last one wins) |
 //! | `GET /report/{name}` | 200 with the body kept under `name`, or 404 |
-//! | `GET /files/{name}` | 200 with a file given to [`Harness::serve_file`] (scripts the bench loads), or 404 |
+//! | `GET /files/{name}` | 200 with a file given to [`Harness::serve_file`] (scripts the bench loads; `no-cache` with an `ETag`, 304 on a match), or 404 |
 //! | anything else | 404 with a problem body |
 
 use std::collections::HashMap;
@@ -234,7 +234,14 @@ impl Response {
         if !matches!(self.status, 204 | 304) {
             let _ = write!(head, "Content-Length: {}\r\n", self.body.len());
         }
-        head.push_str("Cache-Control: no-store\r\nConnection: close\r\n\r\n");
+        if !self
+            .headers
+            .iter()
+            .any(|(name, _)| *name == "Cache-Control")
+        {
+            head.push_str("Cache-Control: no-store\r\n");
+        }
+        head.push_str("Connection: close\r\n\r\n");
         let mut bytes = head.into_bytes();
         bytes.extend_from_slice(&self.body);
         bytes
@@ -408,9 +415,19 @@ fn route(request: &Request, shared: &Shared) -> Action {
         );
     } else if let Some(name) = path.strip_prefix("/files/").filter(|_| method == "GET") {
         let files = shared.files.lock().unwrap_or_else(PoisonError::into_inner);
+        // Cached as the toolbridge server caches bridge.js: kept, and revalidated by its ETag on
+        // every load, so that a page pays the same for each library it loads.
         return Action::Respond(match files.get(name) {
             Some((content_type, bytes)) => {
-                Response::new(200).with_body(content_type, bytes.clone())
+                let etag = format!("\"{}-{}\"", name.len(), bytes.len());
+                let answer = if request.header("if-none-match") == Some(etag.as_str()) {
+                    Response::new(304)
+                } else {
+                    Response::new(200).with_body(content_type, bytes.clone())
+                };
+                answer
+                    .with_header("Cache-Control", "no-cache")
+                    .with_header("ETag", &etag)
             }
             None => problem(404, &format!("no file called `{name}`")),
         });
@@ -703,6 +720,23 @@ mod tests {
         assert_eq!(head(&answer)[0], "HTTP/1.1 200 OK");
         assert!(head(&answer).contains(&"Content-Type: text/javascript; charset=utf-8"));
         assert_eq!(body(&answer), "var Penpal={};");
+        assert!(head(&answer).contains(&"Cache-Control: no-cache"));
+        assert!(!head(&answer).contains(&"Cache-Control: no-store"));
+        let etag = head(&answer)
+            .into_iter()
+            .find_map(|line| line.strip_prefix("ETag: "))
+            .unwrap()
+            .to_owned();
+        let again = exchange(
+            &harness,
+            &format!(
+                "GET /files/penpal.min.js HTTP/1.1\r\nHost: 127.0.0.1\r\nIf-None-Match: {etag}\r\n\r\n"
+            ),
+        );
+        assert!(
+            again.starts_with("HTTP/1.1 304 Not Modified\r\n"),
+            "{again}"
+        );
         assert!(get(&harness, "/files/comlink.min.js").starts_with("HTTP/1.1 404 Not Found"));
     }
 

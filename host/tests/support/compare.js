@@ -98,7 +98,7 @@ function open(lib, { host, api, libs }) {
   const ready = fromFrame(frame, (data) => (data && data.benchReady) || undefined, 20000, `${lib} frame ready`)
     .then((report) => {
       if (report.error) throw new Error(`${lib}: ${report.error}`);
-      return report.coldMs;
+      return report;
     });
   return { frame, ready, close };
 }
@@ -116,37 +116,53 @@ function run(frame, command) {
 }
 
 // Measures every contender; resolves with `{contenders: {lib: {sequentialMs, inFlightMs, pageMs,
-// coldStartMs}}, batch, inFlight}`. `libs`: the script each tool page loads, by contender (none
+// coldStartMs, scriptLoadMs}}, batch, inFlight}` (`scriptLoadMs`: the part of the cold start
+// until the library's script has run). `libs`: the script each tool page loads, by contender (none
 // for the echo), and `penpalParent` / `comlinkParent` for this page. `samples`: `{calls,
-// inFlight, page, cold}`.
+// inFlight, page, cold}`. The contenders take turns (each round in a rotated order), so that
+// what the machine does meanwhile falls on all of them alike.
 export async function compareContenders(host, api, libs, samples) {
   await loadScript(libs.penpalParent);
   await loadScript(libs.comlinkParent);
-  const batch = 10;
+  const batch = 20;
   const inFlight = 100;
   const contenders = {};
-  for (const lib of CONTENDERS) {
-    const coldStartMs = [];
-    for (let i = 0; i < samples.cold; i += 1) {
-      const opened = open(lib, { host, api, libs });
-      try {
-        coldStartMs.push(await opened.ready);
-      } finally {
-        opened.close();
-      }
+  for (const lib of CONTENDERS) contenders[lib] = { sequentialMs: [], inFlightMs: [], pageMs: [], coldStartMs: [], scriptLoadMs: [] };
+  const rounds = async (count, each) => {
+    for (let round = 0; round < count; round += 1) {
+      for (let i = 0; i < CONTENDERS.length; i += 1) await each(CONTENDERS[(round + i) % CONTENDERS.length]);
     }
+  };
+
+  await rounds(samples.cold, async (lib) => {
     const opened = open(lib, { host, api, libs });
     try {
-      await opened.ready;
-      contenders[lib] = {
-        sequentialMs: await run(opened.frame, { name: "sequential", samples: samples.calls, batch }),
-        inFlightMs: await run(opened.frame, { name: "inFlight", samples: samples.inFlight, count: inFlight }),
-        pageMs: await run(opened.frame, { name: "page", samples: samples.page }),
-        coldStartMs,
-      };
+      const { coldMs, loadMs } = await opened.ready;
+      contenders[lib].coldStartMs.push(coldMs);
+      contenders[lib].scriptLoadMs.push(loadMs);
     } finally {
       opened.close();
     }
+  });
+
+  const frames = {};
+  try {
+    for (const lib of CONTENDERS) {
+      frames[lib] = open(lib, { host, api, libs });
+      await frames[lib].ready;
+    }
+    // Samples in blocks, one block per contender per round: the first sample of each block (the
+    // contender's frame coming back into play) is not kept.
+    const blocks = 5;
+    const block = async (lib, key, command, count) => {
+      const taken = await run(frames[lib].frame, { ...command, samples: Math.ceil(count / blocks) + 1 });
+      contenders[lib][key].push(...taken.slice(1));
+    };
+    await rounds(blocks, (lib) => block(lib, "sequentialMs", { name: "sequential", batch }, samples.calls));
+    await rounds(blocks, (lib) => block(lib, "inFlightMs", { name: "inFlight", count: inFlight }, samples.inFlight));
+    await rounds(blocks, (lib) => block(lib, "pageMs", { name: "page" }, samples.page));
+  } finally {
+    for (const opened of Object.values(frames)) opened.close();
   }
   return { contenders, batch, inFlight };
 }
