@@ -1,17 +1,19 @@
-//! `cargo xtask bench [--quick]`: measures the budgets of DESIGN.md §8 that exist so far and
-//! reports them on the terminal and in `target/bench/bench.json`. Being over a budget is
-//! reported (as OVER), not an error.
+//! `cargo xtask bench [--quick]`: measures the budgets of DESIGN.md §8 and reports them on the
+//! terminal and in `target/bench/bench.json`. Being over a budget is reported (as OVER), not an
+//! error.
 //!
-//! So far: the size of `bridge.js` after `gzip -9` (with its wasm and glue parts alone, so that
-//! the size can be worked on), the host module's `addLines` and `context.get()` in Chromium
-//! ([`crate::host_bench`]), and the REST API under load ([`crate::load`]).
+//! The size of `bridge.js` after `gzip -9` (with its wasm and glue parts alone, so that the size
+//! can be worked on), the host module's `addLines` and `context.get()` in Chromium
+//! ([`crate::host_bench`]), and the REST API under load ([`crate::load`]); then toolbridge side
+//! by side with Penpal, Comlink and a bare echo, measured in the same Chromium session, with those
+//! budgets, as `compare.md` and `compare.json` ([`crate::compare`]).
 
 use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
 
 use crate::bridge_js;
-use crate::compare::{self, Comparison, Sources};
+use crate::compare::{self, Budgets, Comparison, Sources};
 use crate::error::Error;
 use crate::files::{create_dir, read, write};
 use crate::hex;
@@ -88,8 +90,6 @@ pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<(), Error> {
         println!("{line}");
     }
 
-    compare(ctx, &host, bridge.gzip, &bench_dir)?;
-
     let rest = load::measure(ctx, seconds)?;
     println!(
         "REST GET {}  {:.0} requests/s  p99 {:.2} ms  budget >= {:.0} requests/s, p99 <= {:.0} ms  ({})",
@@ -101,6 +101,14 @@ pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<(), Error> {
         if rest.within_budget() { "ok" } else { "OVER" }
     );
 
+    let budgets = Budgets {
+        add_lines_ms: host.add_lines_ms,
+        context_get_ratio: host.ratio(),
+        rest_requests_per_sec: rest.requests_per_sec,
+        rest_p99_ms: rest.p99_ms,
+    };
+    compare(ctx, &host, bridge.gzip, &budgets, &bench_dir)?;
+
     let json_path = bench_dir.join("bench.json");
     let json = report_json(bridge, over, &parts, &host, rest);
     write(&json_path, json.as_bytes())?;
@@ -110,7 +118,13 @@ pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<(), Error> {
 
 /// toolbridge next to Penpal, Comlink and the bare echo, from the host bench's report: printed,
 /// and written as `compare.md` and `compare.json` in `bench_dir`.
-fn compare(ctx: &Ctx, host: &HostFigures, bridge_gzip: u64, bench_dir: &Path) -> Result<(), Error> {
+fn compare(
+    ctx: &Ctx,
+    host: &HostFigures,
+    bridge_gzip: u64,
+    budgets: &Budgets,
+    bench_dir: &Path,
+) -> Result<(), Error> {
     let library = |tool: js_tools::Tool, name: &str| -> Result<(String, u64), Error> {
         let version = js_tools::installed_version(ctx.root(), tool).unwrap_or_default();
         let path = js_tools::script_file(ctx, tool).map_err(Error::failed)?;
@@ -141,12 +155,15 @@ fn compare(ctx: &Ctx, host: &HostFigures, bridge_gzip: u64, bench_dir: &Path) ->
         .to_owned();
     let cpu = compare::cpu_model();
     let browser = compare::browser_version(&host.browser);
-    let markdown = comparison.markdown(&date, &cpu, &browser);
+    let markdown = comparison.markdown(&date, &cpu, &browser, budgets);
     println!();
     println!("{markdown}");
     for (name, text) in [
         ("compare.md", markdown),
-        ("compare.json", comparison.json(&date, &cpu, &browser)),
+        (
+            "compare.json",
+            comparison.json(&date, &cpu, &browser, budgets),
+        ),
     ] {
         let path = bench_dir.join(name);
         write(&path, text.as_bytes())?;

@@ -71,6 +71,18 @@ pub(crate) struct Comparison {
     pub(crate) in_flight: u64,
 }
 
+/// The figures of DESIGN.md §8 measured in the same run, for the same report.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Budgets {
+    /// `addLines` of 1 000 lines inside the host, median, in ms.
+    pub(crate) add_lines_ms: f64,
+    /// `context.get()` over the echo, when measurable.
+    pub(crate) context_get_ratio: Option<f64>,
+    /// The REST API under the load generator.
+    pub(crate) rest_requests_per_sec: f64,
+    pub(crate) rest_p99_ms: f64,
+}
+
 /// Where the contenders came from besides the report: labels and sizes, by name.
 pub(crate) struct Sources {
     pub(crate) labels: [(&'static str, String); 4],
@@ -220,7 +232,13 @@ impl Comparison {
 
     /// The Markdown report: a heading line with the date and the machine, the table, and how the
     /// figures were taken.
-    pub(crate) fn markdown(&self, date: &str, cpu: &str, browser: &str) -> String {
+    pub(crate) fn markdown(
+        &self,
+        date: &str,
+        cpu: &str,
+        browser: &str,
+        budgets: &Budgets,
+    ) -> String {
         let mut out = format!(
             "Measured {date} by `cargo xtask bench` on {cpu}, in {browser}, one session. Ratios are \
              to the bare MessageChannel echo (the floor).\n\n| | "
@@ -244,11 +262,23 @@ impl Comparison {
              script tag to its first resolved call.\n",
             self.batch, self.in_flight
         );
+        let ratio = budgets
+            .context_get_ratio
+            .map_or_else(|| "not measurable".to_owned(), |r| format!("{r:.2}×"));
+        let _ = write!(
+            out,
+            "\nIn the same run, against the budgets of DESIGN.md §8:\n\n| figure | result | budget |\n\
+             |---|---|---|\n\
+             | `addLines` of 1 000 lines against 100 000 products, host only, median | {:.2} ms | ≤ 5 ms |\n\
+             | `context.get()` round trip over the bare echo, median | {ratio} | ≤ 1.5× |\n\
+             | REST `GET /api/v1/products?pageSize=500`, load generator on the same machine | {:.0} requests/s, p99 {:.1} ms | ≥ 1 000 requests/s, p99 ≤ 25 ms |\n",
+            budgets.add_lines_ms, budgets.rest_requests_per_sec, budgets.rest_p99_ms
+        );
         out
     }
 
     /// The comparison as JSON.
-    pub(crate) fn json(&self, date: &str, cpu: &str, browser: &str) -> String {
+    pub(crate) fn json(&self, date: &str, cpu: &str, browser: &str, budgets: &Budgets) -> String {
         let stat = |s: Stat| {
             format!(
                 "{{\"median_ms\": {:.4}, \"p99_ms\": {:.4}, \"samples\": {}}}",
@@ -287,15 +317,23 @@ impl Comparison {
                 )
             })
             .collect();
+        let context_ratio = budgets
+            .context_get_ratio
+            .map_or_else(|| "null".to_owned(), |r| format!("{r:.3}"));
         format!(
             "{{\n  \"date\": {},\n  \"cpu\": {},\n  \"browser\": {},\n  \"batch\": {},\n  \
-             \"in_flight\": {},\n  \"contenders\": [\n{}\n  ]\n}}\n",
+             \"in_flight\": {},\n  \"contenders\": [\n{}\n  ],\n  \"add_lines_1000_median_ms\": \
+             {:.3},\n  \"context_get_ratio\": {context_ratio},\n  \"rest\": {{\"requests_per_sec\": \
+             {:.1}, \"p99_ms\": {:.3}}}\n}}\n",
             json::quote(date),
             json::quote(cpu),
             json::quote(browser),
             self.batch,
             self.in_flight,
-            contenders.join(",\n")
+            contenders.join(",\n"),
+            budgets.add_lines_ms,
+            budgets.rest_requests_per_sec,
+            budgets.rest_p99_ms
         )
     }
 }
@@ -372,7 +410,13 @@ mod tests {
     #[test]
     fn every_row_has_a_cell_per_contender_with_its_ratio_to_the_floor() {
         let comparison = Comparison::from_report(&report(), &sources()).unwrap();
-        let markdown = comparison.markdown("2026-11-22", "a CPU", "headless Chromium/1");
+        let budgets = Budgets {
+            add_lines_ms: 4.6,
+            context_get_ratio: Some(1.21),
+            rest_requests_per_sec: 2845.0,
+            rest_p99_ms: 11.14,
+        };
+        let markdown = comparison.markdown("2026-11-22", "a CPU", "headless Chromium/1", &budgets);
         assert!(markdown.contains(
             "| | MessageChannel echo | toolbridge 2.1.0 | Penpal 7.0.6 | Comlink 4.4.2 |"
         ));
@@ -389,10 +433,20 @@ mod tests {
                 .contains("| what a tool loads, gzip -9 (bytes) | 0 | 15 779 | 3 767 | 2 096 |"),
             "{markdown}"
         );
-        let text = comparison.json("2026-11-22", "a CPU", "headless Chromium/1");
+        assert!(markdown.contains("| 4.60 ms | ≤ 5 ms |"), "{markdown}");
+        assert!(markdown.contains("| 1.21× | ≤ 1.5× |"), "{markdown}");
+        assert!(
+            markdown.contains("| 2845 requests/s, p99 11.1 ms |"),
+            "{markdown}"
+        );
+        let text = comparison.json("2026-11-22", "a CPU", "headless Chromium/1", &budgets);
         let parsed = json::parse(&text).unwrap();
         let penpal = &parsed.get("contenders").unwrap().as_array().unwrap()[2];
         assert_eq!(penpal.get("call_ratio").unwrap().as_f64(), Some(2.0));
+        assert_eq!(
+            parsed.get("add_lines_1000_median_ms").unwrap().as_f64(),
+            Some(4.6)
+        );
     }
 
     #[test]

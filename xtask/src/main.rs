@@ -62,8 +62,10 @@ commands:
   bench [--quick]         measure the budgets: bridge.js size (gzip -9), the host module's
                           addLines and context.get() in Chromium (against the release server
                           with 100 000 products), and the REST API under load (wrk against the
-                          release server); also in target/bench/bench.json (--quick: a 3 s load
-                          instead of 10 s, 30 host samples instead of 100)
+                          release server); also in target/bench/bench.json; and toolbridge side
+                          by side with Penpal, Comlink and a bare MessageChannel echo in the same
+                          Chromium session, in target/bench/compare.md and compare.json (--quick:
+                          a 3 s load instead of 10 s, 30 host samples instead of 100)
   serve [ARGS]            run setup and the builds, then the toolbridge server on
                           http://localhost:8080 with demo data (database in target/serve/);
                           ARGS go to `toolbridge serve`, e.g. --port 9000
