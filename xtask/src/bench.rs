@@ -21,7 +21,6 @@ use crate::host_bench::{self, HostFigures};
 use crate::js_tools;
 use crate::json;
 use crate::load;
-use crate::pins::WASM_TARGET;
 use crate::process::{self, Ctx};
 use crate::setup;
 
@@ -45,10 +44,14 @@ pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<(), Error> {
     }
     let quick = !args.is_empty();
     let (seconds, host_samples) = if quick { (3, 30) } else { (10, 100) };
-    if !setup::ensure_wasm_target(ctx) {
-        return Err(Error::failed(format!(
-            "the {WASM_TARGET} target is missing; run `cargo xtask setup`"
-        )));
+    // Everything the bench runs (wasm-bindgen, Chromium and its driver, wrk, the npm packages
+    // with Penpal and Comlink) is installed first when missing, as `serve` and `test` do, so
+    // that the bench runs from a fresh clone.
+    println!("bench: checking the toolchain (cargo xtask setup)");
+    if !setup::run(ctx) {
+        return Err(Error::failed(
+            "setup is incomplete: see the FAILED lines above",
+        ));
     }
 
     let script = bridge_js::build(ctx)?;
