@@ -63,12 +63,20 @@ pub(crate) fn text_of(value: &JsValue) -> Option<String> {
         .ok()
         .filter(|text| text.is_string())?;
     // Well-formed: `JSON.stringify` escapes lone surrogates.
-    rust_string(&text)
+    utf8_of(&text)
 }
 
 /// A JavaScript string as a Rust one; `None` when it holds a lone surrogate
 /// (which UTF-8 cannot).
 pub(crate) fn rust_string(text: &JsString) -> Option<String> {
+    // `encodeInto` writes U+FFFD for a lone surrogate rather than fail; a
+    // replaced surrogate is not the text.
+    utf8_of(text).filter(|rust| !rust.contains('\u{fffd}') || text.is_valid_utf16())
+}
+
+/// The UTF-8 bytes `encodeInto` writes for `text` (a lone surrogate
+/// becoming U+FFFD), as a `String`.
+fn utf8_of(text: &JsString) -> Option<String> {
     // wasm-bindgen's own string conversion walks the text one character at
     // a time in JavaScript before it hands the rest to the encoder; for the
     // texts the host reads (an `addLines` batch, a page from the backend:
@@ -78,10 +86,7 @@ pub(crate) fn rust_string(text: &JsString) -> Option<String> {
     let mut bytes = vec![0; (text.length() as usize).saturating_mul(3)];
     let written = ENCODER.with(|encoder| encoder.encode_into(text, &mut bytes).written());
     bytes.truncate(written as usize);
-    // `encodeInto` writes U+FFFD for a lone surrogate rather than fail, so
-    // the bytes are always UTF-8; a replaced surrogate is not the text.
-    let rust = String::from_utf8(bytes).ok()?;
-    (!rust.contains('\u{fffd}') || text.is_valid_utf16()).then_some(rust)
+    String::from_utf8(bytes).ok()
 }
 
 /// A JavaScript value read as `T`, with a message naming `what` it was.
