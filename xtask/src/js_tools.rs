@@ -102,20 +102,14 @@ pub(crate) fn command(ctx: &Ctx, tool: Tool) -> Result<Command, String> {
     if ctx.find("node").is_none() {
         return Err("node not found; install Node.js".to_owned());
     }
-    let script = package_dir(ctx.root(), tool).join(tool.script);
-    if !script.is_file() {
-        return Err(format!(
-            "{} is missing; run `cargo xtask setup` (it runs npm in {PROJECT_DIR})",
-            ctx.shown(&script)
-        ));
-    }
+    let script = script_file(ctx, tool)?;
     let mut command = ctx.command("node");
     command.arg(ctx.shown(&script));
     Ok(command)
 }
 
-/// The file of `tool` a page loads (a bridge library's browser build), or `Err` with what is
-/// missing.
+/// The file of `tool`: the script `node` runs, or the build a page loads (a bridge library), or
+/// `Err` with what is missing.
 pub(crate) fn script_file(ctx: &Ctx, tool: Tool) -> Result<PathBuf, String> {
     let script = package_dir(ctx.root(), tool).join(tool.script);
     if script.is_file() {
