@@ -192,14 +192,7 @@ pub(crate) fn run(ctx: &Ctx) -> Result<Vec<bool>, Error> {
     create_dir(&dir)?;
     let server = ToolbridgeServer::start(
         ctx,
-        &ServerOptions {
-            label: LABEL,
-            profile: Profile::Debug,
-            dir: dir.join("server"),
-            seed_products: PRODUCTS,
-            allow_origins: Vec::new(),
-            sdk_dir: None,
-        },
+        &ServerOptions::new(LABEL, Profile::Debug, dir.join("server"), PRODUCTS),
     )?;
     let scopes = document_scopes(&http_get(server.port(), DOCUMENT, None)?)?;
     println!(

@@ -31,38 +31,36 @@ pub(crate) struct Prepared {
     _driver: ChromeDriver,
 }
 
+/// `cargo test -p toolbridge-e2e --features <suite> --test <suite>`: one of the `tests/` crate's
+/// suites, each a test target behind the feature of the same name.
+pub(crate) fn suite_command(ctx: &Ctx, suite: &str) -> Command {
+    let mut command = ctx.cargo();
+    command.args([
+        "test",
+        "-p",
+        "toolbridge-e2e",
+        "--features",
+        suite,
+        "--test",
+        suite,
+    ]);
+    command
+}
+
 /// Builds the host module, starts the server and chromedriver, and returns the test command.
 pub(crate) fn prepare(ctx: &Ctx) -> Result<Prepared, Error> {
     host_module::build(ctx)?;
     let dir = ctx.target_dir().join("e2e");
     let server = ToolbridgeServer::start(
         ctx,
-        &ServerOptions {
-            label: "e2e",
-            profile: Profile::Debug,
-            dir: dir.join("server"),
-            seed_products: PRODUCTS,
-            allow_origins: Vec::new(),
-            sdk_dir: None,
-        },
+        &ServerOptions::new("e2e", Profile::Debug, dir.join("server"), PRODUCTS),
     )?;
     let driver = ChromeDriver::start(ctx, &dir)?;
     let screenshots = dir.join("screenshots");
     create_dir(&screenshots)?;
-    let mut command = ctx.cargo();
+    let mut command = suite_command(ctx, "e2e");
     command
-        .args([
-            "test",
-            "-p",
-            "toolbridge-e2e",
-            "--features",
-            "e2e",
-            "--test",
-            "e2e",
-            "--no-fail-fast",
-            "--",
-            "--test-threads=1",
-        ])
+        .args(["--no-fail-fast", "--", "--test-threads=1"])
         // `localhost`, not 127.0.0.1: tool origins are `*.localhost`, and the app's cookie is
         // for the name the page was loaded from.
         .env(

@@ -38,14 +38,12 @@ pub(crate) fn measure(ctx: &Ctx, seconds: u32) -> Result<Load, Error> {
     }
     let server = ToolbridgeServer::start(
         ctx,
-        &ServerOptions {
-            label: "bench",
-            profile: Profile::Release,
-            dir: ctx.target_dir().join("bench").join("rest"),
-            seed_products: 1000,
-            allow_origins: Vec::new(),
-            sdk_dir: None,
-        },
+        &ServerOptions::new(
+            "bench",
+            Profile::Release,
+            ctx.target_dir().join("bench").join("rest"),
+            1000,
+        ),
     )?;
     // A key with a limit high enough not to be the thing measured.
     let token = server.create_key(ctx, "bench", "products:read", "1000000000/60s")?;

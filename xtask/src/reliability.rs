@@ -5,6 +5,7 @@
 
 use std::process::Command;
 
+use crate::e2e;
 use crate::error::Error;
 use crate::files::create_dir;
 use crate::process::Ctx;
@@ -29,16 +30,9 @@ pub(crate) fn command(ctx: &Ctx, suite: Reliability) -> Result<Command, Error> {
     let binary = toolbridge_server::build(ctx, "test", Profile::Release)?;
     let dir = ctx.target_dir().join("reliability");
     create_dir(&dir)?;
-    let mut command = ctx.cargo();
+    let mut command = e2e::suite_command(ctx, "reliability");
     command
         .args([
-            "test",
-            "-p",
-            "toolbridge-e2e",
-            "--features",
-            "reliability",
-            "--test",
-            "reliability",
             "--",
             // The figures are printed by the tests; show them as they come.
             "--nocapture",

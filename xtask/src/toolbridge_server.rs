@@ -60,6 +60,27 @@ pub(crate) struct ServerOptions {
     pub(crate) sdk_dir: Option<PathBuf>,
 }
 
+impl ServerOptions {
+    /// A server for `label` built with `profile`, with its files in `dir` and `seed_products`
+    /// in its catalog; no other origin may use its session, and it serves the SDK from its
+    /// default place.
+    pub(crate) fn new(
+        label: &'static str,
+        profile: Profile,
+        dir: PathBuf,
+        seed_products: u32,
+    ) -> Self {
+        Self {
+            label,
+            profile,
+            dir,
+            seed_products,
+            allow_origins: Vec::new(),
+            sdk_dir: None,
+        }
+    }
+}
+
 /// A running `toolbridge serve`. Dropping it kills the server.
 pub(crate) struct ToolbridgeServer {
     child: Child,
