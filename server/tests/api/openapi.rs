@@ -31,6 +31,28 @@ async fn document() -> Value {
     document
 }
 
+#[tokio::test]
+async fn the_openapi_document_is_served_without_a_key() {
+    // `document` asks without a key and checks the 200.
+    let body = document().await;
+    assert!(body["openapi"].as_str().unwrap().starts_with("3."));
+    for path in [
+        "/api/v1/products",
+        "/api/v1/quotes",
+        "/api/v1/quotes/{id}",
+        "/api/v1/catalog/index",
+    ] {
+        assert!(body["paths"][path].is_object(), "{path}");
+    }
+    assert!(body["components"]["schemas"]["BridgeProductDto"].is_object());
+    let unprocessable = &body["paths"]["/api/v1/quotes"]["post"]["responses"]["422"];
+    assert_eq!(
+        unprocessable["content"]["application/problem+json"]["schema"]["$ref"],
+        "#/components/schemas/Problem"
+    );
+    assert!(body["components"]["schemas"]["Problem"]["properties"]["errors"].is_object());
+}
+
 /// Every operation: its path, its method and itself.
 fn operations(document: &Value) -> Vec<(String, String, Value)> {
     let mut all = Vec::new();

@@ -164,36 +164,6 @@ async fn another_tenants_data_is_never_listed() {
 }
 
 #[tokio::test]
-async fn the_openapi_document_is_served_without_a_key() {
-    let server = Server::start().await;
-    let (status, body) = json(
-        server
-            .request(Method::GET, "/api/v1/openapi.json")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
-    assert_eq!(status, 200);
-    assert!(body["openapi"].as_str().unwrap().starts_with("3."));
-    for path in [
-        "/api/v1/products",
-        "/api/v1/quotes",
-        "/api/v1/quotes/{id}",
-        "/api/v1/catalog/index",
-    ] {
-        assert!(body["paths"][path].is_object(), "{path}");
-    }
-    assert!(body["components"]["schemas"]["BridgeProductDto"].is_object());
-    let unprocessable = &body["paths"]["/api/v1/quotes"]["post"]["responses"]["422"];
-    assert_eq!(
-        unprocessable["content"]["application/problem+json"]["schema"]["$ref"],
-        "#/components/schemas/Problem"
-    );
-    assert!(body["components"]["schemas"]["Problem"]["properties"]["errors"].is_object());
-}
-
-#[tokio::test]
 async fn the_sdk_is_served_to_any_page_with_an_etag() {
     let sdk = tempfile::tempdir().unwrap();
     std::fs::write(
