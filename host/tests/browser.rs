@@ -15,9 +15,7 @@ mod fixture;
 
 use fixture::*;
 use serde_json::{Value, json};
-use wasm_bindgen::JsCast;
 use wasm_bindgen::JsValue;
-use wasm_bindgen::closure::Closure;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -364,17 +362,8 @@ async fn junk_on_the_port_gets_an_error_and_unknown_methods_are_method_not_found
 async fn a_report_of_what_the_frame_refused_is_logged_for_its_tool_and_not_answered() {
     sign_in(OFFICE).await;
     let host = host();
-    let heard = js_sys::Array::new();
-    let record = heard.clone();
-    let listener = Closure::<dyn FnMut(JsValue)>::new(move |entry: JsValue| {
-        record.push(&entry);
-    });
-    let _off = host.on_blocked(
-        listener
-            .as_ref()
-            .unchecked_ref::<js_sys::Function>()
-            .clone(),
-    );
+    let (heard, listener) = recorder();
+    let _off = host.on_blocked(listener);
     let raw = mount(&host, "raw", STANDALONE, &json!({"sdk": "none"})).await;
     let hello =
         json!({"toolbridge": "hello", "protocol": 1, "sdkVersion": "2.1.0", "instance": "refused"});
@@ -950,15 +939,8 @@ async fn unsaved_changes_are_not_dropped_silently() {
 async fn every_call_is_recorded_with_tool_method_duration_and_outcome() {
     sign_in(OFFICE).await;
     let host = host();
-    let calls = js_sys::Array::new();
-    let record = calls.clone();
-    let listener =
-        wasm_bindgen::closure::Closure::<dyn FnMut(JsValue)>::new(move |entry: JsValue| {
-            record.push(&entry);
-        });
-    let off = host.on_call(
-        wasm_bindgen::JsCast::unchecked_ref::<js_sys::Function>(listener.as_ref()).clone(),
-    );
+    let (calls, listener) = recorder();
+    let off = host.on_call(listener);
     let tool = mount(&host, "estimator", EXTENSION, &sdk_query(&json!({}))).await;
     tool.ok("context.get", json!([])).await;
     tool.fails(
