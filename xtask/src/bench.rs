@@ -13,7 +13,7 @@ use std::fs;
 use std::path::Path;
 
 use crate::bridge_js;
-use crate::compare::{self, Budgets, Comparison, Sources};
+use crate::compare::{self, Budgets, Comparison, Source};
 use crate::error::Error;
 use crate::files::{create_dir, read, write};
 use crate::hex;
@@ -128,31 +128,28 @@ fn compare(
     budgets: &Budgets,
     bench_dir: &Path,
 ) -> Result<(), Error> {
-    let library = |tool: js_tools::Tool, name: &str| -> Result<(String, u64), Error> {
+    let library = |tool: js_tools::Tool, name: &str| -> Result<Source, Error> {
         let version = js_tools::installed_version(ctx.root(), tool).unwrap_or_default();
         let path = js_tools::script_file(ctx, tool).map_err(Error::failed)?;
-        Ok((format!("{name} {version}"), size(ctx, &path)?.gzip))
+        Ok(Source {
+            label: format!("{name} {version}"),
+            gzip_bytes: size(ctx, &path)?.gzip,
+        })
     };
-    let (penpal, penpal_gzip) = library(js_tools::PENPAL, "Penpal")?;
-    let (comlink, comlink_gzip) = library(js_tools::COMLINK, "Comlink")?;
-    let sources = Sources {
-        labels: [
-            ("echo", "MessageChannel echo".to_owned()),
-            (
-                "toolbridge",
-                format!("toolbridge {}", bridge_js::sdk_version(ctx.root())?),
-            ),
-            ("penpal", penpal),
-            ("comlink", comlink),
-        ],
-        gzip_bytes: [
-            ("echo", 0),
-            ("toolbridge", bridge_gzip),
-            ("penpal", penpal_gzip),
-            ("comlink", comlink_gzip),
-        ],
-    };
-    let comparison = Comparison::from_report(&host.compare, &sources)?;
+    // In the order of `compare::CONTENDERS`.
+    let sources = [
+        Source {
+            label: "MessageChannel echo".to_owned(),
+            gzip_bytes: 0,
+        },
+        Source {
+            label: format!("toolbridge {}", bridge_js::sdk_version(ctx.root())?),
+            gzip_bytes: bridge_gzip,
+        },
+        library(js_tools::PENPAL, "Penpal")?,
+        library(js_tools::COMLINK, "Comlink")?,
+    ];
+    let comparison = Comparison::from_report(&host.compare, sources)?;
     let date = String::from_utf8_lossy(&process::capture(ctx.command("date").args(["-u", "+%F"]))?)
         .trim()
         .to_owned();

@@ -83,15 +83,17 @@ pub(crate) struct Budgets {
     pub(crate) rest_p99_ms: f64,
 }
 
-/// Where the contenders came from besides the report: labels and sizes, by name.
-pub(crate) struct Sources {
-    pub(crate) labels: [(&'static str, String); 4],
-    pub(crate) gzip_bytes: [(&'static str, u64); 4],
+/// What the report does not say about a contender: its label (with its version) and the gzip -9
+/// bytes a tool loads for it.
+pub(crate) struct Source {
+    pub(crate) label: String,
+    pub(crate) gzip_bytes: u64,
 }
 
 impl Comparison {
-    /// Reads the `compare` object of the host bench's report.
-    pub(crate) fn from_report(report: &Value, sources: &Sources) -> Result<Self, Error> {
+    /// Reads the `compare` object of the host bench's report; `sources` in the order of
+    /// [`CONTENDERS`].
+    pub(crate) fn from_report(report: &Value, sources: [Source; 4]) -> Result<Self, Error> {
         let bad = |why: String| Error::failed(format!("the comparison in the bench report {why}"));
         let whole = |key: &str| {
             report
@@ -105,7 +107,7 @@ impl Comparison {
             .get("contenders")
             .ok_or_else(|| bad("has no `contenders`".to_owned()))?;
         let mut contenders = Vec::new();
-        for name in CONTENDERS {
+        for (name, source) in CONTENDERS.into_iter().zip(sources) {
             let figures = all
                 .get(name)
                 .ok_or_else(|| bad(format!("has no contender `{name}`")))?;
@@ -117,25 +119,15 @@ impl Comparison {
                     .ok_or_else(|| bad(format!("has no number array `{name}.{key}`")))?;
                 Stat::of(&samples).ok_or_else(|| bad(format!("has no `{name}.{key}` samples")))
             };
-            let lookup = |pairs: &[(&'static str, String)]| {
-                pairs
-                    .iter()
-                    .find(|(key, _)| *key == name)
-                    .map(|(_, value)| value.clone())
-            };
             contenders.push(Contender {
                 name,
-                label: lookup(&sources.labels).unwrap_or_else(|| name.to_owned()),
+                label: source.label,
                 call_ms: stat("sequentialMs")?,
                 in_flight_ms: stat("inFlightMs")?,
                 page_ms: stat("pageMs")?,
                 cold_start_ms: stat("coldStartMs")?,
                 script_load_ms: stat("scriptLoadMs")?,
-                gzip_bytes: sources
-                    .gzip_bytes
-                    .iter()
-                    .find(|(key, _)| *key == name)
-                    .map_or(0, |(_, bytes)| *bytes),
+                gzip_bytes: source.gzip_bytes,
             });
         }
         Ok(Self {
@@ -390,26 +382,22 @@ mod tests {
         .unwrap()
     }
 
-    fn sources() -> Sources {
-        Sources {
-            labels: [
-                ("echo", "MessageChannel echo".to_owned()),
-                ("toolbridge", "toolbridge 2.1.0".to_owned()),
-                ("penpal", "Penpal 7.0.6".to_owned()),
-                ("comlink", "Comlink 4.4.2".to_owned()),
-            ],
-            gzip_bytes: [
-                ("echo", 0),
-                ("toolbridge", 15_779),
-                ("penpal", 3_767),
-                ("comlink", 2_096),
-            ],
-        }
+    fn sources() -> [Source; 4] {
+        [
+            ("MessageChannel echo", 0),
+            ("toolbridge 2.1.0", 15_779),
+            ("Penpal 7.0.6", 3_767),
+            ("Comlink 4.4.2", 2_096),
+        ]
+        .map(|(label, gzip_bytes)| Source {
+            label: label.to_owned(),
+            gzip_bytes,
+        })
     }
 
     #[test]
     fn every_row_has_a_cell_per_contender_with_its_ratio_to_the_floor() {
-        let comparison = Comparison::from_report(&report(), &sources()).unwrap();
+        let comparison = Comparison::from_report(&report(), sources()).unwrap();
         let budgets = Budgets {
             add_lines_ms: 4.6,
             context_get_ratio: Some(1.21),
@@ -452,7 +440,7 @@ mod tests {
     #[test]
     fn a_missing_contender_is_named() {
         let report = json::parse("{\"batch\": 10, \"inFlight\": 100, \"contenders\": {}}").unwrap();
-        let error = Comparison::from_report(&report, &sources()).unwrap_err();
+        let error = Comparison::from_report(&report, sources()).unwrap_err();
         assert!(error.to_string().contains("`echo`"), "{error}");
     }
 
