@@ -45,9 +45,26 @@ pub use types::{
     ApiKey, Created, DemoSignIn, Idempotency, NewApiKey, RateLimit, Scope, Tenant, User,
 };
 
-/// Connections in the pool: readers run side by side (WAL); writers take
-/// turns (`BEGIN IMMEDIATE`).
+/// Connections in the pool per core, and the bounds on the total. Readers
+/// run side by side (WAL) but each keeps a core busy while it runs, and
+/// writers take turns (`BEGIN IMMEDIATE`) whatever the pool's size; more
+/// connections than the cores can serve only add memory (each has a thread
+/// and caches of its own). On 2 cores, 4 connections answered the load test
+/// as fast as 16 did.
+const CONNECTIONS_PER_CORE: u32 = 2;
+/// The fewest connections the pool may open, whatever the cores.
+const MIN_CONNECTIONS: u32 = 4;
+/// The most connections the pool may open, whatever the cores.
 const MAX_CONNECTIONS: u32 = 16;
+
+/// The page cache of each connection, in KiB (`PRAGMA cache_size`, which
+/// takes KiB as a negative number). The kernel's page cache already holds the
+/// file, so a large cache per connection mostly duplicates it: SQLite's
+/// default of 2 MiB per connection made the server's memory grow with the
+/// database until every cache was full (16 connections, 32 MiB), with no
+/// measurable gain in throughput over 128 KiB (which keeps the interior pages
+/// of the indexes).
+const PAGE_CACHE_KIB: u32 = 128;
 
 /// How long a statement waits for another connection's write lock.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -74,9 +91,20 @@ impl fmt::Debug for Store {
     }
 }
 
+/// How many connections the pool may open on this machine.
+fn pool_size() -> u32 {
+    let cores = std::thread::available_parallelism()
+        .ok()
+        .and_then(|cores| u32::try_from(cores.get()).ok())
+        .unwrap_or(1);
+    cores
+        .saturating_mul(CONNECTIONS_PER_CORE)
+        .clamp(MIN_CONNECTIONS, MAX_CONNECTIONS)
+}
+
 impl Store {
     /// Opens (creating if missing) a `SQLite` file: WAL, foreign keys on,
-    /// busy timeout 5 s; runs the migrations that have not run yet.
+    /// busy timeout 5 s, a small page cache per connection; runs the migrations that have not run yet.
     pub async fn open(path: &Path) -> Result<Store, Error> {
         let options = SqliteConnectOptions::from_str("sqlite:")?
             .filename(path)
@@ -84,9 +112,10 @@ impl Store {
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal)
             .foreign_keys(true)
-            .busy_timeout(BUSY_TIMEOUT);
+            .busy_timeout(BUSY_TIMEOUT)
+            .pragma("cache_size", format!("-{PAGE_CACHE_KIB}"));
         let pool = SqlitePoolOptions::new()
-            .max_connections(MAX_CONNECTIONS)
+            .max_connections(pool_size())
             .min_connections(1)
             .connect_with(options)
             .await?;

@@ -149,9 +149,9 @@ impl Server {
         self.child.as_ref().expect("the server is running").id()
     }
 
-    /// The server's resident memory (`VmRSS`) in KiB.
-    pub(crate) fn rss_kib(&self) -> u64 {
-        rss_kib(self.pid())
+    /// The server's resident memory.
+    pub(crate) fn resident(&self) -> Resident {
+        resident(self.pid())
     }
 
     /// Creates a key of the demo tenant with `toolbridge keys create` (`scopes` comma-separated,
@@ -257,16 +257,32 @@ impl Drop for Server {
     }
 }
 
-/// The resident memory (`VmRSS` of `/proc/<pid>/status`) of process `pid`, in KiB.
-pub(crate) fn rss_kib(pid: u32) -> u64 {
+/// What a process holds in memory, in KiB, as `/proc/<pid>/status` tells.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Resident {
+    /// All of its resident set (`VmRSS`), as an operator sees it.
+    pub(crate) total: u64,
+    /// The anonymous part (`RssAnon`): heap, stacks and SQLite's caches, without the mapped
+    /// binary, which stays the same.
+    pub(crate) anon: u64,
+}
+
+/// The resident memory of process `pid`.
+pub(crate) fn resident(pid: u32) -> Resident {
     let path = format!("/proc/{pid}/status");
     let status = fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|value| value.trim().strip_suffix("kB"))
-        .and_then(|value| value.trim().parse().ok())
-        .unwrap_or_else(|| panic!("{path} has no VmRSS line"))
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix(name)?.strip_prefix(':'))
+            .and_then(|value| value.trim().strip_suffix("kB"))
+            .and_then(|value| value.trim().parse().ok())
+            .unwrap_or_else(|| panic!("{path} has no {name} line"))
+    };
+    Resident {
+        total: field("VmRSS"),
+        anon: field("RssAnon"),
+    }
 }
 
 /// A port nothing listens on right now (the OS picks it; we let it go at once).
