@@ -33,10 +33,53 @@ impl Quota {
     }
 }
 
-/// The windows of every key seen.
-#[derive(Debug, Default)]
+/// Keys the limiter holds before it first drops the ones whose window has
+/// ended.
+const FIRST_SWEEP_AT: usize = 1024;
+
+/// The current window of every key seen lately.
+#[derive(Debug)]
 pub struct RateLimiter {
-    windows: Mutex<HashMap<String, (u64, u32)>>,
+    windows: Mutex<Windows>,
+}
+
+impl Default for RateLimiter {
+    fn default() -> Self {
+        Self {
+            windows: Mutex::new(Windows {
+                by_key: HashMap::new(),
+                sweep_at: FIRST_SWEEP_AT,
+            }),
+        }
+    }
+}
+
+/// One key's window: when it started, when it ends, and what it counted.
+#[derive(Debug, Clone, Copy)]
+struct Window {
+    start: u64,
+    end: u64,
+    count: u32,
+}
+
+/// The windows by key. Keys come from outside (an API key's id, the email
+/// of a failed sign-in), so the map is swept of ended windows whenever it
+/// has doubled since the last sweep: it holds at most about twice the keys
+/// active in a window, and sweeping costs O(1) per request on average.
+#[derive(Debug)]
+struct Windows {
+    by_key: HashMap<String, Window>,
+    sweep_at: usize,
+}
+
+impl Windows {
+    fn sweep(&mut self, now: u64) {
+        if self.by_key.len() < self.sweep_at {
+            return;
+        }
+        self.by_key.retain(|_, window| window.end > now);
+        self.sweep_at = (self.by_key.len() * 2).max(FIRST_SWEEP_AT);
+    }
 }
 
 impl RateLimiter {
@@ -56,28 +99,47 @@ impl RateLimiter {
         self.quota_at(key_id, limit, now(), false)
     }
 
-    fn quota_at(&self, key_id: &str, limit: RateLimit, now: u64, count: bool) -> Quota {
-        let window = u64::from(limit.window_secs.max(1));
-        let start = now - now % window;
-        let reset = start + window;
-        let mut windows = self
-            .windows
+    /// How many keys the limiter holds a window for.
+    #[cfg(test)]
+    fn keys_held(&self) -> usize {
+        self.lock().by_key.len()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Windows> {
+        self.windows
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let entry = windows.entry(key_id.to_owned()).or_insert((start, 0));
-        if entry.0 != start {
-            *entry = (start, 0);
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn quota_at(&self, key_id: &str, limit: RateLimit, now: u64, count: bool) -> Quota {
+        let length = u64::from(limit.window_secs.max(1));
+        let start = now - now % length;
+        let current = Window {
+            start,
+            end: start + length,
+            count: 0,
+        };
+        let mut windows = self.lock();
+        if count && !windows.by_key.contains_key(key_id) {
+            windows.sweep(now);
+            windows.by_key.insert(key_id.to_owned(), current);
         }
-        let allowed = entry.1 < limit.requests;
+        // A peek at a key never seen stores nothing.
+        let mut unseen = current;
+        let window = windows.by_key.get_mut(key_id).unwrap_or(&mut unseen);
+        if window.start != start {
+            *window = current;
+        }
+        let allowed = window.count < limit.requests;
         if allowed && count {
-            entry.1 += 1;
+            window.count += 1;
         }
         Quota {
             limit: limit.requests,
-            remaining: limit.requests.saturating_sub(entry.1),
-            reset,
+            remaining: limit.requests.saturating_sub(window.count),
+            reset: window.end,
             allowed,
-            retry_after: (reset - now).max(1),
+            retry_after: (window.end - now).max(1),
         }
     }
 }
@@ -122,5 +184,40 @@ mod tests {
         assert!(limiter.peek("k", limit).allowed);
         limiter.check("k", limit);
         assert!(!limiter.peek("k", limit).allowed);
+    }
+
+    #[test]
+    fn ended_windows_are_dropped_once_the_keys_double() {
+        let limiter = RateLimiter::default();
+        let limit = RateLimit {
+            requests: 5,
+            window_secs: 60,
+        };
+        for n in 0..FIRST_SWEEP_AT {
+            limiter.check_at(&format!("sign-in:{n}@example.com"), limit, 1_000_000);
+        }
+        assert_eq!(limiter.keys_held(), FIRST_SWEEP_AT);
+        // A minute later every one of those windows has ended: the next new key sweeps them.
+        limiter.check_at("live", limit, 1_000_060);
+        assert_eq!(limiter.keys_held(), 1);
+        // A key still inside its window keeps its count through a sweep.
+        for _ in 0..5 {
+            limiter.check_at("live", limit, 1_000_061);
+        }
+        for n in 0..FIRST_SWEEP_AT {
+            limiter.check_at(&format!("other-{n}"), limit, 1_000_062);
+        }
+        assert!(!limiter.check_at("live", limit, 1_000_063).allowed);
+    }
+
+    #[test]
+    fn peeking_at_an_unknown_key_stores_nothing() {
+        let limiter = RateLimiter::default();
+        let limit = RateLimit {
+            requests: 1,
+            window_secs: 60,
+        };
+        assert!(limiter.peek("nobody@example.com", limit).allowed);
+        assert_eq!(limiter.keys_held(), 0);
     }
 }
