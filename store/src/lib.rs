@@ -20,6 +20,7 @@ mod auth;
 mod cache;
 mod catalog;
 mod error;
+mod migrations;
 mod quotes;
 mod reads;
 mod seed;
@@ -119,7 +120,7 @@ impl Store {
             .min_connections(1)
             .connect_with(options)
             .await?;
-        sqlx::migrate!("./migrations").run(&pool).await?;
+        migrations::migrator().await?.run(&pool).await?;
         Ok(Store {
             pool,
             catalogs: Arc::default(),

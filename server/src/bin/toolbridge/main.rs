@@ -9,6 +9,9 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use toolbridge_store::Store;
+use tracing_subscriber::filter::{LevelFilter, Targets};
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
 
 /// The toolbridge backend: REST API, session API, tool origins, and the CLI
 /// for keys and tool bundles.
@@ -40,14 +43,33 @@ struct Database {
     db: PathBuf,
 }
 
+/// The variable that says what the server logs: a level (`warn`), or targets with levels
+/// (`toolbridge=debug,info`).
+const LOG_VAR: &str = "RUST_LOG";
+
+/// What to log, from [`LOG_VAR`] (`info` when it is unset), and why the variable was ignored if it
+/// does not parse.
+fn log_filter() -> (Targets, Option<String>) {
+    let everything_at_info = || Targets::new().with_default(LevelFilter::INFO);
+    match std::env::var(LOG_VAR) {
+        Err(_) => (everything_at_info(), None),
+        Ok(value) => match value.parse::<Targets>() {
+            Ok(targets) => (targets, None),
+            Err(e) => (everything_at_info(), Some(format!("`{value}`: {e}"))),
+        },
+    }
+}
+
 #[tokio::main]
 async fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
-        .with_writer(std::io::stderr)
+    let (filter, bad_filter) = log_filter();
+    tracing_subscriber::registry()
+        .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
+        .with(filter)
         .init();
+    if let Some(problem) = bad_filter {
+        tracing::warn!("{LOG_VAR} is ignored: {problem}");
+    }
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Serve(args) => serve::run(args).await,
