@@ -3,9 +3,9 @@
 //! migrated by either one agrees with the other.
 //!
 //! They are listed here rather than by the macro because the macro is a proc-macro crate that
-//! builds all of sqlx and a second bundled SQLite for the compiler, which roughly doubled the
-//! time the store took to build from scratch. A test checks that the list matches the directory
-//! and what the macro gives.
+//! builds sqlx and a second bundled SQLite for the compiler: a fresh release build of the server
+//! had 336 units to build with it and has 224 without. A test checks that the list matches the
+//! directory and what the macro gives.
 
 use std::borrow::Cow;
 use std::future::Future;
