@@ -48,7 +48,7 @@ pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<(), Error> {
     // with Penpal and Comlink) is installed first when missing, as `serve` and `test` do, so
     // that the bench runs from a fresh clone.
     println!("bench: checking the toolchain (cargo xtask setup)");
-    if !setup::run(ctx) {
+    if !setup::run(ctx, setup::Purpose::Bench) {
         return Err(Error::failed(
             "setup is incomplete: see the FAILED lines above",
         ));

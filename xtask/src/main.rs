@@ -65,8 +65,10 @@ commands:
                           release server); also in target/bench/bench.json; and toolbridge side
                           by side with Penpal, Comlink and a bare MessageChannel echo in the same
                           Chromium session, in target/bench/compare.md and compare.json (--quick:
-                          a 3 s load instead of 10 s, 30 host samples instead of 100)
-  serve [ARGS]            run setup and the builds, then the toolbridge server on
+                          a 3 s load instead of 10 s, 30 host samples instead of 100); runs the
+                          part of setup it uses first (no Firefox, no schemathesis)
+  serve [ARGS]            run the part of setup the builds use (no browsers, no schemathesis),
+                          then the builds, then the toolbridge server on
                           http://localhost:8080 with demo data (database in target/serve/);
                           ARGS go to `toolbridge serve`, e.g. --port 9000
   help                    print this text
@@ -111,7 +113,7 @@ fn dispatch(args: &[String]) -> Result<ExitCode, Error> {
         }
         "setup" => {
             no_arguments(command, rest)?;
-            if setup::run(&Ctx::new()?) {
+            if setup::run(&Ctx::new()?, setup::Purpose::Everything) {
                 Ok(ExitCode::SUCCESS)
             } else {
                 Err(Error::failed(

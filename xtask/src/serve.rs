@@ -16,7 +16,7 @@ const DB_DIR: &str = "serve";
 /// Ctrl-C. Extra arguments go to `toolbridge serve` (`--port 9000`).
 pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<(), Error> {
     println!("serve: checking the toolchain (cargo xtask setup)");
-    if !setup::run(ctx) {
+    if !setup::run(ctx, setup::Purpose::Serve) {
         return Err(Error::failed(
             "setup is incomplete: see the FAILED lines above",
         ));

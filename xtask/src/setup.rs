@@ -14,9 +14,45 @@ use crate::process::{self, Ctx, Stream, describe};
 /// The label of the step that builds bridge.js.
 const BRIDGE_JS_STEP: &str = "sdk/dist/bridge.js (what the SDK browser tests load)";
 
-/// Debian packages: browsers for the browser test suites (`chromium-driver` provides
-/// `chromedriver`) and the load generator of `cargo xtask bench`.
-const DEBIAN_PACKAGES: [&str; 4] = ["chromium", "chromium-driver", "firefox-esr", "wrk"];
+/// Debian packages with the programs each provides (any one will do): browsers for the browser
+/// test suites and the bench, and the load generator of `cargo xtask bench`.
+const DEBIAN_PACKAGES: [(&str, &[&str]); 4] = [
+    (
+        "chromium",
+        &["chromium", "chromium-browser", "google-chrome"],
+    ),
+    ("chromium-driver", &["chromedriver"]),
+    ("firefox-esr", &["firefox"]),
+    ("wrk", &["wrk"]),
+];
+
+/// Which command setup runs for: each installs only what it uses, so that `serve` on a fresh
+/// machine does not wait for browsers and `bench` does not wait for the conformance suite's
+/// Python tools.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Purpose {
+    /// `setup` and `test`: everything.
+    Everything,
+    /// `serve`: what builds bridge.js and the host module.
+    Serve,
+    /// `bench`: the builds, Chromium with its driver, wrk, and the npm packages (Penpal and
+    /// Comlink among them).
+    Bench,
+}
+
+impl Purpose {
+    /// The Debian packages this purpose needs.
+    fn debian_packages(self) -> Vec<(&'static str, &'static [&'static str])> {
+        DEBIAN_PACKAGES
+            .into_iter()
+            .filter(|(package, _)| match self {
+                Purpose::Everything => true,
+                Purpose::Serve => false,
+                Purpose::Bench => *package != "firefox-esr",
+            })
+            .collect()
+    }
+}
 
 /// How one step ended.
 enum Step {
@@ -31,8 +67,9 @@ enum Step {
     Failed(String),
 }
 
-/// Runs every step, printing one line each. `true` when no step failed.
-pub(crate) fn run(ctx: &Ctx) -> bool {
+/// Runs every step `purpose` needs, printing one line each. `true` when no step failed.
+pub(crate) fn run(ctx: &Ctx, purpose: Purpose) -> bool {
+    let everything = purpose == Purpose::Everything;
     let mut all_ok = ensure_wasm_target(ctx);
 
     all_ok &= match pins::wasm_bindgen_version(ctx.root()) {
@@ -43,36 +80,45 @@ pub(crate) fn run(ctx: &Ctx) -> bool {
         Err(error) => report("wasm-bindgen-cli", Step::Failed(error.to_string())),
     };
 
-    all_ok &= report(
-        &format!("wasm-pack {WASM_PACK}"),
-        cargo_tool(ctx, "wasm-pack", "wasm-pack", WASM_PACK),
-    );
+    if everything {
+        all_ok &= report(
+            &format!("wasm-pack {WASM_PACK}"),
+            cargo_tool(ctx, "wasm-pack", "wasm-pack", WASM_PACK),
+        );
+    }
 
-    all_ok &= report(
-        "Debian packages (chromium, chromedriver, firefox, wrk)",
-        debian_packages(ctx),
-    );
+    let packages = purpose.debian_packages();
+    if !packages.is_empty() {
+        let names: Vec<&str> = packages.iter().map(|(package, _)| *package).collect();
+        all_ok &= report(
+            &format!("Debian packages ({})", names.join(", ")),
+            debian_packages(ctx, &packages),
+        );
+    }
 
-    all_ok &= report(
-        &format!("geckodriver {GECKODRIVER}"),
-        cargo_tool(ctx, "geckodriver", "geckodriver", GECKODRIVER),
-    );
+    if everything {
+        all_ok &= report(
+            &format!("geckodriver {GECKODRIVER}"),
+            cargo_tool(ctx, "geckodriver", "geckodriver", GECKODRIVER),
+        );
+    }
 
     all_ok &= report(
         &format!("js tools (npm in {})", js_tools::PROJECT_DIR),
         npm_tools(ctx),
     );
 
-    all_ok &= report(
-        &format!(
-            "schemathesis {SCHEMATHESIS} (virtualenv in {})",
-            ctx.shown(&conformance::venv_dir(ctx))
-        ),
-        schemathesis(ctx),
-    );
-
-    // Last: building it needs the steps above.
-    all_ok &= report(BRIDGE_JS_STEP, bridge_js(ctx));
+    if everything {
+        all_ok &= report(
+            &format!(
+                "schemathesis {SCHEMATHESIS} (virtualenv in {})",
+                ctx.shown(&conformance::venv_dir(ctx))
+            ),
+            schemathesis(ctx),
+        );
+        // Last: building it needs the steps above. (`serve` and `bench` build it themselves.)
+        all_ok &= report(BRIDGE_JS_STEP, bridge_js(ctx));
+    }
 
     all_ok
 }
@@ -364,28 +410,29 @@ fn schemathesis(ctx: &Ctx) -> Step {
     )
 }
 
-/// Chromium with its driver, Firefox ESR and wrk, from apt when we are root on Debian.
-fn debian_packages(ctx: &Ctx) -> Step {
+/// Debian `packages` (with the programs each provides), from apt when we are root on Debian.
+/// Elsewhere, each package's programs are looked for on `PATH`.
+fn debian_packages(ctx: &Ctx, packages: &[(&str, &[&str])]) -> Step {
     if !Path::new("/etc/debian_version").exists() {
-        let chrome = ["chromium", "chromium-browser", "google-chrome"]
+        let missing: Vec<&str> = packages
             .iter()
-            .any(|name| ctx.find(name).is_some());
-        let rest = ["chromedriver", "firefox", "wrk"]
-            .iter()
-            .all(|name| ctx.find(name).is_some());
-        return if chrome && rest {
+            .filter(|(_, programs)| programs.iter().all(|name| ctx.find(name).is_none()))
+            .filter_map(|(_, programs)| programs.first().copied())
+            .collect();
+        return if missing.is_empty() {
             Step::Ok
         } else {
-            Step::Manual(
-                "install Chromium (or Chrome) with a matching chromedriver, and Firefox, \
-                 with your system's package manager"
-                    .to_owned(),
-            )
+            Step::Manual(format!(
+                "install {} with your system's package manager (Chrome will do for Chromium, \
+                 with a chromedriver of the same version)",
+                missing.join(", ")
+            ))
         };
     }
 
-    let missing: Vec<&str> = DEBIAN_PACKAGES
-        .into_iter()
+    let missing: Vec<&str> = packages
+        .iter()
+        .map(|(package, _)| *package)
         .filter(|package| !dpkg_installed(ctx, package))
         .collect();
     if missing.is_empty() {
@@ -431,4 +478,30 @@ fn dpkg_installed(ctx: &Ctx, package: &str) -> bool {
 /// `id -u` says 0.
 fn is_root(ctx: &Ctx) -> bool {
     process::probe(ctx.command("id").arg("-u")).is_some_and(|uid| uid.trim() == "0")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn packages(purpose: Purpose) -> Vec<&'static str> {
+        purpose
+            .debian_packages()
+            .into_iter()
+            .map(|(package, _)| package)
+            .collect()
+    }
+
+    #[test]
+    fn each_command_asks_apt_only_for_what_it_runs() {
+        assert_eq!(
+            packages(Purpose::Everything),
+            ["chromium", "chromium-driver", "firefox-esr", "wrk"]
+        );
+        assert_eq!(
+            packages(Purpose::Bench),
+            ["chromium", "chromium-driver", "wrk"]
+        );
+        assert!(packages(Purpose::Serve).is_empty());
+    }
 }

@@ -194,7 +194,7 @@ pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<bool, Error> {
     let mut total = Outcome::default();
 
     let started = Instant::now();
-    let setup = if setup::run(ctx) {
+    let setup = if setup::run(ctx, setup::Purpose::Everything) {
         Outcome::PASS
     } else {
         Outcome::FAIL
