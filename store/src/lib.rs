@@ -105,7 +105,8 @@ fn pool_size() -> u32 {
 
 impl Store {
     /// Opens (creating if missing) a `SQLite` file: WAL, foreign keys on,
-    /// busy timeout 5 s, a small page cache per connection; runs the migrations that have not run yet.
+    /// busy timeout 5 s, a small page cache per connection; runs the
+    /// migrations that have not run yet.
     pub async fn open(path: &Path) -> Result<Store, Error> {
         let options = SqliteConnectOptions::from_str("sqlite:")?
             .filename(path)
