@@ -1,8 +1,7 @@
 //! Running wasm-bindgen tests in a headless browser, and what the host's browser tests talk to:
 //! a real `toolbridge` server that lets the test page in, and the [`Harness`].
 
-use std::net::{Ipv4Addr, TcpListener};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use crate::bridge_js;
@@ -10,7 +9,7 @@ use crate::error::Error;
 use crate::harness::Harness;
 use crate::pins::WASM_TARGET;
 use crate::process::Ctx;
-use crate::toolbridge_server::{Profile, ServerOptions, ToolbridgeServer};
+use crate::toolbridge_server::{self, Profile, ReservedPort, ServerOptions, ToolbridgeServer};
 
 /// A browser for wasm-bindgen tests: the driver binary and the variable that hands its path to
 /// `wasm-bindgen-test-runner` (which picks the browser by the variable that is set).
@@ -73,18 +72,24 @@ pub(crate) fn wasm_test_command(
 
 /// The backends of the host's browser tests: a `toolbridge` server whose allowed origins are the
 /// test page's (`http://127.0.0.1:P` and `http://localhost:P`, P reserved here for the test
-/// runner), and a [`Harness`]. Both stop when this is dropped.
+/// runner), and a [`Harness`]. The tests learn both addresses when they are compiled, so the
+/// ports are reserved first and the server may start after the tests are built. Both stop when
+/// this is dropped.
 pub(crate) struct HostBackends {
     page_port: u16,
     /// Holds the page's port so that neither backend is given it; let go by [`Self::apply`].
-    page_reservation: Option<TcpListener>,
-    server: ToolbridgeServer,
+    page_reservation: Option<ReservedPort>,
+    server_port: u16,
+    /// Holds the server's port until [`Self::launch`] starts the server on it.
+    server_reservation: Option<ReservedPort>,
+    server: Option<ToolbridgeServer>,
+    options: ServerOptions,
     harness: Harness,
 }
 
 impl HostBackends {
-    /// Starts the server (built with `profile`, its database and log in `dir`, `seed_products`
-    /// in the catalog, the SDK from `sdk/dist`) and the harness.
+    /// Builds the server with `profile` and starts it (its database and log in `dir`,
+    /// `seed_products` in the catalog, the SDK from `sdk/dist`) and the harness.
     pub(crate) fn start(
         ctx: &Ctx,
         label: &'static str,
@@ -92,15 +97,38 @@ impl HostBackends {
         dir: PathBuf,
         seed_products: u32,
     ) -> Result<Self, Error> {
-        let page_reservation = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-            .map_err(|e| Error::failed(format!("cannot find a free port: {e}")))?;
-        let page_port = page_reservation
-            .local_addr()
-            .map_err(|e| Error::failed(format!("cannot find a free port: {e}")))?
-            .port();
-        let server = ToolbridgeServer::start(
-            ctx,
-            &ServerOptions {
+        let mut backends = Self::reserve(ctx, label, profile, dir, seed_products)?;
+        let binary = toolbridge_server::build(ctx, label, profile)?;
+        backends.launch(ctx, binary)?;
+        Ok(backends)
+    }
+
+    /// Reserves the page's and the server's ports and starts the harness; the server, built with
+    /// `profile` elsewhere, is started by [`Self::launch`].
+    pub(crate) fn reserve(
+        ctx: &Ctx,
+        label: &'static str,
+        profile: Profile,
+        dir: PathBuf,
+        seed_products: u32,
+    ) -> Result<Self, Error> {
+        let page_reservation = ReservedPort::new()?;
+        let page_port = page_reservation.port();
+        let server_reservation = ReservedPort::new()?;
+        let server_port = server_reservation.port();
+        let harness = Harness::start()?;
+        println!(
+            "{label}: the test harness listens at {}; the test page will be served on port \
+             {page_port} and the server will listen on port {server_port}",
+            harness.base_url()
+        );
+        Ok(Self {
+            page_port,
+            page_reservation: Some(page_reservation),
+            server_port,
+            server_reservation: Some(server_reservation),
+            server: None,
+            options: ServerOptions {
                 label,
                 profile,
                 dir,
@@ -111,39 +139,45 @@ impl HostBackends {
                 ],
                 sdk_dir: Some(bridge_js::dist_dir(ctx)),
             },
-        )?;
-        let harness = Harness::start()?;
-        println!(
-            "{label}: the test harness listens at {}; the test page will be served on port \
-             {page_port}",
-            harness.base_url()
-        );
-        Ok(Self {
-            page_port,
-            page_reservation: Some(page_reservation),
-            server,
             harness,
         })
     }
 
-    /// Points a [`wasm_test_command`] at the backends: the runner serves the page on the
-    /// reserved port (which is let go now, for the runner to take), and the tests learn the
-    /// server's and the harness's addresses at compile time (`TOOLBRIDGE_TEST_API`,
-    /// `TOOLBRIDGE_TEST_HARNESS`).
-    pub(crate) fn apply(&mut self, command: &mut Command) {
-        self.page_reservation = None;
+    /// Starts the server `binary` on the reserved port; a second call does nothing.
+    pub(crate) fn launch(&mut self, ctx: &Ctx, binary: PathBuf) -> Result<(), Error> {
+        if let Some(port) = self.server_reservation.take() {
+            self.server = Some(ToolbridgeServer::launch(ctx, binary, &self.options, port)?);
+        }
+        Ok(())
+    }
+
+    /// Gives a [`wasm_test_command`] the backends' addresses: the tests learn the server's and
+    /// the harness's at compile time (`TOOLBRIDGE_TEST_API`, `TOOLBRIDGE_TEST_HARNESS`), and the
+    /// runner serves the page on the reserved port. The same addresses every time, so a command
+    /// that only builds the tests (`--no-run`) builds what the one that runs them runs.
+    pub(crate) fn configure(&self, command: &mut Command) {
         command
             .env(
                 "WASM_BINDGEN_TEST_ADDRESS",
                 format!("127.0.0.1:{}", self.page_port),
             )
-            .env("TOOLBRIDGE_TEST_API", self.server.base_url())
+            .env(
+                "TOOLBRIDGE_TEST_API",
+                toolbridge_server::base_url(self.server_port),
+            )
             .env("TOOLBRIDGE_TEST_HARNESS", self.harness.base_url());
     }
 
+    /// [`Self::configure`]s the command that runs the tests, and lets go of the page's port for
+    /// the runner to take.
+    pub(crate) fn apply(&mut self, command: &mut Command) {
+        self.configure(command);
+        self.page_reservation = None;
+    }
+
     /// The server's log.
-    pub(crate) fn server_log(&self) -> &Path {
-        self.server.log()
+    pub(crate) fn server_log(&self) -> PathBuf {
+        self.options.log()
     }
 
     /// The harness, to read what the tests reported.

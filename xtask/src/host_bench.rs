@@ -3,13 +3,15 @@
 //! `addLines` of 1000 lines, `context.get()` round trips and a bare `MessageChannel` echo, and
 //! posts the samples to the harness (`/report/host-bench`); here they become medians.
 
+use std::process::Command;
+
 use crate::browser::{self, CHROMIUM, HostBackends};
 use crate::error::Error;
 use crate::files::read;
 use crate::js_tools;
 use crate::json::{self, Value};
-use crate::process::{self, Ctx, describe};
-use crate::toolbridge_server::Profile;
+use crate::process::{self, Ctx, describe, run_step};
+use crate::toolbridge_server::{BackgroundBuild, Profile};
 use crate::wasm_crate;
 
 /// The median `addLines` of 1000 lines may take at most this, in milliseconds.
@@ -97,17 +99,21 @@ impl HostFigures {
     }
 }
 
-/// Starts the release server (a fresh catalog of [`CATALOG_PRODUCTS`] in `target/bench/host/`)
-/// and the harness, runs the host's `bench` test in Chromium with `samples` samples per figure,
-/// and reads its report.
-pub(crate) fn measure(ctx: &Ctx, samples: u32) -> Result<HostFigures, Error> {
-    let mut command = browser::wasm_test_command(ctx, &CHROMIUM, "toolbridge-host", TIMEOUT_SECS)?;
-    // The profile the shipped host module is built with, so that the figure is the module's.
-    command
-        .args(["--profile", wasm_crate::SPEED_PROFILE, "--test", "bench"])
-        .env("TOOLBRIDGE_BENCH_SAMPLES", samples.to_string());
+/// Builds the host's `bench` test while `server` (the release build) may still be building,
+/// then starts that server (a fresh catalog of [`CATALOG_PRODUCTS`] in `target/bench/host/`) and
+/// the harness, runs the test in Chromium with `samples` samples per figure, and reads its report.
+pub(crate) fn measure(
+    ctx: &Ctx,
+    samples: u32,
+    server: &mut BackgroundBuild,
+) -> Result<HostFigures, Error> {
     let dir = ctx.target_dir().join("bench").join("host");
-    let mut backends = HostBackends::start(ctx, "bench", Profile::Release, dir, CATALOG_PRODUCTS)?;
+    let mut backends =
+        HostBackends::reserve(ctx, "bench", Profile::Release, dir, CATALOG_PRODUCTS)?;
+    let mut build = bench_command(ctx, samples, &backends)?;
+    build.arg("--no-run");
+    run_step("bench", &mut build)?;
+    backends.launch(ctx, server.wait(ctx, "bench")?)?;
     // The bridges toolbridge is compared with, for the pages to load from the harness.
     for (name, tool) in [
         (PENPAL_FILE, js_tools::PENPAL),
@@ -116,10 +122,11 @@ pub(crate) fn measure(ctx: &Ctx, samples: u32) -> Result<HostFigures, Error> {
         let path = js_tools::script_file(ctx, tool).map_err(Error::failed)?;
         backends.harness().serve_file(name, read(&path)?);
     }
+    let mut command = bench_command(ctx, samples, &backends)?;
     backends.apply(&mut command);
     println!("bench: running `{}`", describe(&command));
     let succeeded = process::run(&mut command)?;
-    let log = ctx.shown(backends.server_log());
+    let log = ctx.shown(&backends.server_log());
     if !succeeded {
         return Err(Error::failed(format!(
             "`{}` failed; the toolbridge server's log is {log}",
@@ -134,6 +141,18 @@ pub(crate) fn measure(ctx: &Ctx, samples: u32) -> Result<HostFigures, Error> {
         ))
     })?;
     parse_report(&report)
+}
+
+/// `cargo test` of the host's `bench` test in Chromium, built with the profile the shipped host
+/// module is built with (so that the figures are the module's), taking `samples` samples, and
+/// compiled with the addresses of `backends`.
+fn bench_command(ctx: &Ctx, samples: u32, backends: &HostBackends) -> Result<Command, Error> {
+    let mut command = browser::wasm_test_command(ctx, &CHROMIUM, "toolbridge-host", TIMEOUT_SECS)?;
+    command
+        .args(["--profile", wasm_crate::SPEED_PROFILE, "--test", "bench"])
+        .env("TOOLBRIDGE_BENCH_SAMPLES", samples.to_string());
+    backends.configure(&mut command);
+    Ok(command)
 }
 
 /// Reads the report the bench test posts:

@@ -2,9 +2,11 @@
 //! a fresh demo database (1 000 products), loaded by `wrk` on the same
 //! machine with `GET /api/v1/products?pageSize=500`.
 
+use std::path::PathBuf;
+
 use crate::error::Error;
 use crate::process::{self, Ctx};
-use crate::toolbridge_server::{Profile, ServerOptions, ToolbridgeServer};
+use crate::toolbridge_server::{Profile, ReservedPort, ServerOptions, ToolbridgeServer};
 
 /// Requests per second the budget asks for, at least.
 pub(crate) const MIN_REQUESTS_PER_SEC: f64 = 1000.0;
@@ -29,21 +31,23 @@ impl Load {
     }
 }
 
-/// Builds and starts the release server, loads it with wrk for `seconds`, stops it.
-pub(crate) fn measure(ctx: &Ctx, seconds: u32) -> Result<Load, Error> {
+/// Starts the release server `binary`, loads it with wrk for `seconds`, stops it.
+pub(crate) fn measure(ctx: &Ctx, binary: PathBuf, seconds: u32) -> Result<Load, Error> {
     if ctx.find("wrk").is_none() {
         return Err(Error::failed(
             "wrk not found; run `cargo xtask setup` (it installs Debian's wrk as root)",
         ));
     }
-    let server = ToolbridgeServer::start(
+    let server = ToolbridgeServer::launch(
         ctx,
+        binary,
         &ServerOptions::new(
             "bench",
             Profile::Release,
             ctx.target_dir().join("bench").join("rest"),
             1000,
         ),
+        ReservedPort::new()?,
     )?;
     // A key with a limit high enough not to be the thing measured.
     let token = server.create_key(ctx, "bench", "products:read", "1000000000/60s")?;

@@ -447,7 +447,7 @@ fn host_in_browser(ctx: &Ctx, browser: &Browser) -> Outcome {
     if outcome.failed > 0 {
         println!(
             "test: the toolbridge server's log is {}",
-            ctx.shown(backends.server_log())
+            ctx.shown(&backends.server_log())
         );
     }
     outcome

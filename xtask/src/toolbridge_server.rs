@@ -61,6 +61,11 @@ pub(crate) struct ServerOptions {
 }
 
 impl ServerOptions {
+    /// The server's log (its stdout and stderr), in [`Self::dir`].
+    pub(crate) fn log(&self) -> PathBuf {
+        self.dir.join(LOG_FILE)
+    }
+
     /// A server for `label` built with `profile`, with its files in `dir` and `seed_products`
     /// in its catalog; no other origin may use its session, and it serves the SDK from its
     /// default place.
@@ -95,9 +100,19 @@ impl ToolbridgeServer {
     /// in `options.dir`, and waits until it listens, which takes longer the more products it
     /// seeds.
     pub(crate) fn start(ctx: &Ctx, options: &ServerOptions) -> Result<Self, Error> {
-        let label = options.label;
-        let binary = build(ctx, label, options.profile)?;
+        let binary = build(ctx, options.label, options.profile)?;
+        Self::launch(ctx, binary, options, ReservedPort::new()?)
+    }
 
+    /// Starts the server `binary` that is already built (with `options.profile`) on `port`, with
+    /// a fresh database in `options.dir`, and waits until it listens.
+    pub(crate) fn launch(
+        ctx: &Ctx,
+        binary: PathBuf,
+        options: &ServerOptions,
+        port: ReservedPort,
+    ) -> Result<Self, Error> {
+        let label = options.label;
         create_dir(&options.dir)?;
         let db = options.dir.join(DB_FILE);
         for suffix in ["", "-wal", "-shm"] {
@@ -108,14 +123,15 @@ impl ToolbridgeServer {
                 })?;
             }
         }
-        let log = options.dir.join(LOG_FILE);
+        let log = options.log();
         let log_file = File::create(&log)
             .map_err(|e| Error::failed(format!("cannot create {}: {e}", log.display())))?;
         let stdout_log = log_file
             .try_clone()
             .map_err(|e| Error::failed(format!("cannot open {} twice: {e}", log.display())))?;
 
-        let port = free_port()?;
+        // Let go of the port only now, for the server to take.
+        let port = port.release();
         let mut serve = command_for(ctx, &binary);
         serve
             .args(["serve", "--port", &port.to_string()])
@@ -164,7 +180,7 @@ impl ToolbridgeServer {
 
     /// `http://127.0.0.1:PORT`, without a trailing slash.
     pub(crate) fn base_url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port())
+        base_url(self.port)
     }
 
     /// The server's database file.
@@ -216,17 +232,164 @@ impl ToolbridgeServer {
 /// Builds the `toolbridge` binary with `profile` (printing the command after `label:`) and
 /// returns its path.
 pub(crate) fn build(ctx: &Ctx, label: &str, profile: Profile) -> Result<PathBuf, Error> {
+    run_step(label, &mut build_command(ctx, profile))?;
+    Ok(binary(ctx, profile))
+}
+
+/// `cargo build [--release] -p toolbridge-server --bin toolbridge`.
+fn build_command(ctx: &Ctx, profile: Profile) -> Command {
     let mut build = ctx.cargo();
     build.arg("build");
     if profile == Profile::Release {
         build.arg("--release");
     }
     build.args(["-p", "toolbridge-server", "--bin", "toolbridge"]);
-    run_step(label, &mut build)?;
-    Ok(ctx
-        .target_dir()
+    build
+}
+
+/// Where cargo puts the `toolbridge` binary built with `profile`.
+fn binary(ctx: &Ctx, profile: Profile) -> PathBuf {
+    ctx.target_dir()
         .join(profile.dir())
-        .join(format!("toolbridge{}", std::env::consts::EXE_SUFFIX)))
+        .join(format!("toolbridge{}", std::env::consts::EXE_SUFFIX))
+}
+
+/// A build of the `toolbridge` binary that runs in the background while other work goes on, its
+/// output going to a log file. Dropping it before it finished stops it.
+pub(crate) struct BackgroundBuild {
+    state: BuildState,
+    command: String,
+    log: PathBuf,
+    binary: PathBuf,
+    started: Instant,
+}
+
+/// Where a [`BackgroundBuild`] is.
+enum BuildState {
+    Running(Child),
+    Built,
+    Failed,
+}
+
+/// Lines of a failed build's log that are printed with the error.
+const FAILED_BUILD_LINES: usize = 30;
+
+impl BackgroundBuild {
+    /// Starts building the binary with `profile`; cargo's output goes to `log`. Says so after
+    /// `label:`.
+    pub(crate) fn start(
+        ctx: &Ctx,
+        label: &str,
+        profile: Profile,
+        log: PathBuf,
+    ) -> Result<Self, Error> {
+        let output = File::create(&log)
+            .map_err(|e| Error::failed(format!("cannot create {}: {e}", log.display())))?;
+        let errors = output
+            .try_clone()
+            .map_err(|e| Error::failed(format!("cannot open {} twice: {e}", log.display())))?;
+        let mut build = build_command(ctx, profile);
+        let command = describe(&build);
+        println!(
+            "{label}: running `{command}` in the background (its output goes to {})",
+            ctx.shown(&log)
+        );
+        let child = build
+            .stdin(Stdio::null())
+            .stdout(output)
+            .stderr(errors)
+            .spawn()
+            .map_err(|e| Error::failed(format!("could not start `{command}`: {e}")))?;
+        Ok(Self {
+            state: BuildState::Running(child),
+            command,
+            log,
+            binary: binary(ctx, profile),
+            started: Instant::now(),
+        })
+    }
+
+    /// Waits for the build to finish (at once when it has) and returns the binary's path. A
+    /// failure prints the end of cargo's output (after `label:`) and names the log.
+    pub(crate) fn wait(&mut self, ctx: &Ctx, label: &str) -> Result<PathBuf, Error> {
+        if let BuildState::Running(child) = &mut self.state {
+            println!("{label}: waiting for `{}`", self.command);
+            let status = child.wait();
+            let succeeded = matches!(&status, Ok(status) if status.success());
+            self.state = if succeeded {
+                BuildState::Built
+            } else {
+                BuildState::Failed
+            };
+            if succeeded {
+                println!(
+                    "{label}: `{}` finished, {:.0} s after it started",
+                    self.command,
+                    self.started.elapsed().as_secs_f64()
+                );
+            } else {
+                let text = fs::read_to_string(&self.log).unwrap_or_default();
+                let lines: Vec<&str> = text.lines().collect();
+                for line in &lines[lines.len().saturating_sub(FAILED_BUILD_LINES)..] {
+                    println!("{label}: | {line}");
+                }
+                if let Err(e) = status {
+                    println!("{label}: cannot wait for the build: {e}");
+                }
+            }
+        }
+        match self.state {
+            BuildState::Built => Ok(self.binary.clone()),
+            BuildState::Running(_) | BuildState::Failed => Err(Error::failed(format!(
+                "`{}` failed; its output is in {}",
+                self.command,
+                ctx.shown(&self.log)
+            ))),
+        }
+    }
+}
+
+impl Drop for BackgroundBuild {
+    fn drop(&mut self) {
+        if let BuildState::Running(child) = &mut self.state {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// A port of this machine that is held (bound, not listening for anyone) until the process it
+/// is for is started, so that nothing else takes it in between: what is built with the address
+/// can be built before the server runs.
+pub(crate) struct ReservedPort {
+    listener: TcpListener,
+    port: u16,
+}
+
+impl ReservedPort {
+    /// A port the OS picks.
+    pub(crate) fn new() -> Result<Self, Error> {
+        let fail = |e: std::io::Error| Error::failed(format!("cannot find a free port: {e}"));
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(fail)?;
+        let port = listener.local_addr().map_err(fail)?.port();
+        Ok(Self { listener, port })
+    }
+
+    /// The port.
+    pub(crate) fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Lets go of the port, for the process it is for to take right away.
+    pub(crate) fn release(self) -> u16 {
+        drop(self.listener);
+        self.port
+    }
+}
+
+/// `http://127.0.0.1:PORT`, without a trailing slash.
+pub(crate) fn base_url(port: u16) -> String {
+    format!("http://127.0.0.1:{port}")
 }
 
 /// Waits until `child` (called `what` in messages, its log at `log`) accepts connections on
@@ -274,8 +437,5 @@ fn command_for(ctx: &Ctx, binary: &Path) -> Command {
 
 /// A port nothing listens on right now (the OS picks it; we let it go at once).
 pub(crate) fn free_port() -> Result<u16, Error> {
-    TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-        .and_then(|listener| listener.local_addr())
-        .map(|address| address.port())
-        .map_err(|e| Error::failed(format!("cannot find a free port: {e}")))
+    ReservedPort::new().map(ReservedPort::release)
 }
