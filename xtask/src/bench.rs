@@ -22,8 +22,9 @@ use crate::js_tools;
 use crate::json;
 use crate::load;
 use crate::process::{self, Ctx};
+use crate::server_build::BackgroundBuild;
 use crate::setup;
-use crate::toolbridge_server::{BackgroundBuild, Profile};
+use crate::toolbridge_server::Profile;
 
 /// The budget for `bridge.js` after `gzip -9`, in bytes.
 const BRIDGE_JS_GZIP_BUDGET: u64 = 16 * 1024;

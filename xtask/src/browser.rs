@@ -9,6 +9,7 @@ use crate::error::Error;
 use crate::harness::Harness;
 use crate::pins::WASM_TARGET;
 use crate::process::Ctx;
+use crate::server_build;
 use crate::toolbridge_server::{self, Profile, ReservedPort, ServerOptions, ToolbridgeServer};
 
 /// A browser for wasm-bindgen tests: the driver binary and the variable that hands its path to
@@ -98,7 +99,7 @@ impl HostBackends {
         seed_products: u32,
     ) -> Result<Self, Error> {
         let mut backends = Self::reserve(ctx, label, profile, dir, seed_products)?;
-        let binary = toolbridge_server::build(ctx, label, profile)?;
+        let binary = server_build::build(ctx, label, profile)?;
         backends.launch(ctx, binary)?;
         Ok(backends)
     }

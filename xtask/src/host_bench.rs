@@ -11,7 +11,8 @@ use crate::files::read;
 use crate::js_tools;
 use crate::json::{self, Value};
 use crate::process::{self, Ctx, describe, run_step};
-use crate::toolbridge_server::{BackgroundBuild, Profile};
+use crate::server_build::BackgroundBuild;
+use crate::toolbridge_server::Profile;
 use crate::wasm_crate;
 
 /// The median `addLines` of 1000 lines may take at most this, in milliseconds.

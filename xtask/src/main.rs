@@ -27,6 +27,7 @@ mod pins;
 mod process;
 mod reliability;
 mod serve;
+mod server_build;
 mod setup;
 mod test;
 mod toolbridge_server;

@@ -9,7 +9,8 @@ use crate::e2e;
 use crate::error::Error;
 use crate::files::create_dir;
 use crate::process::Ctx;
-use crate::toolbridge_server::{self, Profile};
+use crate::server_build;
+use crate::toolbridge_server::Profile;
 
 /// One of the suites: the name filter of its test in the `reliability` test target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,7 +28,7 @@ pub(crate) const CRASH: Reliability = Reliability { module: "crash" };
 /// Builds the release server and returns the `cargo test` command that runs `suite` against it.
 pub(crate) fn command(ctx: &Ctx, suite: Reliability) -> Result<Command, Error> {
     // Release, so that the load figures say something about the server and not about debug code.
-    let binary = toolbridge_server::build(ctx, "test", Profile::Release)?;
+    let binary = server_build::build(ctx, "test", Profile::Release)?;
     let dir = ctx.target_dir().join("reliability");
     create_dir(&dir)?;
     let mut command = e2e::suite_command(ctx, "reliability");

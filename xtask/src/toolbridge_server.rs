@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 
 use crate::error::Error;
 use crate::files::create_dir;
-use crate::process::{self, Ctx, describe, run_step};
+use crate::process::{self, Ctx, describe};
+use crate::server_build;
 
 /// The database file's name inside [`ServerOptions::dir`].
 const DB_FILE: &str = "toolbridge.sqlite3";
@@ -35,7 +36,7 @@ pub(crate) enum Profile {
 
 impl Profile {
     /// The directory under the target directory that cargo builds this profile into.
-    fn dir(self) -> &'static str {
+    pub(crate) fn dir(self) -> &'static str {
         match self {
             Self::Debug => "debug",
             Self::Release => "release",
@@ -100,7 +101,7 @@ impl ToolbridgeServer {
     /// in `options.dir`, and waits until it listens, which takes longer the more products it
     /// seeds.
     pub(crate) fn start(ctx: &Ctx, options: &ServerOptions) -> Result<Self, Error> {
-        let binary = build(ctx, options.label, options.profile)?;
+        let binary = server_build::build(ctx, options.label, options.profile)?;
         Self::launch(ctx, binary, options, ReservedPort::new()?)
     }
 
@@ -226,135 +227,6 @@ impl ToolbridgeServer {
             limit,
             &self.log,
         )
-    }
-}
-
-/// Builds the `toolbridge` binary with `profile` (printing the command after `label:`) and
-/// returns its path.
-pub(crate) fn build(ctx: &Ctx, label: &str, profile: Profile) -> Result<PathBuf, Error> {
-    run_step(label, &mut build_command(ctx, profile))?;
-    Ok(binary(ctx, profile))
-}
-
-/// `cargo build [--release] -p toolbridge-server --bin toolbridge`.
-fn build_command(ctx: &Ctx, profile: Profile) -> Command {
-    let mut build = ctx.cargo();
-    build.arg("build");
-    if profile == Profile::Release {
-        build.arg("--release");
-    }
-    build.args(["-p", "toolbridge-server", "--bin", "toolbridge"]);
-    build
-}
-
-/// Where cargo puts the `toolbridge` binary built with `profile`.
-fn binary(ctx: &Ctx, profile: Profile) -> PathBuf {
-    ctx.target_dir()
-        .join(profile.dir())
-        .join(format!("toolbridge{}", std::env::consts::EXE_SUFFIX))
-}
-
-/// A build of the `toolbridge` binary that runs in the background while other work goes on, its
-/// output going to a log file. Dropping it before it finished stops it.
-pub(crate) struct BackgroundBuild {
-    state: BuildState,
-    command: String,
-    log: PathBuf,
-    binary: PathBuf,
-    started: Instant,
-}
-
-/// Where a [`BackgroundBuild`] is.
-enum BuildState {
-    Running(Child),
-    Built,
-    Failed,
-}
-
-/// Lines of a failed build's log that are printed with the error.
-const FAILED_BUILD_LINES: usize = 30;
-
-impl BackgroundBuild {
-    /// Starts building the binary with `profile`; cargo's output goes to `log`. Says so after
-    /// `label:`.
-    pub(crate) fn start(
-        ctx: &Ctx,
-        label: &str,
-        profile: Profile,
-        log: PathBuf,
-    ) -> Result<Self, Error> {
-        let output = File::create(&log)
-            .map_err(|e| Error::failed(format!("cannot create {}: {e}", log.display())))?;
-        let errors = output
-            .try_clone()
-            .map_err(|e| Error::failed(format!("cannot open {} twice: {e}", log.display())))?;
-        let mut build = build_command(ctx, profile);
-        let command = describe(&build);
-        println!(
-            "{label}: running `{command}` in the background (its output goes to {})",
-            ctx.shown(&log)
-        );
-        let child = build
-            .stdin(Stdio::null())
-            .stdout(output)
-            .stderr(errors)
-            .spawn()
-            .map_err(|e| Error::failed(format!("could not start `{command}`: {e}")))?;
-        Ok(Self {
-            state: BuildState::Running(child),
-            command,
-            log,
-            binary: binary(ctx, profile),
-            started: Instant::now(),
-        })
-    }
-
-    /// Waits for the build to finish (at once when it has) and returns the binary's path. A
-    /// failure prints the end of cargo's output (after `label:`) and names the log.
-    pub(crate) fn wait(&mut self, ctx: &Ctx, label: &str) -> Result<PathBuf, Error> {
-        if let BuildState::Running(child) = &mut self.state {
-            println!("{label}: waiting for `{}`", self.command);
-            let status = child.wait();
-            let succeeded = matches!(&status, Ok(status) if status.success());
-            self.state = if succeeded {
-                BuildState::Built
-            } else {
-                BuildState::Failed
-            };
-            if succeeded {
-                println!(
-                    "{label}: `{}` finished, {:.0} s after it started",
-                    self.command,
-                    self.started.elapsed().as_secs_f64()
-                );
-            } else {
-                let text = fs::read_to_string(&self.log).unwrap_or_default();
-                let lines: Vec<&str> = text.lines().collect();
-                for line in &lines[lines.len().saturating_sub(FAILED_BUILD_LINES)..] {
-                    println!("{label}: | {line}");
-                }
-                if let Err(e) = status {
-                    println!("{label}: cannot wait for the build: {e}");
-                }
-            }
-        }
-        match self.state {
-            BuildState::Built => Ok(self.binary.clone()),
-            BuildState::Running(_) | BuildState::Failed => Err(Error::failed(format!(
-                "`{}` failed; its output is in {}",
-                self.command,
-                ctx.shown(&self.log)
-            ))),
-        }
-    }
-}
-
-impl Drop for BackgroundBuild {
-    fn drop(&mut self) {
-        if let BuildState::Running(child) = &mut self.state {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
     }
 }
 
