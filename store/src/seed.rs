@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use sqlx::SqliteConnection;
+use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
 use time::{Duration, OffsetDateTime};
 use toolbridge_protocol::Decimal;
 use toolbridge_protocol::add_lines::{LineType, Unit};
@@ -28,6 +28,10 @@ pub const DEMO_PASSWORD: &str = "demo-password";
 
 /// Products in the demo tenant's catalog unless told otherwise.
 pub const DEFAULT_SEED_PRODUCTS: u32 = 1000;
+
+/// Rows to one `INSERT` of the demo catalog: nine parameters each, well within SQLite's limit
+/// of 32 766 to a statement.
+const PRODUCTS_PER_INSERT: usize = 500;
 
 const HARBOUR: &str = "Harbour Flooring Ltd";
 const OTHER: &str = "Other Co";
@@ -580,7 +584,6 @@ async fn seed_catalog(
     tenant_id: &str,
     tenant: &TenantSeed,
 ) -> Result<Vec<SeededProduct>, Error> {
-    let mut products = Vec::new();
     let mut template_ids = BTreeMap::new();
     for (code, name, sell, cost, active) in &tenant.templates {
         let id = new_id();
@@ -614,50 +617,84 @@ async fn seed_catalog(
         .await?;
     }
 
-    for product in &tenant.products {
-        let id = new_id();
-        sqlx::query(
+    seed_products(conn, tenant_id, &tenant.products, &template_ids).await
+}
+
+/// The products of a tenant's catalog, with their tasks (`template_ids` maps a task template's
+/// code to its id); answers the active ones.
+async fn seed_products(
+    conn: &mut SqliteConnection,
+    tenant_id: &str,
+    products: &[ProductSeed],
+    template_ids: &BTreeMap<&str, String>,
+) -> Result<Vec<SeededProduct>, Error> {
+    // Many rows to a statement: every statement is a round trip to the connection's thread, and
+    // a row at a time made a catalog of 100 000 products the slowest part of starting a server.
+    let rows: Vec<(String, &ProductSeed)> =
+        products.iter().map(|product| (new_id(), product)).collect();
+    for chunk in rows.chunks(PRODUCTS_PER_INSERT) {
+        let mut insert = QueryBuilder::<Sqlite>::new(
             "INSERT INTO products (id, tenant_id, sku, sku_lower, name, unit, price, cost_price, \
-             active) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(&id)
-        .bind(tenant_id)
-        .bind(&product.sku)
-        .bind(product.sku.to_lowercase())
-        .bind(&product.name)
-        .bind(product.unit.token())
-        .bind(product.price.to_string())
-        .bind(product.cost.to_string())
-        .bind(product.active)
-        .execute(&mut *conn)
-        .await?;
-        for (position, (code, qty_per_unit)) in product.tasks.iter().enumerate() {
-            let Some(template_id) = template_ids.get(code) else {
-                continue;
-            };
-            sqlx::query(
-                "INSERT INTO product_tasks (product_id, position, task_template_id, \
-                 qty_per_unit) VALUES (?, ?, ?, ?)",
-            )
-            .bind(&id)
-            .bind(i64::try_from(position).unwrap_or(i64::MAX))
-            .bind(template_id)
-            .bind(qty_per_unit.to_string())
-            .execute(&mut *conn)
-            .await?;
-        }
-        if product.active {
-            products.push((
+             active) ",
+        );
+        insert.push_values(chunk, |mut row, (id, product)| {
+            row.push_bind(id.clone())
+                .push_bind(tenant_id.to_owned())
+                .push_bind(product.sku.clone())
+                .push_bind(product.sku.to_lowercase())
+                .push_bind(product.name.clone())
+                .push_bind(product.unit.token())
+                .push_bind(product.price.to_string())
+                .push_bind(product.cost.to_string())
+                .push_bind(product.active);
+        });
+        insert.build().persistent(false).execute(&mut *conn).await?;
+    }
+    let tasks: Vec<(&String, i64, &String, Decimal)> =
+        rows.iter()
+            .flat_map(|(id, product)| {
+                product.tasks.iter().enumerate().filter_map(
+                    move |(position, (code, qty_per_unit))| {
+                        let template_id = template_ids.get(code)?;
+                        Some((
+                            id,
+                            i64::try_from(position).unwrap_or(i64::MAX),
+                            template_id,
+                            *qty_per_unit,
+                        ))
+                    },
+                )
+            })
+            .collect();
+    for chunk in tasks.chunks(PRODUCTS_PER_INSERT) {
+        let mut insert = QueryBuilder::<Sqlite>::new(
+            "INSERT INTO product_tasks (product_id, position, task_template_id, qty_per_unit) ",
+        );
+        insert.push_values(
+            chunk,
+            |mut row, (id, position, template_id, qty_per_unit)| {
+                row.push_bind((*id).clone())
+                    .push_bind(*position)
+                    .push_bind((*template_id).clone())
+                    .push_bind(qty_per_unit.to_string());
+            },
+        );
+        insert.build().persistent(false).execute(&mut *conn).await?;
+    }
+    Ok(rows
+        .into_iter()
+        .filter(|(_, product)| product.active)
+        .map(|(id, product)| {
+            (
                 id,
                 product.sku.clone(),
                 product.name.clone(),
                 product.unit,
                 product.price,
                 product.cost,
-            ));
-        }
-    }
-    Ok(products)
+            )
+        })
+        .collect())
 }
 
 /// Line `n` of a demo quote: of `product`, or a free-form service line.

@@ -119,6 +119,41 @@ async fn the_demo_seed_has_what_the_example_tools_need() {
 }
 
 #[tokio::test]
+async fn a_catalog_of_many_statements_has_every_product_and_task() {
+    // Over two statements' worth of products (500 rows each) and their tasks.
+    let demo = demo_with(1203).await;
+    let (index, _) = demo.store.catalog_index(&demo.harbour.id).await.unwrap();
+    let install = &index
+        .task_templates
+        .iter()
+        .find(|t| t.code == "INSTALL")
+        .unwrap()
+        .id;
+    for n in 7..=1203_u32 {
+        let sku = format!("SKU-{n:05}");
+        let found = index.products.iter().find(|p| p.sku == sku);
+        assert_eq!(found.is_some(), n % 20 != 3, "{sku} active");
+        let Some(product) = found else { continue };
+        let tasks: Vec<_> = product
+            .task_sequence
+            .iter()
+            .map(|step| &step.task_template_id)
+            .collect();
+        if n % 10 == 0 {
+            assert_eq!(tasks, [install], "{sku}'s tasks");
+        } else {
+            assert!(tasks.is_empty(), "{sku}'s tasks: {tasks:?}");
+        }
+    }
+    let generated = index
+        .products
+        .iter()
+        .filter(|p| p.sku.starts_with("SKU-"))
+        .count();
+    assert_eq!(generated, (7..=1203).filter(|n| n % 20 != 3).count());
+}
+
+#[tokio::test]
 async fn the_seed_returns_the_sign_ins_and_refuses_a_second_run() {
     let (store, _dir) = empty().await;
     let sign_ins = store.seed_demo(10).await.unwrap();
