@@ -11,6 +11,7 @@
 use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
+use std::time::Instant;
 
 use crate::bridge_js;
 use crate::compare::{self, Budgets, Comparison, Source};
@@ -44,8 +45,19 @@ pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<(), Error> {
             return Err(Error::usage(format!("`bench` does not take `{arg}`")));
         }
     }
+    let started = Instant::now();
     let quick = !args.is_empty();
     let (seconds, host_samples) = if quick { (3, 30) } else { (10, 100) };
+    let bench_dir = ctx.target_dir().join("bench");
+    create_dir(&bench_dir)?;
+    // The release server is the longest build, and it needs nothing that setup installs, nor the
+    // SDK's and the host's wasm builds; so it builds alongside all of them.
+    let mut server = BackgroundBuild::start(
+        ctx,
+        "bench",
+        Profile::Release,
+        bench_dir.join("server-build.log"),
+    )?;
     // Everything the bench runs (wasm-bindgen, Chromium and its driver, wrk, the npm packages
     // with Penpal and Comlink) is installed first when missing, as `serve` and `test` do, so
     // that the bench runs from a fresh clone.
@@ -55,18 +67,6 @@ pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<(), Error> {
             "setup is incomplete: see the FAILED lines above",
         ));
     }
-
-    let bench_dir = ctx.target_dir().join("bench");
-    create_dir(&bench_dir)?;
-    // The release server is the longest build and the SDK's and the host's wasm builds do not
-    // need it, so it builds alongside them (cargo locks each profile's directory, not the target
-    // directory).
-    let mut server = BackgroundBuild::start(
-        ctx,
-        "bench",
-        Profile::Release,
-        bench_dir.join("server-build.log"),
-    )?;
 
     let script = bridge_js::build(ctx)?;
     let pieces = bridge_js::pieces(ctx);
@@ -128,6 +128,7 @@ pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<(), Error> {
     let json = report_json(bridge, over, &parts, &host, rest);
     write(&json_path, json.as_bytes())?;
     println!("bench: wrote {}", ctx.shown(&json_path));
+    println!("bench: done in {:.0} s", started.elapsed().as_secs_f64());
     Ok(())
 }
 
