@@ -68,7 +68,10 @@ pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<(), Error> {
         ));
     }
 
-    let script = bridge_js::build(ctx)?;
+    // The builds in the foreground give way to the server's, whose last crates build one at a
+    // time: they run when it leaves a core idle.
+    let yielding = ctx.yielding();
+    let script = bridge_js::build(&yielding)?;
     let pieces = bridge_js::pieces(ctx);
 
     // The module as bridge.js carries it: hex text, which gzip shrinks a little less than the
@@ -99,7 +102,7 @@ pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<(), Error> {
         );
     }
 
-    let host = host_bench::measure(ctx, host_samples, &mut server)?;
+    let host = host_bench::measure(ctx, &yielding, host_samples, &mut server)?;
     println!();
     for line in host.lines() {
         println!("{line}");

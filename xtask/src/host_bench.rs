@@ -100,18 +100,19 @@ impl HostFigures {
     }
 }
 
-/// Builds the host's `bench` test while `server` (the release build) may still be building,
-/// then starts that server (a fresh catalog of [`CATALOG_PRODUCTS`] in `target/bench/host/`) and
+/// Builds the host's `bench` test (with `build_ctx`) while `server` (the release build) may still
+/// be building, then starts that server (a fresh catalog of [`CATALOG_PRODUCTS`] in `target/bench/host/`) and
 /// the harness, runs the test in Chromium with `samples` samples per figure, and reads its report.
 pub(crate) fn measure(
     ctx: &Ctx,
+    build_ctx: &Ctx,
     samples: u32,
     server: &mut BackgroundBuild,
 ) -> Result<HostFigures, Error> {
     let dir = ctx.target_dir().join("bench").join("host");
     let mut backends =
         HostBackends::reserve(ctx, "bench", Profile::Release, dir, CATALOG_PRODUCTS)?;
-    let mut build = bench_command(ctx, samples, &backends)?;
+    let mut build = bench_command(build_ctx, samples, &backends)?;
     build.arg("--no-run");
     run_step("bench", &mut build)?;
     backends.launch(ctx, server.wait(ctx, "bench")?)?;

@@ -11,11 +11,14 @@ use crate::error::Error;
 
 /// What every child process shares: the workspace root as working directory, the cargo that runs
 /// xtask, and a `PATH` that also contains the directory `cargo install` writes to.
+#[derive(Clone)]
 pub(crate) struct Ctx {
     root: PathBuf,
     cargo: OsString,
     path_dirs: Vec<PathBuf>,
     path: OsString,
+    /// Whether the cargo it starts yields the CPU to other processes (see [`Self::yielding`]).
+    yielding: bool,
 }
 
 impl Ctx {
@@ -53,7 +56,18 @@ impl Ctx {
             cargo,
             path_dirs,
             path,
+            yielding: false,
         })
+    }
+
+    /// The same, except that the cargo it starts runs at a lower CPU priority (`nice -n 10`, when
+    /// `nice` is on `PATH`): for builds that run beside a more urgent one, to fill the cores that
+    /// one leaves idle rather than slow it down.
+    pub(crate) fn yielding(&self) -> Self {
+        Self {
+            yielding: true,
+            ..self.clone()
+        }
     }
 
     /// The workspace root (the directory of the root `Cargo.toml`).
@@ -63,7 +77,14 @@ impl Ctx {
 
     /// A `cargo` command that runs in the workspace root.
     pub(crate) fn cargo(&self) -> Command {
-        self.prepare(Command::new(&self.cargo))
+        match self.find("nice").filter(|_| self.yielding) {
+            Some(nice) => {
+                let mut command = Command::new(nice);
+                command.args(["-n", "10"]).arg(&self.cargo);
+                self.prepare(command)
+            }
+            None => self.prepare(Command::new(&self.cargo)),
+        }
     }
 
     /// A command for `program` (looked up on the extended `PATH`) that runs in the workspace root.
