@@ -26,6 +26,7 @@ mod load;
 mod pins;
 mod process;
 mod reliability;
+mod scratch;
 mod serve;
 mod server_build;
 mod setup;
@@ -39,6 +40,7 @@ use std::process::ExitCode;
 
 use crate::error::Error;
 use crate::process::Ctx;
+use crate::scratch::Scratch;
 
 const USAGE: &str = "\
 usage: cargo xtask <command>
@@ -123,7 +125,8 @@ fn dispatch(args: &[String]) -> Result<ExitCode, Error> {
             }
         }
         "test" => {
-            let ctx = Ctx::new()?;
+            let scratch = Scratch::create()?;
+            let ctx = Ctx::new()?.with_temp_dir(scratch.path());
             Ok(if test::run(&ctx, rest)? {
                 ExitCode::SUCCESS
             } else {
@@ -134,7 +137,11 @@ fn dispatch(args: &[String]) -> Result<ExitCode, Error> {
             no_arguments(command, rest)?;
             build_cmd::run(&Ctx::new()?).map(|()| ExitCode::SUCCESS)
         }
-        "bench" => bench::run(&Ctx::new()?, rest).map(|()| ExitCode::SUCCESS),
+        "bench" => {
+            let scratch = Scratch::create()?;
+            let ctx = Ctx::new()?.with_temp_dir(scratch.path());
+            bench::run(&ctx, rest).map(|()| ExitCode::SUCCESS)
+        }
         "serve" => serve::run(&Ctx::new()?, rest).map(|()| ExitCode::SUCCESS),
         other => Err(Error::usage(format!("unknown command `{other}`"))),
     }

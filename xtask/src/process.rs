@@ -19,6 +19,8 @@ pub(crate) struct Ctx {
     path: OsString,
     /// Whether the cargo it starts yields the CPU to other processes (see [`Self::yielding`]).
     yielding: bool,
+    /// The `TMPDIR` of every child, when set (see [`Self::with_temp_dir`]).
+    temp_dir: Option<PathBuf>,
 }
 
 impl Ctx {
@@ -57,6 +59,7 @@ impl Ctx {
             path_dirs,
             path,
             yielding: false,
+            temp_dir: None,
         })
     }
 
@@ -66,6 +69,15 @@ impl Ctx {
     pub(crate) fn yielding(&self) -> Self {
         Self {
             yielding: true,
+            ..self.clone()
+        }
+    }
+
+    /// The same, except that every child it starts sees `dir` as `TMPDIR` (see
+    /// [`crate::scratch::Scratch`]).
+    pub(crate) fn with_temp_dir(&self, dir: &Path) -> Self {
+        Self {
+            temp_dir: Some(dir.to_path_buf()),
             ..self.clone()
         }
     }
@@ -123,6 +135,9 @@ impl Ctx {
 
     fn prepare(&self, mut command: Command) -> Command {
         command.current_dir(&self.root).env("PATH", &self.path);
+        if let Some(dir) = &self.temp_dir {
+            command.env("TMPDIR", dir);
+        }
         command
     }
 }
