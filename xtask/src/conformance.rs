@@ -81,7 +81,7 @@ pub(crate) fn installed_version(ctx: &Ctx) -> Option<String> {
     if !st.is_file() {
         return None;
     }
-    let output = process::probe(ctx.command(&st.to_string_lossy()).arg("--version"))?;
+    let output = process::probe(ctx.program(&st).arg("--version"))?;
     output.split_whitespace().last().map(str::to_owned)
 }
 
@@ -304,7 +304,7 @@ fn run_once(ctx: &Ctx, setting: &Setting, run: &Run, key: &str) -> Result<Outcom
         std::fs::remove_file(&report)
             .map_err(|e| Error::failed(format!("cannot remove {}: {e}", report.display())))?;
     }
-    let mut command = ctx.command(&venv_program(ctx, "st").to_string_lossy());
+    let mut command = ctx.program(&venv_program(ctx, "st"));
     command
         .arg("--config-file")
         .arg(&setting.config)

@@ -107,6 +107,12 @@ impl Ctx {
         self.prepare(Command::new(resolved))
     }
 
+    /// A command for the program at `path` (not looked up on `PATH`) that runs in the workspace
+    /// root.
+    pub(crate) fn program(&self, path: &Path) -> Command {
+        self.prepare(Command::new(path))
+    }
+
     /// Where `program` is on the extended `PATH`, if it is anywhere.
     pub(crate) fn find(&self, program: &str) -> Option<PathBuf> {
         self.path_dirs

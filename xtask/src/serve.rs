@@ -38,7 +38,7 @@ pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<(), Error> {
     host_module::build(&yielding)?;
     let binary = server_build.wait(ctx, "serve")?;
     let db = db_dir.join("toolbridge.sqlite3");
-    let mut server = ctx.command(&binary.to_string_lossy());
+    let mut server = ctx.program(&binary);
     server
         .args(["serve", "--db"])
         .arg(ctx.shown(&db))

@@ -185,13 +185,14 @@ fn run_steps(
 ) -> Result<(), String> {
     for (mut command, must_succeed) in steps {
         let shown = describe(&command);
-        let output = log
-            .try_clone()
-            .map_err(|e| format!("cannot write its log: {e}"))?;
-        let errors = log
-            .try_clone()
-            .map_err(|e| format!("cannot write its log: {e}"))?;
-        command.stdin(Stdio::null()).stdout(output).stderr(errors);
+        let log_handle = || {
+            log.try_clone()
+                .map_err(|e| format!("cannot write its log: {e}"))
+        };
+        command
+            .stdin(Stdio::null())
+            .stdout(log_handle()?)
+            .stderr(log_handle()?);
         {
             let mut slot = running.lock().unwrap_or_else(PoisonError::into_inner);
             if stop.load(Ordering::SeqCst) {

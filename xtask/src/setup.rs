@@ -398,7 +398,7 @@ fn schemathesis(ctx: &Ctx) -> Step {
     ) {
         return Step::Failed(why);
     }
-    let mut pip = ctx.command(&python.to_string_lossy());
+    let mut pip = ctx.program(&python);
     pip.args(["-m", "pip", "install", "--disable-pip-version-check"])
         .args(["--progress-bar", "off"])
         .arg(format!("schemathesis=={SCHEMATHESIS}"));

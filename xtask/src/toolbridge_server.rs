@@ -4,7 +4,7 @@
 use std::fs::{self, File};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
@@ -133,7 +133,7 @@ impl ToolbridgeServer {
 
         // Let go of the port only now, for the server to take.
         let port = port.release();
-        let mut serve = command_for(ctx, &binary);
+        let mut serve = ctx.program(&binary);
         serve
             .args(["serve", "--port", &port.to_string()])
             .args(["--seed-products", &options.seed_products.to_string()])
@@ -203,7 +203,7 @@ impl ToolbridgeServer {
         scopes: &str,
         rate_limit: &str,
     ) -> Result<String, Error> {
-        let mut create = command_for(ctx, &self.binary);
+        let mut create = ctx.program(&self.binary);
         create
             .args(["keys", "create", "--name", name, "--scopes", scopes])
             .args(["--rate-limit", rate_limit, "--db"])
@@ -300,11 +300,6 @@ impl Drop for ToolbridgeServer {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-/// A command for the built binary at `binary`.
-fn command_for(ctx: &Ctx, binary: &Path) -> Command {
-    ctx.command(&binary.to_string_lossy())
 }
 
 /// A port nothing listens on right now (the OS picks it; we let it go at once).
