@@ -29,9 +29,9 @@ pub const DEMO_PASSWORD: &str = "demo-password";
 /// Products in the demo tenant's catalog unless told otherwise.
 pub const DEFAULT_SEED_PRODUCTS: u32 = 1000;
 
-/// Rows to one `INSERT` of the demo catalog: nine parameters each, well within SQLite's limit
-/// of 32 766 to a statement.
-const PRODUCTS_PER_INSERT: usize = 500;
+/// Rows to one `INSERT` of the demo catalog (nine parameters to a product's row, four to a
+/// task's), well within SQLite's limit of 32 766 to a statement.
+const ROWS_PER_INSERT: usize = 500;
 
 const HARBOUR: &str = "Harbour Flooring Ltd";
 const OTHER: &str = "Other Co";
@@ -632,7 +632,7 @@ async fn seed_products(
     // a row at a time made a catalog of 100 000 products the slowest part of starting a server.
     let rows: Vec<(String, &ProductSeed)> =
         products.iter().map(|product| (new_id(), product)).collect();
-    for chunk in rows.chunks(PRODUCTS_PER_INSERT) {
+    for chunk in rows.chunks(ROWS_PER_INSERT) {
         let mut insert = QueryBuilder::<Sqlite>::new(
             "INSERT INTO products (id, tenant_id, sku, sku_lower, name, unit, price, cost_price, \
              active) ",
@@ -666,7 +666,7 @@ async fn seed_products(
                 )
             })
             .collect();
-    for chunk in tasks.chunks(PRODUCTS_PER_INSERT) {
+    for chunk in tasks.chunks(ROWS_PER_INSERT) {
         let mut insert = QueryBuilder::<Sqlite>::new(
             "INSERT INTO product_tasks (product_id, position, task_template_id, qty_per_unit) ",
         );
