@@ -4,21 +4,29 @@
 use std::borrow::Cow;
 use std::rc::Rc;
 
-use js_sys::JsString;
+use js_sys::{Array, JsString, Promise};
+use serde::Serialize;
 use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::Value;
 use toolbridge_protocol::Error;
-use toolbridge_protocol::blocked::{BLOCKED_METHOD, BlockedReport, read_blocked};
+use toolbridge_protocol::capability::Capability;
 use toolbridge_protocol::context::BridgeContextDto;
 use toolbridge_protocol::create_quote::validate_bridge_create;
 use toolbridge_protocol::manifest::ToolType;
 use toolbridge_protocol::method::Method;
+use toolbridge_protocol::notification::{
+    SessionEndReason, ToolNotification, read_tool_notification,
+};
 use toolbridge_protocol::paging::{BridgePagedResult, ListRequest, PageRequest, read_list_request};
 use toolbridge_protocol::quote::{BridgeCreateQuoteResult, QuoteDto};
 use toolbridge_protocol::rpc::{JSONRPC_VERSION, Rejected, RpcId, RpcResponse, decode_call};
-use wasm_bindgen::JsValue;
+use toolbridge_protocol::ui::{
+    ConfirmRequest, ToastKind, read_confirm, read_open_quote, read_toast,
+};
 use wasm_bindgen::prelude::wasm_bindgen;
-use web_sys::MessagePort;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{AbortController, MessagePort};
 
 use crate::debug::{BlockedRecord, CallRecord, DroppedRecord};
 use crate::editor::Change;
@@ -29,7 +37,11 @@ use crate::json;
 /// from the message.
 #[derive(Debug, Clone)]
 struct Caller {
+    /// The mount.
+    key: u32,
     slug: String,
+    /// The tool's name, as the page's hooks show it.
+    name: String,
     tool_type: ToolType,
 }
 
@@ -114,7 +126,9 @@ type Outcome = Result<(Answer, Option<Change>), Error>;
 pub(crate) fn on_port_message(shared: &Rc<Shared>, key: u32, port: &MessagePort, data: &JsValue) {
     let started = shared.now();
     let Some(caller) = shared.tools.borrow().get(key).map(|mounted| Caller {
+        key,
         slug: mounted.tool.slug.clone(),
+        name: mounted.tool.title.clone(),
         tool_type: mounted.tool.tool_type,
     }) else {
         return;
@@ -134,20 +148,28 @@ pub(crate) fn on_port_message(shared: &Rc<Shared>, key: u32, port: &MessagePort,
     let port = port.clone();
     wasm_bindgen_futures::spawn_local(async move {
         let outcome = match json::from_js(&call.params) {
-            Some(params) => run(&shared, remote, &params).await,
+            Some(params) => run(&shared, &caller, &port, remote, &params).await,
             None => Err(unsendable()),
         };
         settle(&shared, &caller, started, &port, &call, outcome);
     });
 }
 
-/// Answers a message that is not a well-formed call, saying why; a report
-/// of what the tool's frame refused goes to the debug log instead, and, as a
-/// JSON-RPC notification, gets no answer.
+/// Answers a message that is not a well-formed call, saying why. A
+/// notification from bridge.js (what the tool's frame refused, the page's
+/// height) is acted on instead, and gets no answer.
 fn reject(shared: &Shared, caller: &Caller, started: f64, port: &MessagePort, data: &JsValue) {
     let value = json::from_js(data);
-    if let Some(report) = value.as_ref().and_then(read_blocked) {
-        record_report(shared, caller, report);
+    if let Some((method, notification)) = value.as_ref().and_then(read_tool_notification) {
+        match notification {
+            Ok(ToolNotification::Blocked(report)) => shared.debug.blocked(BlockedRecord {
+                tool: caller.slug.clone(),
+                what: report.kind,
+                detail: report.detail,
+            }),
+            Ok(ToolNotification::Resize(height)) => shared.resize_frame(caller.key, height),
+            Err(error) => drop_malformed(shared, caller, method, &error),
+        }
         return;
     }
     let rejected = match &value {
@@ -174,29 +196,20 @@ fn reject(shared: &Shared, caller: &Caller, started: f64, port: &MessagePort, da
     );
 }
 
-/// Logs a report from the tool's bridge.js, or drops a malformed one.
-fn record_report(shared: &Shared, caller: &Caller, report: Result<BlockedReport, Error>) {
-    match report {
-        Ok(report) => shared.debug.blocked(BlockedRecord {
-            tool: caller.slug.clone(),
-            what: report.kind,
-            detail: report.detail,
-        }),
-        Err(error) => {
-            let origin = shared
-                .tools
-                .borrow()
-                .iter()
-                .find(|mounted| mounted.tool.slug == caller.slug)
-                .map(|mounted| mounted.tool.origin.clone())
-                .unwrap_or_default();
-            shared.debug.dropped(DroppedRecord {
-                reason: format!("a malformed {BLOCKED_METHOD} report: {error}"),
-                origin,
-                tool: Some(caller.slug.clone()),
-            });
-        }
-    }
+/// Drops a notification from bridge.js whose params are not what its
+/// method takes, and logs why.
+fn drop_malformed(shared: &Shared, caller: &Caller, method: &str, error: &Error) {
+    let origin = shared
+        .tools
+        .borrow()
+        .get(caller.key)
+        .map(|mounted| mounted.tool.origin.clone())
+        .unwrap_or_default();
+    shared.debug.dropped(DroppedRecord {
+        reason: format!("a malformed {method} report: {error}"),
+        origin,
+        tool: Some(caller.slug.clone()),
+    });
 }
 
 /// Replies to a call and records it; listeners hear of a change after the
@@ -210,7 +223,7 @@ fn settle(
     outcome: Outcome,
 ) {
     if matches!(outcome, Err(Error::Unauthenticated(_))) {
-        shared.forget_context();
+        shared.end_session(SessionEndReason::Expired);
     }
     let method = call.method.name();
     match outcome {
@@ -282,7 +295,8 @@ fn unsendable() -> Error {
     Error::invalid("params", "must be plain JSON data")
 }
 
-/// A call that needs the backend, as [`answer_now`] leaves it for [`run`].
+/// A call that needs the backend or the user, as [`answer_now`] leaves it
+/// for [`run`].
 enum Remote {
     /// `context.get` before the user is known.
     Context,
@@ -290,11 +304,16 @@ enum Remote {
     Create,
     /// One of the list methods.
     List(Method),
+    /// `ui.confirm`: waits for the user's answer.
+    Confirm,
+    /// `ui.openQuote`: checks the quote, then waits for the page.
+    OpenQuote,
 }
 
 /// Answers at once when no backend request is needed: `context.get` once the
-/// user is known, `quotes.addLines` always, and any call the tool's type
-/// forbids. Otherwise says what the backend must be asked.
+/// user is known, `quotes.addLines`, `quotes.getOpen` and `ui.toast` always,
+/// and any call the tool's type forbids. Otherwise says what the backend (or
+/// the user) must be asked.
 fn answer_now(
     shared: &Shared,
     caller: &Caller,
@@ -317,6 +336,16 @@ fn answer_now(
                 .map(|change| (Answer::Js(JsValue::NULL), Some(change))),
             None => Err(unsendable()),
         }),
+        Method::QuotesGetOpen => Ok(shared
+            .editor
+            .borrow()
+            .tool_view()
+            .ok_or(Error::NoOpenQuote)
+            .and_then(|view| json::to_js(&view))
+            .map(|view| (Answer::Js(view), None))),
+        Method::UiToast => Ok(toast(shared, caller, params)),
+        Method::UiConfirm => Err(Remote::Confirm),
+        Method::UiOpenQuote => Err(Remote::OpenQuote),
         Method::QuotesCreate => Err(Remote::Create),
         Method::CustomersList
         | Method::ProductsList
@@ -327,9 +356,17 @@ fn answer_now(
     }
 }
 
-/// Answers a call with the backend's help.
-async fn run(shared: &Rc<Shared>, remote: Remote, params: &Value) -> Outcome {
+/// Answers a call with the backend's or the user's help.
+async fn run(
+    shared: &Rc<Shared>,
+    caller: &Caller,
+    port: &MessagePort,
+    remote: Remote,
+    params: &Value,
+) -> Outcome {
     match remote {
+        Remote::Confirm => confirm(shared, caller, port, params).await,
+        Remote::OpenQuote => open_quote(shared, caller, params).await,
         Remote::Context => {
             shared.context().await?;
             let context = shared.context_js().ok_or_else(|| {
@@ -382,6 +419,189 @@ async fn run(shared: &Rc<Shared>, remote: Remote, params: &Value) -> Outcome {
             Ok((Answer::Js(page), None))
         }
     }
+}
+
+/// What the page's `onToast` hook is given.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ToastArgument<'a> {
+    tool: &'a str,
+    tool_name: &'a str,
+    kind: ToastKind,
+    message: &'a str,
+}
+
+/// What the page's `onConfirm` hook is given (with the `signal` added).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ConfirmArgument<'a> {
+    tool: &'a str,
+    tool_name: &'a str,
+    #[serde(flatten)]
+    request: &'a ConfirmRequest,
+}
+
+/// What the page's `onNavigate` hook is given.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct NavigateArgument<'a> {
+    tool: &'a str,
+    tool_name: &'a str,
+    quote_id: &'a str,
+    url: &'a str,
+    unsaved: bool,
+}
+
+/// `ui.toast`: the page's hook shows it, within the tool's toast limit.
+fn toast(shared: &Shared, caller: &Caller, params: &JsValue) -> Outcome {
+    let hook = shared.hooks.for_capability(Capability::UiToast)?;
+    let params = json::from_js(params).ok_or_else(unsendable)?;
+    let toast = read_toast(&params)?;
+    let now = shared.now();
+    shared
+        .tools
+        .borrow_mut()
+        .get_mut(caller.key)
+        .ok_or_else(gone)?
+        .toasts
+        .take(now)?;
+    let argument = json::to_js(&ToastArgument {
+        tool: &caller.slug,
+        tool_name: &caller.name,
+        kind: toast.kind,
+        message: &toast.message,
+    })?;
+    hook.call1(&JsValue::NULL, &argument)
+        .map_err(|thrown| hook_failed("host.onToast", &thrown))?;
+    Ok((Answer::Js(JsValue::NULL), None))
+}
+
+/// `ui.confirm`: asks the page's hook, one dialog at a time per tool, and
+/// answers `false` when the dialog is given up (the tool went away, or its
+/// quote was closed).
+async fn confirm(shared: &Shared, caller: &Caller, port: &MessagePort, params: &Value) -> Outcome {
+    let hook = shared.hooks.for_capability(Capability::UiConfirm)?;
+    let request = read_confirm(params)?;
+    let dialog = AbortController::new()
+        .map_err(|_| Error::Internal("the browser has no AbortController".to_owned()))?;
+    {
+        let mut tools = shared.tools.borrow_mut();
+        // The link the call came on: a reload since has its own.
+        let link = tools
+            .get_mut(caller.key)
+            .and_then(|mounted| mounted.link.as_mut())
+            .filter(|link| JsValue::from(&link.port) == JsValue::from(port))
+            .ok_or_else(gone)?;
+        if link.confirm.is_some() {
+            return Err(Error::NotAllowed(format!(
+                "ui.confirm: {} already has a dialog open; ask again once it is answered",
+                caller.name
+            )));
+        }
+        link.confirm = Some(dialog.clone());
+    }
+    let asked = ask(&hook, caller, &request, &dialog).await;
+    if let Some(link) = shared
+        .tools
+        .borrow_mut()
+        .get_mut(caller.key)
+        .and_then(|mounted| mounted.link.as_mut())
+    {
+        if link
+            .confirm
+            .as_ref()
+            .is_some_and(|open| JsValue::from(open) == JsValue::from(&dialog))
+        {
+            link.confirm = None;
+        }
+    }
+    Ok((Answer::Js(JsValue::from_bool(asked?)), None))
+}
+
+/// Calls the `onConfirm` hook and waits for its answer, or for the dialog to
+/// be given up, whichever comes first.
+async fn ask(
+    hook: &js_sys::Function,
+    caller: &Caller,
+    request: &ConfirmRequest,
+    dialog: &AbortController,
+) -> Result<bool, Error> {
+    let signal = dialog.signal();
+    let argument = json::to_js(&ConfirmArgument {
+        tool: &caller.slug,
+        tool_name: &caller.name,
+        request,
+    })?;
+    let _ = js_sys::Reflect::set(&argument, &JsValue::from_str("signal"), &signal);
+    let answer = hook
+        .call1(&JsValue::NULL, &argument)
+        .map_err(|thrown| hook_failed("host.onConfirm", &thrown))?;
+    // Settles with the abort event, which is not `true`.
+    let given_up = Promise::new(&mut |resolve, _| {
+        let _ = signal.add_event_listener_with_callback("abort", &resolve);
+    });
+    let first = Promise::race(&Array::of2(&Promise::resolve(&answer), &given_up));
+    let answer = JsFuture::from(first)
+        .await
+        .map_err(|thrown| hook_failed("host.onConfirm", &thrown))?;
+    Ok(answer.as_bool() == Some(true))
+}
+
+/// `ui.openQuote`: checks that the quote exists for the user, then lets the
+/// page's hook take them there; answers whether it did.
+async fn open_quote(shared: &Shared, caller: &Caller, params: &Value) -> Outcome {
+    let hook = shared.hooks.for_capability(Capability::UiOpenQuote)?;
+    let id = read_open_quote(params)?;
+    let path = format!(
+        "/quotes/{}",
+        String::from(js_sys::encode_uri_component(&id))
+    );
+    match shared.backend.get(&path).await {
+        Ok(_) => {}
+        Err(Error::NotFound(_)) => {
+            return Err(Error::NotFound(format!(
+                "there is no quote {id:?} in the signed-in user's organisation"
+            )));
+        }
+        Err(error) => return Err(error),
+    }
+    let unsaved = shared
+        .editor
+        .borrow()
+        .session()
+        .is_some_and(crate::editor::Session::is_dirty);
+    let argument = json::to_js(&NavigateArgument {
+        tool: &caller.slug,
+        tool_name: &caller.name,
+        quote_id: &id,
+        url: &BridgeCreateQuoteResult::deep_link(&id),
+        unsaved,
+    })?;
+    let answer = hook
+        .call1(&JsValue::NULL, &argument)
+        .map_err(|thrown| hook_failed("host.onNavigate", &thrown))?;
+    let went = JsFuture::from(Promise::resolve(&answer))
+        .await
+        .map_err(|thrown| hook_failed("host.onNavigate", &thrown))?;
+    Ok((
+        Answer::Js(JsValue::from_bool(went.as_bool() == Some(true))),
+        None,
+    ))
+}
+
+/// The error for a tool that was unmounted or reloaded while its call ran.
+fn gone() -> Error {
+    Error::Internal("the tool was unmounted or reloaded while the call ran".to_owned())
+}
+
+/// The error for a page hook that threw or rejected.
+fn hook_failed(hook: &str, thrown: &JsValue) -> Error {
+    let what = thrown
+        .dyn_ref::<js_sys::Error>()
+        .map(|error| String::from(error.message()))
+        .or_else(|| thrown.as_string())
+        .unwrap_or_else(|| "a value that is not an Error".to_owned());
+    Error::Internal(format!("the host page's {hook} hook failed: {what}"))
 }
 
 /// The REST path (with query) a list method reads.

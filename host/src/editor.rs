@@ -9,8 +9,10 @@ use toolbridge_protocol::Error;
 use toolbridge_protocol::catalog::Catalog;
 use toolbridge_protocol::context::Role;
 use toolbridge_protocol::method::Method;
+use toolbridge_protocol::notification::QuoteChangeKind;
 use toolbridge_protocol::open_quote::{LineEdit, OpenQuote};
 use toolbridge_protocol::quote::QuoteDto;
+use toolbridge_protocol::quote_view::BridgeOpenQuoteDto;
 
 /// What happened to the open quote, as `onChange` listeners receive it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -46,6 +48,21 @@ pub(crate) enum Change {
     Sent,
     /// The quote was closed.
     Closed,
+}
+
+impl Change {
+    /// The change as `quote.changed` tells tools of it.
+    pub(crate) fn kind_for_tools(&self) -> QuoteChangeKind {
+        match self {
+            Change::Opened => QuoteChangeKind::Opened,
+            Change::LinesAdded { .. } => QuoteChangeKind::LinesAdded,
+            Change::LineEdited { .. } => QuoteChangeKind::Edited,
+            Change::LinesRemoved { .. } => QuoteChangeKind::Removed,
+            Change::Saved => QuoteChangeKind::Saved,
+            Change::Sent => QuoteChangeKind::Sent,
+            Change::Closed => QuoteChangeKind::Closed,
+        }
+    }
 }
 
 /// The open quote as the page reads it: the quote with line amounts and
@@ -146,6 +163,14 @@ impl Editor {
         self.session.as_ref().map(|session| QuoteView {
             quote: session.quote.to_dto(),
             dirty: session.is_dirty(),
+        })
+    }
+
+    /// The open quote as a tool reads it (`quotes.getOpen`), cost left out
+    /// for a role that does not see it.
+    pub(crate) fn tool_view(&self) -> Option<BridgeOpenQuoteDto> {
+        self.session.as_ref().map(|session| {
+            BridgeOpenQuoteDto::new(&session.quote.to_dto(), session.is_dirty(), session.role)
         })
     }
 

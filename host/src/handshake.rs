@@ -1,7 +1,8 @@
 //! The host's half of the handshake (DESIGN.md §3): a hello counts only when
 //! it comes from the window of a frame this host mounted *and* from that
 //! tool's registered origin. The welcome carries the tool type the page gave
-//! to `mount`, and transfers a fresh private port.
+//! to `mount`, the extensions offered to it (from that type, the mount's
+//! options and the page's hooks), and transfers a fresh private port.
 
 use std::rc::{Rc, Weak};
 
@@ -112,10 +113,11 @@ fn connect(shared: &Rc<Shared>, key: u32, instance: String) -> Result<(), String
         .frame
         .content_window()
         .ok_or("the tool's frame has no window")?;
-    let welcome = json::to_js(&HandshakeMessage::Welcome(Welcome::for_tool(
-        mounted.tool.tool_type,
-    )))
-    .map_err(|error| error.to_string())?;
+    let offers = shared.hooks.offers(mounted.tool.auto_resize.is_some());
+    let welcome = Welcome::for_tool(mounted.tool.tool_type, &offers);
+    let capabilities = welcome.capabilities.clone();
+    let welcome =
+        json::to_js(&HandshakeMessage::Welcome(welcome)).map_err(|error| error.to_string())?;
     let channel = MessageChannel::new().map_err(|_| "no MessageChannel")?;
     let port = channel.port1();
     let weak: Weak<Shared> = Rc::downgrade(shared);
@@ -126,7 +128,7 @@ fn connect(shared: &Rc<Shared>, key: u32, instance: String) -> Result<(), String
         }
     });
     // Replacing the link drops the old one, which closes its port.
-    mounted.link = Some(Link::new(instance, port, on_message));
+    mounted.link = Some(Link::new(instance, port, capabilities, on_message));
     window
         .post_message_with_transfer(
             &welcome,

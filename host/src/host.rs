@@ -11,6 +11,7 @@ use serde::Deserialize;
 use toolbridge_protocol::catalog::{Catalog, CatalogIndex};
 use toolbridge_protocol::context::BridgeContextDto;
 use toolbridge_protocol::money::decimal_from_f64;
+use toolbridge_protocol::notification::SessionEndReason;
 use toolbridge_protocol::open_quote::{LineEdit, OpenQuote};
 use toolbridge_protocol::quote::QuoteDto;
 use toolbridge_protocol::{Error, limits};
@@ -26,6 +27,7 @@ use crate::dispatch::{fetch_context, typed};
 use crate::editor::{Change, Editor, Session};
 use crate::error::HostError;
 use crate::handshake;
+use crate::hooks::Hooks;
 use crate::json;
 use crate::listeners::Listeners;
 use crate::options::{HostOptions, ToolOptions};
@@ -49,6 +51,11 @@ pub(crate) struct Shared {
     performance: Option<web_sys::Performance>,
     catalog: RefCell<Option<CachedCatalog>>,
     changes: Rc<Listeners>,
+    /// The page's hooks for the `ui.*` extensions.
+    pub(crate) hooks: Hooks,
+    /// Whether tools were told the session ended (told once, until a user
+    /// is known again).
+    pub(crate) session_ended: std::cell::Cell<bool>,
 }
 
 impl Shared {
@@ -67,6 +74,7 @@ impl Shared {
         let context = fetch_context(self).await?;
         let js = json::to_js(&context)?;
         *self.context.borrow_mut() = Some((context.clone(), js));
+        self.session_ended.set(false);
         Ok(context)
     }
 
@@ -80,8 +88,10 @@ impl Shared {
         self.context.borrow_mut().take();
     }
 
-    /// Tells `onChange` listeners.
+    /// Tells `onChange` listeners, and the connected tools that listen for
+    /// `quote.changed`.
     pub(crate) fn emit_change(&self, change: &Change) {
+        self.notify_quote_changed(change);
         if self.changes.is_empty() {
             return;
         }
@@ -167,6 +177,7 @@ impl Shared {
             }
             editor.install(Session::new(quote, catalog, context.user_role));
         }
+        self.abandon_quote_dialogs();
         self.emit_change(&Change::Opened);
         self.current_view()
     }
@@ -263,11 +274,11 @@ impl Shared {
         }
     }
 
-    /// Passes a backend outcome through, forgetting the user first when the
-    /// session has ended.
+    /// Passes a backend outcome through, first ending the session (the
+    /// user forgotten, tools told) when the backend no longer accepts it.
     fn unauthenticated_forgets<T>(&self, outcome: Result<T, Error>) -> Result<T, Error> {
         if matches!(outcome, Err(Error::Unauthenticated(_))) {
-            self.forget_context();
+            self.end_session(SessionEndReason::Expired);
         }
         outcome
     }
@@ -341,6 +352,8 @@ impl Host {
             context: RefCell::default(),
             catalog: RefCell::default(),
             changes: Rc::default(),
+            hooks: Hooks::default(),
+            session_ended: std::cell::Cell::new(false),
         });
         shared.debug.set_enabled(options.debug);
         let weak = Rc::downgrade(&shared);
@@ -393,6 +406,9 @@ impl Host {
             frame
                 .set_attribute(name, value)
                 .map_err(|_| HostError::usage(format!("mount: cannot set the frame's {name}")))?;
+        }
+        if let Some(bounds) = tool.auto_resize {
+            crate::tool_events::set_frame_height(&frame, bounds.min());
         }
         // Registered before the page loads, so that its first hello counts.
         let key = self
@@ -492,6 +508,7 @@ impl Host {
         }
         let was_open = self.shared.editor.borrow().session().is_some();
         self.shared.editor.borrow_mut().close();
+        self.shared.abandon_quote_dialogs();
         if was_open {
             self.shared.emit_change(&Change::Closed);
         }
@@ -516,6 +533,60 @@ impl Host {
         listener: Function,
     ) -> Function {
         self.shared.changes.add(listener)
+    }
+
+    /// Sets the hook that shows a tool's `ui.toast` in the page's own toasts:
+    /// `hook({tool, toolName, kind, message})`, the message plain text to
+    /// show as text. Returns a function that removes the hook. Set it before
+    /// mounting tools: the welcome offers `ui.toast` only when it is set.
+    #[wasm_bindgen(js_name = onToast, unchecked_return_type = "() => void")]
+    pub fn on_toast(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "(request: ToastRequest) => void")] hook: Function,
+    ) -> Function {
+        self.shared.hooks.toast.set(hook)
+    }
+
+    /// Sets the hook that asks the user a tool's `ui.confirm` question in
+    /// the page's own dialog: `hook({tool, toolName, title, message,
+    /// confirmLabel, cancelLabel, signal})` answers a boolean or a Promise of
+    /// one. `signal` aborts when the tool goes away (unmounted, reloaded, or
+    /// its quote closed): close the dialog then; the tool hears `false`.
+    /// Returns a function that removes the hook.
+    #[wasm_bindgen(js_name = onConfirm, unchecked_return_type = "() => void")]
+    pub fn on_confirm(
+        &self,
+        #[wasm_bindgen(
+            unchecked_param_type = "(request: ConfirmRequest) => boolean | Promise<boolean>"
+        )]
+        hook: Function,
+    ) -> Function {
+        self.shared.hooks.confirm.set(hook)
+    }
+
+    /// Sets the hook that takes the user to a quote when a tool calls
+    /// `ui.openQuote`: `hook({tool, toolName, quoteId, url, unsaved})`
+    /// answers whether the user was taken there (a boolean or a Promise of
+    /// one). The host has checked that the quote exists for the user;
+    /// `unsaved` says the open quote has unsaved changes, which the page must
+    /// not drop without asking (`host.openQuote` refuses to). Returns a
+    /// function that removes the hook.
+    #[wasm_bindgen(js_name = onNavigate, unchecked_return_type = "() => void")]
+    pub fn on_navigate(
+        &self,
+        #[wasm_bindgen(
+            unchecked_param_type = "(request: NavigateRequest) => boolean | Promise<boolean>"
+        )]
+        hook: Function,
+    ) -> Function {
+        self.shared.hooks.navigate.set(hook)
+    }
+
+    /// The user signed out: forgets them and tells every connected tool
+    /// (`session.ended` with reason `signedOut`).
+    #[wasm_bindgen(js_name = endSession)]
+    pub fn end_session(&self) {
+        self.shared.end_session(SessionEndReason::SignedOut);
     }
 
     /// Calls `listener(record)` after every bridge call (tool, method,
@@ -562,7 +633,8 @@ impl Host {
         json::to_js(&self.shared.debug.entries()).map_err(|e| HostError::from(e).into())
     }
 
-    /// The mounted tools: slug, type, origin and whether each is connected.
+    /// The mounted tools: slug, type, origin, whether each is connected, and
+    /// the extensions its welcome offered.
     #[wasm_bindgen(unchecked_return_type = "ToolStatus[]")]
     pub fn tools(&self) -> Result<JsValue, JsValue> {
         let tools: Vec<serde_json::Value> = self
@@ -576,6 +648,7 @@ impl Host {
                     "type": m.tool.tool_type,
                     "origin": m.tool.origin,
                     "connected": m.link.is_some(),
+                    "capabilities": m.link.as_ref().map_or(&[][..], |link| &link.capabilities[..]),
                 })
             })
             .collect();
@@ -583,10 +656,11 @@ impl Host {
     }
 
     /// Forgets the signed-in user kept from `GET /me`; call it after the
-    /// page signs a user in or out.
+    /// page signs a user in (and [`Host::end_session`] when one signs out).
     #[wasm_bindgen(js_name = forgetSession)]
     pub fn forget_session(&self) {
         self.shared.forget_context();
+        self.shared.session_ended.set(false);
     }
 
     /// Unmounts every tool, stops listening, and drops the listeners. The
@@ -602,6 +676,7 @@ impl Host {
             mounted.frame.remove();
         }
         self.shared.changes.clear();
+        self.shared.hooks.clear();
         self.shared.debug.on_call.clear();
         self.shared.debug.on_blocked.clear();
     }

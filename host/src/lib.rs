@@ -35,11 +35,13 @@ mod dispatch;
 mod editor;
 mod error;
 mod handshake;
+mod hooks;
 mod host;
 mod json;
 mod listeners;
 mod options;
 mod registry;
+mod tool_events;
 mod typescript;
 
 pub use error::HostError;

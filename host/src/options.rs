@@ -3,6 +3,7 @@
 
 use serde::Deserialize;
 use toolbridge_protocol::manifest::{SLUG_RULE, ToolType, is_tool_slug};
+use toolbridge_protocol::ui::AutoResize;
 use wasm_bindgen::JsValue;
 
 use crate::backend::DEFAULT_TIMEOUT_MS;
@@ -34,7 +35,7 @@ impl HostOptions {
     }
 }
 
-/// `host.mount(container, {slug, origin, type, entry?, title?})`.
+/// `host.mount(container, {slug, origin, type, entry?, title?, autoResize?})`.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct RawTool {
@@ -46,6 +47,16 @@ struct RawTool {
     entry: Option<String>,
     #[serde(default)]
     title: Option<String>,
+    #[serde(default)]
+    auto_resize: Option<RawBounds>,
+}
+
+/// `autoResize: {min, max}`, in CSS pixels.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBounds {
+    min: f64,
+    max: f64,
 }
 
 /// A tool to mount, checked.
@@ -59,8 +70,12 @@ pub(crate) struct ToolOptions {
     pub(crate) tool_type: ToolType,
     /// The entry page's absolute URL, on `origin`.
     pub(crate) src: String,
-    /// The frame's accessible title.
+    /// The frame's accessible title, also the tool's name in toasts and
+    /// dialogs.
     pub(crate) title: String,
+    /// The heights the frame may take when the tool sizes it; `None` keeps
+    /// the page's own sizing.
+    pub(crate) auto_resize: Option<AutoResize>,
 }
 
 impl ToolOptions {
@@ -89,7 +104,13 @@ impl ToolOptions {
                 "mount: entry {entry:?} leaves the tool's origin {origin}; give a path such as \"/index.html\""
             )));
         }
+        let auto_resize = raw
+            .auto_resize
+            .map(|bounds| AutoResize::new(bounds.min, bounds.max))
+            .transpose()
+            .map_err(|why| HostError::usage(format!("mount: {why}")))?;
         Ok(Self {
+            auto_resize,
             title: raw.title.unwrap_or_else(|| raw.slug.clone()),
             slug: raw.slug,
             origin,

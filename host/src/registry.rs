@@ -4,11 +4,13 @@
 use std::rc::Weak;
 
 use js_sys::Object;
+use toolbridge_protocol::capability::Capability;
 use toolbridge_protocol::manifest::ToolType;
+use toolbridge_protocol::ui::ToastLimiter;
 use wasm_bindgen::JsValue;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::wasm_bindgen;
-use web_sys::{HtmlIFrameElement, MessageEvent, MessagePort};
+use web_sys::{AbortController, HtmlIFrameElement, MessageEvent, MessagePort};
 
 use crate::host::Shared;
 use crate::options::ToolOptions;
@@ -17,12 +19,18 @@ use crate::options::ToolOptions;
 /// `localStorage` works), forms and popups; no modals, no top navigation.
 pub(crate) const SANDBOX: &str = "allow-scripts allow-same-origin allow-forms allow-popups";
 
-/// A connected tool's private channel. Dropping it closes the port.
+/// A connected tool's private channel. Dropping it (the tool reloaded or
+/// was unmounted) closes the port and gives up its open dialog.
 pub(crate) struct Link {
     /// The SDK's per-page-load token from its hello.
     pub(crate) instance: String,
     /// The host's end of the channel.
     pub(crate) port: MessagePort,
+    /// What the welcome offered this page load.
+    pub(crate) capabilities: Vec<Capability>,
+    /// The `ui.confirm` dialog the page shows for this tool, if any:
+    /// aborting it tells the page to close it, and answers `false`.
+    pub(crate) confirm: Option<AbortController>,
     _on_message: Closure<dyn FnMut(MessageEvent)>,
 }
 
@@ -31,6 +39,7 @@ impl Link {
     pub(crate) fn new(
         instance: String,
         port: MessagePort,
+        capabilities: Vec<Capability>,
         on_message: Closure<dyn FnMut(MessageEvent)>,
     ) -> Self {
         port.set_onmessage(Some(wasm_bindgen::JsCast::unchecked_ref(
@@ -39,13 +48,28 @@ impl Link {
         Self {
             instance,
             port,
+            capabilities,
+            confirm: None,
             _on_message: on_message,
+        }
+    }
+
+    /// Whether the welcome offered `capability`.
+    pub(crate) fn offers(&self, capability: Capability) -> bool {
+        self.capabilities.contains(&capability)
+    }
+
+    /// Gives up the open `ui.confirm` dialog, if any.
+    pub(crate) fn abandon_confirm(&mut self) {
+        if let Some(dialog) = self.confirm.take() {
+            dialog.abort();
         }
     }
 }
 
 impl Drop for Link {
     fn drop(&mut self) {
+        self.abandon_confirm();
         self.port.set_onmessage(None);
         self.port.close();
     }
@@ -61,6 +85,9 @@ pub(crate) struct Mounted {
     pub(crate) frame: HtmlIFrameElement,
     /// The private channel, after the handshake.
     pub(crate) link: Option<Link>,
+    /// The tool's `ui.toast` limit; kept across reloads, so a reload does
+    /// not reset it.
+    pub(crate) toasts: ToastLimiter,
 }
 
 /// Every mounted tool.
@@ -80,6 +107,7 @@ impl Registry {
             tool,
             frame,
             link: None,
+            toasts: ToastLimiter::default(),
         });
         key
     }
@@ -122,6 +150,11 @@ impl Registry {
     /// Every mounted tool, in mount order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = &Mounted> {
         self.mounted.iter()
+    }
+
+    /// Every mounted tool, to change.
+    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = &mut Mounted> {
+        self.mounted.iter_mut()
     }
 }
 

@@ -28,8 +28,61 @@ export interface ToolOptions {
   type: ToolType;
   /** The entry page's path on the tool's origin (default "/"). */
   entry?: string;
-  /** The frame's accessible title (default: the slug). */
+  /** The frame's accessible title, and the tool's name in toasts and dialogs (default: the slug). */
   title?: string;
+  /** Let the tool size its frame: heights in whole CSS pixels, 0 <= min <= max <= 10000. The frame
+   * starts at `min`; each height the tool reports is rounded up and held within the bounds. */
+  autoResize?: { min: number; max: number };
+}
+
+/** An extension beyond bridge 2.1.0, as a welcome offers it and `bridge.supports` names it. */
+export type Capability =
+  | "quotes.getOpen"
+  | "quote.changed"
+  | "session.ended"
+  | "ui.autoResize"
+  | "ui.toast"
+  | "ui.confirm"
+  | "ui.openQuote";
+
+/** What `host.onToast`'s hook is given: show `message` as text, labelled with `toolName`. */
+export interface ToastRequest {
+  /** The tool's slug. */
+  tool: string;
+  /** The tool's name (the `title` it was mounted with). */
+  toolName: string;
+  kind: "success" | "warning" | "error";
+  /** Plain text on one line, at most 300 characters. */
+  message: string;
+}
+
+/** What `host.onConfirm`'s hook is given; answer `true` for the confirm button. */
+export interface ConfirmRequest {
+  tool: string;
+  toolName: string;
+  /** One line, at most 100 characters. */
+  title: string;
+  /** Plain text, at most 1000 characters; may hold line breaks. */
+  message: string;
+  /** The button that answers `true` (default "OK"). */
+  confirmLabel: string;
+  /** The button that answers `false` (default "Cancel"). */
+  cancelLabel: string;
+  /** Aborts when the tool goes away (unmounted, reloaded, or its quote closed): close the dialog;
+   * the tool hears `false`. */
+  signal: AbortSignal;
+}
+
+/** What `host.onNavigate`'s hook is given; answer whether the user was taken to the quote. */
+export interface NavigateRequest {
+  tool: string;
+  toolName: string;
+  /** A quote the signed-in user can open (the host checked). */
+  quoteId: string;
+  /** The app's deep link, "/quotes/{id}". */
+  url: string;
+  /** The open quote has unsaved changes: ask the user before dropping them. */
+  unsaved: boolean;
 }
 
 /** A line of the open quote, with its amounts. */
@@ -119,6 +172,8 @@ export interface ToolStatus {
   type: ToolType;
   origin: string;
   connected: boolean;
+  /** What the welcome offered the tool's current page (empty until connected). */
+  capabilities: Capability[];
 }
 
 /** What the host's methods reject with: an Error named "HostError". */

@@ -11,6 +11,7 @@
 // Test code: a panic is how a helper reports a failed expectation.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod extensions;
 mod fixture;
 
 use fixture::*;
@@ -88,7 +89,8 @@ async fn a_mounted_tool_connects_with_the_type_the_page_gave() {
     let tools = to_json(&host.tools().unwrap());
     assert_eq!(
         tools,
-        json!([{"slug": "lookup", "type": STANDALONE, "origin": tool_origin(), "connected": true}])
+        json!([{"slug": "lookup", "type": STANDALONE, "origin": tool_origin(), "connected": true,
+                "capabilities": ["session.ended"]}])
     );
 }
 

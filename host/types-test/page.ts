@@ -2,7 +2,7 @@
 // (host/dist/toolbridge_host.d.ts): `tsc` must accept it, including every
 // `@ts-expect-error` below being an error.
 
-import init, { Host, type CallRecord, type DebugEntry, type EditorQuote, type HostErrorObject, type QuoteChange, type ToolStatus } from "../dist/toolbridge_host.js";
+import init, { Host, type CallRecord, type Capability, type ConfirmRequest, type DebugEntry, type EditorQuote, type HostErrorObject, type NavigateRequest, type QuoteChange, type ToastRequest, type ToolStatus } from "../dist/toolbridge_host.js";
 
 export async function mountEstimator(panel: HTMLElement, quoteId: string): Promise<number> {
   await init();
@@ -13,6 +13,7 @@ export async function mountEstimator(panel: HTMLElement, quoteId: string): Promi
     origin: "http://estimator.tools.localhost:8080",
     type: "quoting_extension",
     entry: "/index.html",
+    autoResize: { min: 120, max: 900 },
   });
   const frame: HTMLIFrameElement = tool.frame;
   frame.style.width = "100%";
@@ -25,9 +26,26 @@ export async function mountEstimator(panel: HTMLElement, quoteId: string): Promi
       console.log(`${change.tool} added ${added} lines; total ${current.totals.total}`);
     }
   });
+  const offToast: () => void = host.onToast((request: ToastRequest) => {
+    const severity: "success" | "warning" | "error" = request.kind;
+    console.log(`${request.toolName} (${request.tool}): ${request.message}`, severity);
+  });
+  host.onConfirm(async (request: ConfirmRequest): Promise<boolean> => {
+    const { title, message, confirmLabel, cancelLabel, signal } = request;
+    console.log(title, message, confirmLabel, cancelLabel);
+    return new Promise<boolean>((resolve) => {
+      signal.addEventListener("abort", () => resolve(false));
+    });
+  });
+  host.onNavigate((request: NavigateRequest) => {
+    console.log(request.url, request.quoteId, request.toolName);
+    return !request.unsaved;
+  });
   host.onCall((record: CallRecord) => console.log(record.tool, record.method, record.durationMs, record.outcome));
   const log: DebugEntry[] = host.debugLog();
   const tools: ToolStatus[] = host.tools();
+  const offered: Capability[] = tools.flatMap((status) => status.capabilities);
+  console.log(offered.includes("ui.toast"));
   try {
     const first = quote.lines[0];
     if (first !== undefined) {
@@ -44,6 +62,8 @@ export async function mountEstimator(panel: HTMLElement, quoteId: string): Promi
   host.closeQuote({ discard: true });
   host.debug = true;
   off();
+  offToast();
+  host.endSession();
   tool.unmount();
   host.destroy();
   return quote.lines.length + log.length + tools.length;
@@ -58,4 +78,10 @@ export function mistakes(host: Host, panel: HTMLElement): void {
   new Host({ debug: true });
   // @ts-expect-error: change kinds are a closed set
   host.onChange((_quote, change) => change.kind === "deleted");
+  // @ts-expect-error: autoResize takes bounds, not a flag
+  host.mount(panel, { slug: "x", origin: "http://x.test", type: "standalone", autoResize: true });
+  // @ts-expect-error: a toast's kind is one of three
+  host.onToast((request) => request.kind === "info");
+  // @ts-expect-error: a confirm hook answers a boolean
+  host.onConfirm(() => "yes");
 }

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Error;
-use crate::rpc::JSONRPC_VERSION;
+use crate::notification::ToolNotification;
 
 /// The notification's method name.
 pub const BLOCKED_METHOD: &str = "sdk.blocked";
@@ -72,37 +72,35 @@ pub struct BlockedReport {
 /// caller to answer); `Some(Err)` when it is one but its params are not
 /// `{kind, detail}` with a known kind and a string detail.
 pub fn read_blocked(message: &Value) -> Option<Result<BlockedReport, Error>> {
-    let map = message.as_object()?;
-    let notification = map.get("jsonrpc").and_then(Value::as_str) == Some(JSONRPC_VERSION)
-        && map.get("method").and_then(Value::as_str) == Some(BLOCKED_METHOD)
-        && !map.contains_key("id");
-    if !notification {
-        return None;
+    match crate::notification::read_tool_notification(message)? {
+        (_, Ok(ToolNotification::Blocked(report))) => Some(Ok(report)),
+        (BLOCKED_METHOD, Err(error)) => Some(Err(error)),
+        _ => None,
     }
-    let params = map.get("params").unwrap_or(&Value::Null);
+}
+
+/// Reads the params of an `sdk.blocked` notification.
+pub(crate) fn read_blocked_params(params: &Value) -> Result<BlockedReport, Error> {
     let Some(params) = params.as_object() else {
-        return Some(Err(Error::invalid(
-            "params",
-            "must be an object {kind, detail}",
-        )));
+        return Err(Error::invalid("params", "must be an object {kind, detail}"));
     };
     let kind = params
         .get("kind")
         .cloned()
         .and_then(|kind| serde_json::from_value::<BlockedKind>(kind).ok());
     let Some(kind) = kind else {
-        return Some(Err(Error::invalid(
+        return Err(Error::invalid(
             "params.kind",
             "must be \"modal\", \"securityError\", \"policy\", \"appRequest\" or \"forgedWelcome\"",
-        )));
+        ));
     };
     let Some(detail) = params.get("detail").and_then(Value::as_str) else {
-        return Some(Err(Error::invalid("params.detail", "must be a string")));
+        return Err(Error::invalid("params.detail", "must be a string"));
     };
-    Some(Ok(BlockedReport {
+    Ok(BlockedReport {
         kind,
         detail: cut(detail),
-    }))
+    })
 }
 
 /// `text` up to [`MAX_DETAIL_CHARS`] characters, marked with `…` when cut.

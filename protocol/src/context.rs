@@ -70,6 +70,11 @@ impl Role {
         !matches!(self, Role::Field)
     }
 
+    /// Field users see no cost prices, costs or margins.
+    pub fn can_see_cost(self) -> bool {
+        !matches!(self, Role::Field)
+    }
+
     /// API tokens are managed by Admins and Super Users.
     pub fn can_manage_api_keys(self) -> bool {
         matches!(self, Role::SuperUser | Role::Admin)

@@ -177,7 +177,7 @@ pub enum Error {
     #[error("{0}")]
     NotAllowed(String),
     /// `quotes.addLines` with no quote open in the editor.
-    #[error("no quote is open in the editor; open a quote before adding lines")]
+    #[error("no quote is open in the editor; the user has to open one first")]
     NoOpenQuote,
     /// The open quote is no longer a Draft.
     #[error("{0}")]

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::capability::Capability;
 use crate::manifest::ToolType;
 use crate::method::Method;
 
@@ -36,7 +37,7 @@ pub struct Hello {
     pub instance: String,
 }
 
-/// `{toolbridge:"welcome", protocol, toolType, methods}`.
+/// `{toolbridge:"welcome", protocol, toolType, methods, capabilities}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Welcome {
@@ -44,17 +45,23 @@ pub struct Welcome {
     pub protocol: u32,
     /// The tool's type, from its installed manifest.
     pub tool_type: ToolType,
-    /// The methods this tool may call.
+    /// The methods of SPEC.md this tool may call.
     pub methods: Vec<Method>,
+    /// The extensions beyond 2.1.0 offered to this tool. A host that sends
+    /// none (an older one) offers none.
+    #[serde(default)]
+    pub capabilities: Vec<Capability>,
 }
 
 impl Welcome {
-    /// The welcome for a tool of this type.
-    pub fn for_tool(tool_type: ToolType) -> Self {
+    /// The welcome for a tool of this type, where the page set up the
+    /// capabilities in `page` (see [`Capability::offered`]).
+    pub fn for_tool(tool_type: ToolType, page: &[Capability]) -> Self {
         Self {
             protocol: PROTOCOL_VERSION,
             tool_type,
             methods: Method::granted_to(tool_type),
+            capabilities: Capability::offered_to(tool_type, page),
         }
     }
 }

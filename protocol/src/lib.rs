@@ -9,6 +9,10 @@
 //! - the wire protocol between a tool page and its host ([`handshake`],
 //!   [`rpc`], [`method`], and the SDK's reports of what a frame refused,
 //!   [`blocked`]) and its errors ([`error`], [`problem`]);
+//! - the extensions beyond bridge 2.1.0: what a host offers a tool
+//!   ([`capability`]), the notifications both ways on the private port
+//!   ([`notification`]), the `ui.*` requests and their limits ([`ui`]), and
+//!   the open quote as a tool reads it ([`quote_view`]);
 //! - validation that reports every violation with its path
 //!   ([`add_lines::validate_batch`], [`create_quote::validate_bridge_create`],
 //!   [`create_quote::validate_rest_create`], [`paging::read_list_request`]);
@@ -20,6 +24,7 @@
 
 pub mod add_lines;
 pub mod blocked;
+pub mod capability;
 pub mod catalog;
 pub mod context;
 pub mod create_quote;
@@ -33,14 +38,17 @@ pub mod limits;
 pub mod manifest;
 pub mod method;
 pub mod money;
+pub mod notification;
 pub mod open_quote;
 pub mod paging;
 pub mod problem;
 pub mod quote;
 pub mod quote_header;
+pub mod quote_view;
 mod raw_batch;
 pub mod rpc;
 pub mod tax;
+pub mod ui;
 
 pub use error::{Error, ErrorCode, Violation};
 pub use rust_decimal::Decimal;

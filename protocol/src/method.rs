@@ -1,4 +1,6 @@
-//! The nine bridge methods and who may call them.
+//! The bridge methods and who may call them: the nine of SPEC.md (2.1.0),
+//! and the extension methods a host offers beyond them
+//! ([`crate::capability`]).
 
 use std::fmt;
 
@@ -39,11 +41,24 @@ pub enum Method {
     /// `quotes.addLines`
     #[serde(rename = "quotes.addLines")]
     QuotesAddLines,
+    /// `quotes.getOpen` (extension): the open quote as the editor holds it.
+    #[serde(rename = "quotes.getOpen")]
+    QuotesGetOpen,
+    /// `ui.toast` (extension): a toast in the host page.
+    #[serde(rename = "ui.toast")]
+    UiToast,
+    /// `ui.confirm` (extension): a yes/no dialog rendered by the host page.
+    #[serde(rename = "ui.confirm")]
+    UiConfirm,
+    /// `ui.openQuote` (extension): take the user to a quote.
+    #[serde(rename = "ui.openQuote")]
+    UiOpenQuote,
 }
 
 impl Method {
-    /// All nine methods.
-    pub const ALL: [Method; 9] = [
+    /// The nine methods of SPEC.md, version 2.1.0: what the welcome's
+    /// `methods` lists.
+    pub const SPEC: [Method; 9] = [
         Method::ContextGet,
         Method::CustomersList,
         Method::ProductsList,
@@ -53,6 +68,33 @@ impl Method {
         Method::QuotesList,
         Method::QuotesCreate,
         Method::QuotesAddLines,
+    ];
+
+    /// The extension methods, each offered as the capability of the same
+    /// name.
+    pub const EXTENSIONS: [Method; 4] = [
+        Method::QuotesGetOpen,
+        Method::UiToast,
+        Method::UiConfirm,
+        Method::UiOpenQuote,
+    ];
+
+    /// Every method a host answers: the specification's, then the
+    /// extensions.
+    pub const ALL: [Method; 13] = [
+        Method::ContextGet,
+        Method::CustomersList,
+        Method::ProductsList,
+        Method::TaskTemplatesList,
+        Method::CostItemsList,
+        Method::JobsList,
+        Method::QuotesList,
+        Method::QuotesCreate,
+        Method::QuotesAddLines,
+        Method::QuotesGetOpen,
+        Method::UiToast,
+        Method::UiConfirm,
+        Method::UiOpenQuote,
     ];
 
     /// The wire name, e.g. `"quotes.addLines"`.
@@ -67,6 +109,10 @@ impl Method {
             Method::QuotesList => "quotes.list",
             Method::QuotesCreate => "quotes.create",
             Method::QuotesAddLines => "quotes.addLines",
+            Method::QuotesGetOpen => "quotes.getOpen",
+            Method::UiToast => "ui.toast",
+            Method::UiConfirm => "ui.confirm",
+            Method::UiOpenQuote => "ui.openQuote",
         }
     }
 
@@ -93,19 +139,32 @@ impl Method {
         matches!(self, Method::TaskTemplatesList | Method::CostItemsList)
     }
 
-    /// Whether the method creates or changes a quote.
+    /// Whether the method creates or changes a quote. (`quotes.getOpen`
+    /// only reads it.)
     pub fn writes_quotes(self) -> bool {
         matches!(self, Method::QuotesCreate | Method::QuotesAddLines)
     }
 
-    /// Whether a tool of this type may call the method at all.
-    pub fn allowed_for(self, tool_type: ToolType) -> bool {
-        self != Method::QuotesAddLines || tool_type == ToolType::QuotingExtension
+    /// Whether the method is one of the extensions beyond 2.1.0.
+    pub fn is_extension(self) -> bool {
+        Self::EXTENSIONS.contains(&self)
     }
 
-    /// The methods a tool of this type may call, for the welcome message.
+    /// Whether the method works on the quote open in the editor, and so is
+    /// only for `quoting_extension` tools.
+    pub fn needs_open_quote(self) -> bool {
+        matches!(self, Method::QuotesAddLines | Method::QuotesGetOpen)
+    }
+
+    /// Whether a tool of this type may call the method at all.
+    pub fn allowed_for(self, tool_type: ToolType) -> bool {
+        !self.needs_open_quote() || tool_type == ToolType::QuotingExtension
+    }
+
+    /// The methods of SPEC.md a tool of this type may call, for the
+    /// welcome's `methods` (the extensions go in its `capabilities`).
     pub fn granted_to(tool_type: ToolType) -> Vec<Method> {
-        Self::ALL
+        Self::SPEC
             .into_iter()
             .filter(|m| m.allowed_for(tool_type))
             .collect()

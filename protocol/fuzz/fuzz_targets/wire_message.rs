@@ -9,6 +9,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Value, json};
+use toolbridge_protocol::capability::Capability;
 use toolbridge_protocol::create_quote::validate_bridge_create;
 use toolbridge_protocol::handshake::{HandshakeMessage, Hello, MAX_INSTANCE_CHARS};
 use toolbridge_protocol::limits::{MAX_PAGE_SIZE, TEXT_MAX_CHARS};
@@ -18,6 +19,7 @@ use toolbridge_protocol::paging::{MAX_CODES, read_list_request};
 use toolbridge_protocol::rpc::{
     Call, JSONRPC_VERSION, RpcId, RpcRequest, RpcResponse, decode_call,
 };
+use toolbridge_protocol::ui::{read_confirm, read_open_quote, read_toast};
 use toolbridge_protocol::{Error, ErrorCode};
 use toolbridge_protocol_fuzz::check_error_reply;
 
@@ -116,10 +118,14 @@ fn check_call(message: &Value, call: &Call) {
 
     for tool_type in [ToolType::Standalone, ToolType::QuotingExtension] {
         let allowed = call.method.authorize_tool(tool_type).is_ok();
-        assert_eq!(
-            allowed,
-            Method::granted_to(tool_type).contains(&call.method)
-        );
+        // A method of the specification is allowed exactly when the welcome
+        // grants it; an extension exactly when a page that set up everything
+        // would offer its capability.
+        let granted = match Capability::of_method(call.method) {
+            Some(capability) => capability.offered(tool_type, &Capability::ALL),
+            None => Method::granted_to(tool_type).contains(&call.method),
+        };
+        assert_eq!(allowed, granted);
         if let Err(error) = call.method.authorize_tool(tool_type) {
             check_error_reply(
                 &RpcResponse::failure(Some(call.id.clone()), &error),
@@ -149,7 +155,11 @@ fn check_call(message: &Value, call: &Call) {
             })
         }
         Method::QuotesCreate => validate_bridge_create(&call.params).map(drop),
-        // `quotes.addLines` has its own target; `context.get` reads no params.
+        Method::UiToast => read_toast(&call.params).map(drop),
+        Method::UiConfirm => read_confirm(&call.params).map(drop),
+        Method::UiOpenQuote => read_open_quote(&call.params).map(drop),
+        // `quotes.addLines` has its own target; `context.get` and
+        // `quotes.getOpen` read no params.
         _ => Ok(()),
     };
     if let Err(error) = answer {

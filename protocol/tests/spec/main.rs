@@ -18,4 +18,5 @@ mod merge;
 mod money;
 mod paging;
 mod properties;
+mod quote_view;
 mod wire;

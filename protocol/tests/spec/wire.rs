@@ -2,6 +2,7 @@
 //! replies, error codes, method permissions, and problem+json.
 
 use serde_json::{Value, json};
+use toolbridge_protocol::capability::Capability;
 use toolbridge_protocol::context::Role;
 use toolbridge_protocol::handshake::{HandshakeMessage, Hello, SDK_VERSION, Welcome};
 use toolbridge_protocol::manifest::ToolType;
@@ -51,20 +52,97 @@ fn wire_a_hello_is_an_object_never_an_array_that_serde_would_read_as_one() {
 fn wire_welcome_grants_all_nine_methods_to_quoting_extensions_only() {
     let welcome = serde_json::to_value(HandshakeMessage::Welcome(Welcome::for_tool(
         ToolType::QuotingExtension,
+        &[],
     )))
     .unwrap();
     assert_eq!(welcome["toolbridge"], "welcome");
     assert_eq!(welcome["protocol"], 1);
     assert_eq!(welcome["toolType"], "quoting_extension");
     assert_eq!(welcome["methods"].as_array().unwrap().len(), 9);
-    let standalone = Welcome::for_tool(ToolType::Standalone);
+    let standalone = Welcome::for_tool(ToolType::Standalone, &[]);
     assert_eq!(standalone.methods.len(), 8);
     assert!(!standalone.methods.contains(&Method::QuotesAddLines));
 }
 
 #[test]
+fn wire_welcome_lists_extensions_as_capabilities_never_as_methods() {
+    let offers = [
+        Capability::UiAutoResize,
+        Capability::UiToast,
+        Capability::UiOpenQuote,
+    ];
+    let welcome = serde_json::to_value(HandshakeMessage::Welcome(Welcome::for_tool(
+        ToolType::QuotingExtension,
+        &offers,
+    )))
+    .unwrap();
+    assert_eq!(
+        welcome["capabilities"],
+        json!([
+            "quotes.getOpen",
+            "quote.changed",
+            "session.ended",
+            "ui.autoResize",
+            "ui.toast",
+            "ui.openQuote"
+        ])
+    );
+    let methods = welcome["methods"].as_array().unwrap();
+    assert!(
+        methods
+            .iter()
+            .all(|m| !m.as_str().unwrap().starts_with("ui."))
+    );
+    assert!(!methods.contains(&json!("quotes.getOpen")));
+    let standalone = Welcome::for_tool(ToolType::Standalone, &offers);
+    assert!(!standalone.capabilities.contains(&Capability::QuotesGetOpen));
+    assert!(!standalone.capabilities.contains(&Capability::QuoteChanged));
+}
+
+#[test]
+fn wire_an_old_welcome_without_capabilities_reads_as_offering_none() {
+    let old = json!({"toolbridge": "welcome", "protocol": 1, "toolType": "standalone",
+        "methods": ["context.get"]});
+    let HandshakeMessage::Welcome(welcome) = serde_json::from_value(old).unwrap() else {
+        panic!("a welcome");
+    };
+    assert!(welcome.capabilities.is_empty());
+    assert_eq!(welcome.methods, [Method::ContextGet]);
+}
+
+#[test]
+fn wire_extension_methods_are_for_the_right_tools_and_roles() {
+    let names: Vec<&str> = Method::EXTENSIONS.iter().map(|m| m.name()).collect();
+    assert_eq!(
+        names,
+        ["quotes.getOpen", "ui.toast", "ui.confirm", "ui.openQuote"]
+    );
+    for method in Method::EXTENSIONS {
+        assert!(method.is_extension());
+        assert_eq!(Method::from_name(method.name()), Some(method));
+        // Reading the open quote or asking the user writes nothing.
+        assert!(method.authorize_role(Role::Field).is_ok(), "{method}");
+    }
+    let error = Method::QuotesGetOpen
+        .authorize_tool(ToolType::Standalone)
+        .unwrap_err();
+    assert_eq!(error.code(), ErrorCode::NotAllowed);
+    assert!(
+        error
+            .to_string()
+            .contains("quotes.getOpen is only for quoting_extension tools")
+    );
+    for method in [Method::UiToast, Method::UiConfirm, Method::UiOpenQuote] {
+        assert!(
+            method.authorize_tool(ToolType::Standalone).is_ok(),
+            "{method}"
+        );
+    }
+}
+
+#[test]
 fn wire_method_names_are_exactly_those_of_the_spec() {
-    let names: Vec<&str> = Method::ALL.iter().map(|m| m.name()).collect();
+    let names: Vec<&str> = Method::SPEC.iter().map(|m| m.name()).collect();
     assert_eq!(
         names,
         [

@@ -1,0 +1,118 @@
+//! What the host tells tools without being asked, as JSON-RPC notifications
+//! on their private ports (`quote.changed`, `session.ended`), and what it
+//! does with the notifications tools send it beyond `sdk.blocked`
+//! (`ui.resize`).
+
+use js_sys::JsString;
+use toolbridge_protocol::capability::Capability;
+use toolbridge_protocol::manifest::ToolType;
+use toolbridge_protocol::notification::{HostEvent, SessionEndReason};
+use wasm_bindgen::JsValue;
+use web_sys::{HtmlIFrameElement, MessagePort};
+
+use crate::debug::DroppedRecord;
+use crate::editor::Change;
+use crate::host::Shared;
+use crate::json;
+
+impl Shared {
+    /// The ports of the connected tools whose welcome offered `capability`.
+    fn ports_offering(&self, capability: Capability) -> Vec<MessagePort> {
+        self.tools
+            .borrow()
+            .iter()
+            .filter_map(|mounted| mounted.link.as_ref())
+            .filter(|link| link.offers(capability))
+            .map(|link| link.port.clone())
+            .collect()
+    }
+
+    /// Posts `event` to every tool that was offered it. The message is made
+    /// once, and only when some tool listens.
+    fn post_event(&self, capability: Capability, event: impl FnOnce() -> Option<JsValue>) {
+        let ports = self.ports_offering(capability);
+        if ports.is_empty() {
+            return;
+        }
+        let Some(message) = event() else {
+            return;
+        };
+        for port in ports {
+            // A closed port (the tool just went away) takes nothing.
+            let _ = port.post_message(&message);
+        }
+    }
+
+    /// Tells the quoting extensions what happened to the open quote, with
+    /// the quote as `quotes.getOpen` answers it now.
+    pub(crate) fn notify_quote_changed(&self, change: &Change) {
+        self.post_event(Capability::QuoteChanged, || {
+            let view = self.editor.borrow().tool_view();
+            let event = HostEvent::QuoteChanged {
+                kind: change.kind_for_tools(),
+                quote: view.as_ref(),
+            };
+            encode(&event)
+        });
+    }
+
+    /// The session ended: forgets the user and tells every connected tool,
+    /// once, until a user is known again.
+    pub(crate) fn end_session(&self, reason: SessionEndReason) {
+        self.forget_context();
+        if self.session_ended.replace(true) {
+            return;
+        }
+        self.post_event(Capability::SessionEnded, || {
+            encode(&HostEvent::SessionEnded(reason))
+        });
+    }
+
+    /// Gives up the `ui.confirm` dialogs of the quoting extensions: their
+    /// question was about a quote that is no longer the open one.
+    pub(crate) fn abandon_quote_dialogs(&self) {
+        for mounted in self.tools.borrow_mut().iter_mut() {
+            if mounted.tool.tool_type == ToolType::QuotingExtension {
+                if let Some(link) = mounted.link.as_mut() {
+                    link.abandon_confirm();
+                }
+            }
+        }
+    }
+
+    /// A tool reported its document's height: sizes its frame within the
+    /// bounds the page mounted it with.
+    pub(crate) fn resize_frame(&self, key: u32, height: f64) {
+        let tools = self.tools.borrow();
+        let Some(mounted) = tools.get(key) else {
+            return;
+        };
+        match mounted.tool.auto_resize {
+            Some(bounds) => set_frame_height(&mounted.frame, bounds.height_for(height)),
+            None => self.debug.dropped(DroppedRecord {
+                reason: format!(
+                    "a ui.resize report, but the page mounted tool {} without autoResize",
+                    mounted.tool.slug
+                ),
+                origin: mounted.tool.origin.clone(),
+                tool: Some(mounted.tool.slug.clone()),
+            }),
+        }
+    }
+}
+
+/// Sets a tool frame's height in CSS pixels.
+pub(crate) fn set_frame_height(frame: &HtmlIFrameElement, height: u32) {
+    let _ = frame.style().set_property("height", &format!("{height}px"));
+}
+
+/// A notification as a JavaScript value, ready to post.
+fn encode(event: &HostEvent<'_>) -> Option<JsValue> {
+    match event.to_json() {
+        Ok(text) => json::parse(&JsString::from(text)),
+        Err(error) => {
+            web_sys::console::error_1(&JsValue::from_str(&error.to_string()));
+            None
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! Extensions beyond bridge 2.1.0, and which of them a host offers a tool.
+//!
+//! `bridge.version` stays `"2.1.0"`. A host lists what it offers beyond it
+//! in the welcome's `capabilities`, and a tool asks `bridge.supports(name)`
+//! before it relies on one, so a tool written for a plain 2.1.0 host keeps
+//! working and an extension degrades cleanly where it is missing. What is
+//! offered follows from what the page installed (the tool's manifest type,
+//! the `autoResize` bounds it mounted the tool with, and the hooks it set),
+//! never from anything the tool says.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::manifest::ToolType;
+use crate::method::Method;
+
+/// One extension, named on the wire as a tool names it in `supports`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Capability {
+    /// The `quotes.getOpen` method (`quoting_extension` tools).
+    #[serde(rename = "quotes.getOpen")]
+    QuotesGetOpen,
+    /// The `quote.changed` event (`quoting_extension` tools).
+    #[serde(rename = "quote.changed")]
+    QuoteChanged,
+    /// The `session.ended` event (every tool).
+    #[serde(rename = "session.ended")]
+    SessionEnded,
+    /// The host sizes the tool's frame from the heights bridge.js reports.
+    #[serde(rename = "ui.autoResize")]
+    UiAutoResize,
+    /// The `ui.toast` method (the page set `host.onToast`).
+    #[serde(rename = "ui.toast")]
+    UiToast,
+    /// The `ui.confirm` method (the page set `host.onConfirm`).
+    #[serde(rename = "ui.confirm")]
+    UiConfirm,
+    /// The `ui.openQuote` method (the page set `host.onNavigate`).
+    #[serde(rename = "ui.openQuote")]
+    UiOpenQuote,
+}
+
+impl Capability {
+    /// Every capability, in the order a welcome lists them.
+    pub const ALL: [Capability; 7] = [
+        Capability::QuotesGetOpen,
+        Capability::QuoteChanged,
+        Capability::SessionEnded,
+        Capability::UiAutoResize,
+        Capability::UiToast,
+        Capability::UiConfirm,
+        Capability::UiOpenQuote,
+    ];
+
+    /// The wire name, e.g. `"quote.changed"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Capability::QuotesGetOpen => "quotes.getOpen",
+            Capability::QuoteChanged => "quote.changed",
+            Capability::SessionEnded => "session.ended",
+            Capability::UiAutoResize => "ui.autoResize",
+            Capability::UiToast => "ui.toast",
+            Capability::UiConfirm => "ui.confirm",
+            Capability::UiOpenQuote => "ui.openQuote",
+        }
+    }
+
+    /// Parses a wire name (exact match).
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.name() == name)
+    }
+
+    /// The capability an extension method is offered as; `None` for the
+    /// methods of the specification.
+    pub fn of_method(method: Method) -> Option<Self> {
+        match method {
+            Method::QuotesGetOpen => Some(Capability::QuotesGetOpen),
+            Method::UiToast => Some(Capability::UiToast),
+            Method::UiConfirm => Some(Capability::UiConfirm),
+            Method::UiOpenQuote => Some(Capability::UiOpenQuote),
+            _ => None,
+        }
+    }
+
+    /// Whether the capability depends on what the page set up (the mount's
+    /// `autoResize`, a hook) rather than on the tool's type.
+    pub fn is_up_to_the_page(self) -> bool {
+        matches!(
+            self,
+            Capability::UiAutoResize
+                | Capability::UiToast
+                | Capability::UiConfirm
+                | Capability::UiOpenQuote
+        )
+    }
+
+    /// Whether the host offers this capability to a tool of `tool_type`,
+    /// where the page set up those in `page` (capabilities that are
+    /// [up to the page](Self::is_up_to_the_page); others in it are ignored).
+    pub fn offered(self, tool_type: ToolType, page: &[Capability]) -> bool {
+        match self {
+            Capability::QuotesGetOpen | Capability::QuoteChanged => {
+                tool_type == ToolType::QuotingExtension
+            }
+            Capability::SessionEnded => true,
+            _ => page.contains(&self),
+        }
+    }
+
+    /// The capabilities offered to a tool of `tool_type` where the page set
+    /// up those in `page`, for the welcome.
+    pub fn offered_to(tool_type: ToolType, page: &[Capability]) -> Vec<Capability> {
+        Self::ALL
+            .into_iter()
+            .filter(|c| c.offered(tool_type, page))
+            .collect()
+    }
+
+    /// The page hook a `ui.*` method needs, by its name in the host's API
+    /// (`"host.onToast"`); `None` for the others.
+    pub fn page_hook(self) -> Option<&'static str> {
+        match self {
+            Capability::UiToast => Some("host.onToast"),
+            Capability::UiConfirm => Some("host.onConfirm"),
+            Capability::UiOpenQuote => Some("host.onNavigate"),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Capability {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wire_names_round_trip() {
+        for capability in Capability::ALL {
+            assert_eq!(
+                serde_json::to_value(capability).unwrap(),
+                serde_json::json!(capability.name())
+            );
+            assert_eq!(Capability::from_name(capability.name()), Some(capability));
+        }
+        assert_eq!(Capability::from_name("ui.Toast"), None);
+    }
+
+    #[test]
+    fn each_extension_method_is_offered_as_the_capability_of_its_name() {
+        for method in Method::EXTENSIONS {
+            let capability = Capability::of_method(method).unwrap();
+            assert_eq!(capability.name(), method.name());
+        }
+        for method in Method::SPEC {
+            assert_eq!(Capability::of_method(method), None, "{method}");
+        }
+    }
+
+    #[test]
+    fn the_open_quote_is_for_quoting_extensions_and_the_ui_for_pages_with_hooks() {
+        let none: &[Capability] = &[];
+        assert_eq!(
+            Capability::offered_to(ToolType::Standalone, none),
+            [Capability::SessionEnded]
+        );
+        assert_eq!(
+            Capability::offered_to(ToolType::QuotingExtension, none),
+            [
+                Capability::QuotesGetOpen,
+                Capability::QuoteChanged,
+                Capability::SessionEnded
+            ]
+        );
+        let all = Capability::ALL;
+        assert!(all.iter().filter(|c| c.is_up_to_the_page()).count() == 4);
+        assert_eq!(
+            Capability::offered_to(ToolType::QuotingExtension, &all),
+            Capability::ALL
+        );
+        let standalone = Capability::offered_to(ToolType::Standalone, &all);
+        assert!(!standalone.contains(&Capability::QuotesGetOpen));
+        assert!(!standalone.contains(&Capability::QuoteChanged));
+        assert_eq!(standalone.len(), Capability::ALL.len() - 2);
+        // The type decides the quote's capabilities, whatever the page says.
+        let toast_only = [Capability::UiToast, Capability::QuotesGetOpen];
+        assert_eq!(
+            Capability::offered_to(ToolType::Standalone, &toast_only),
+            [Capability::SessionEnded, Capability::UiToast]
+        );
+    }
+}

@@ -1,0 +1,251 @@
+//! JSON-RPC notifications on the private port: messages without an `id`,
+//! never answered.
+//!
+//! - Tool → host: what bridge.js reports, `sdk.blocked` ([`crate::blocked`])
+//!   and `ui.resize` (the document's height, for auto-resize).
+//! - Host → tool: the events a tool subscribes to with `bridge.on`,
+//!   `quote.changed` and `session.ended`.
+//!
+//! Both directions travel only on the port the host handed over in the
+//! welcome, so nothing another window posts can pass for one.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::Error;
+use crate::blocked::{BLOCKED_METHOD, BlockedReport, read_blocked_params};
+use crate::quote_view::BridgeOpenQuoteDto;
+use crate::rpc::JSONRPC_VERSION;
+use crate::ui::read_resize;
+
+/// The method of the report bridge.js sends for auto-resize.
+pub const RESIZE_METHOD: &str = "ui.resize";
+
+/// The method name of `message` when it is a well-formed notification
+/// (`jsonrpc` "2.0", a string `method`, no `id`), with its object.
+fn notification(message: &Value) -> Option<(&str, &Map<String, Value>)> {
+    let map = message.as_object()?;
+    if map.contains_key("id") || map.get("jsonrpc").and_then(Value::as_str) != Some(JSONRPC_VERSION)
+    {
+        return None;
+    }
+    Some((map.get("method")?.as_str()?, map))
+}
+
+/// A notification from a tool's bridge.js.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolNotification {
+    /// `sdk.blocked`: something the tool's frame refused the page.
+    Blocked(BlockedReport),
+    /// `ui.resize`: the document's height in CSS pixels.
+    Resize(f64),
+}
+
+/// Reads a message from a tool's port as one of bridge.js's notifications.
+/// `None` when it is not one (a call, or garbage, for the caller to answer);
+/// otherwise the method's name with the notification, or with what is wrong
+/// with its params.
+pub fn read_tool_notification(
+    message: &Value,
+) -> Option<(&'static str, Result<ToolNotification, Error>)> {
+    let (method, map) = notification(message)?;
+    let params = map.get("params").unwrap_or(&Value::Null);
+    match method {
+        BLOCKED_METHOD => Some((
+            BLOCKED_METHOD,
+            read_blocked_params(params).map(ToolNotification::Blocked),
+        )),
+        RESIZE_METHOD => Some((
+            RESIZE_METHOD,
+            read_resize(params).map(ToolNotification::Resize),
+        )),
+        _ => None,
+    }
+}
+
+/// The events a tool can subscribe to with `bridge.on`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventName {
+    /// `quote.changed` (`quoting_extension` tools).
+    QuoteChanged,
+    /// `session.ended` (every tool).
+    SessionEnded,
+}
+
+impl EventName {
+    /// Every event.
+    pub const ALL: [EventName; 2] = [EventName::QuoteChanged, EventName::SessionEnded];
+
+    /// The wire name, also the notification's method.
+    pub fn name(self) -> &'static str {
+        match self {
+            EventName::QuoteChanged => "quote.changed",
+            EventName::SessionEnded => "session.ended",
+        }
+    }
+}
+
+/// What happened to the open quote, as `quote.changed` says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum QuoteChangeKind {
+    /// A quote was opened in the editor.
+    Opened,
+    /// A tool's `addLines` batch was merged (this tool's or another's).
+    LinesAdded,
+    /// The user changed a line.
+    Edited,
+    /// The user removed lines.
+    Removed,
+    /// The quote was saved.
+    Saved,
+    /// The quote was sent, and is now locked.
+    Sent,
+    /// The quote was closed; no quote is open.
+    Closed,
+}
+
+/// Why the session ended, as `session.ended` says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum SessionEndReason {
+    /// The user signed out.
+    SignedOut,
+    /// The backend no longer accepts the session.
+    Expired,
+}
+
+/// A notification from the host to a tool.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HostEvent<'q> {
+    /// `quote.changed`: `{kind, quote}`, `quote` as `quotes.getOpen` would
+    /// answer now (`null` once closed).
+    QuoteChanged {
+        /// What happened.
+        kind: QuoteChangeKind,
+        /// The open quote after the change.
+        quote: Option<&'q BridgeOpenQuoteDto>,
+    },
+    /// `session.ended`: `{reason}`.
+    SessionEnded(SessionEndReason),
+}
+
+impl HostEvent<'_> {
+    /// The event's name, the notification's method.
+    pub fn name(&self) -> EventName {
+        match self {
+            HostEvent::QuoteChanged { .. } => EventName::QuoteChanged,
+            HostEvent::SessionEnded(_) => EventName::SessionEnded,
+        }
+    }
+
+    /// The notification as JSON text: `{jsonrpc, method, params}`.
+    pub fn to_json(&self) -> Result<String, Error> {
+        #[derive(Serialize)]
+        struct Notification<'a, P> {
+            jsonrpc: &'a str,
+            method: &'a str,
+            params: P,
+        }
+        #[derive(Serialize)]
+        struct Changed<'q> {
+            kind: QuoteChangeKind,
+            quote: Option<&'q BridgeOpenQuoteDto>,
+        }
+        #[derive(Serialize)]
+        struct Ended {
+            reason: SessionEndReason,
+        }
+        let method = self.name().name();
+        let text = match self {
+            HostEvent::QuoteChanged { kind, quote } => serde_json::to_string(&Notification {
+                jsonrpc: JSONRPC_VERSION,
+                method,
+                params: Changed {
+                    kind: *kind,
+                    quote: *quote,
+                },
+            }),
+            HostEvent::SessionEnded(reason) => serde_json::to_string(&Notification {
+                jsonrpc: JSONRPC_VERSION,
+                method,
+                params: Ended { reason: *reason },
+            }),
+        };
+        text.map_err(|error| Error::Internal(format!("cannot encode {method}: {error}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::blocked::BlockedKind;
+
+    #[test]
+    fn bridge_js_reports_are_read_by_their_method() {
+        let blocked = json!({"jsonrpc": "2.0", "method": "sdk.blocked",
+            "params": {"kind": "modal", "detail": "alert(): hi"}});
+        let (method, read) = read_tool_notification(&blocked).unwrap();
+        assert_eq!(method, "sdk.blocked");
+        let Ok(ToolNotification::Blocked(report)) = read else {
+            panic!("a blocked report: {read:?}");
+        };
+        assert_eq!(report.kind, BlockedKind::Modal);
+        let resize = json!({"jsonrpc": "2.0", "method": "ui.resize", "params": {"height": 333}});
+        assert_eq!(
+            read_tool_notification(&resize),
+            Some(("ui.resize", Ok(ToolNotification::Resize(333.0))))
+        );
+        let bad = json!({"jsonrpc": "2.0", "method": "ui.resize", "params": {"height": "tall"}});
+        let (_, read) = read_tool_notification(&bad).unwrap();
+        assert_eq!(read.unwrap_err().details()[0].path, "params.height");
+    }
+
+    #[test]
+    fn calls_and_unknown_notifications_are_not_reports() {
+        for message in [
+            json!({"jsonrpc": "2.0", "id": 1, "method": "ui.resize", "params": {"height": 1}}),
+            json!({"jsonrpc": "2.0", "method": "ui.explode"}),
+            json!({"jsonrpc": "1.0", "method": "ui.resize", "params": {"height": 1}}),
+            json!({"jsonrpc": "2.0", "method": 7}),
+            json!("ui.resize"),
+        ] {
+            assert!(read_tool_notification(&message).is_none(), "{message}");
+        }
+    }
+
+    #[test]
+    fn host_events_are_notifications_without_an_id() {
+        let ended = HostEvent::SessionEnded(SessionEndReason::SignedOut);
+        let value: Value = serde_json::from_str(&ended.to_json().unwrap()).unwrap();
+        assert_eq!(
+            value,
+            json!({"jsonrpc": "2.0", "method": "session.ended", "params": {"reason": "signedOut"}})
+        );
+        let closed = HostEvent::QuoteChanged {
+            kind: QuoteChangeKind::Closed,
+            quote: None,
+        };
+        let value: Value = serde_json::from_str(&closed.to_json().unwrap()).unwrap();
+        assert_eq!(
+            value,
+            json!({"jsonrpc": "2.0", "method": "quote.changed", "params": {"kind": "closed", "quote": null}})
+        );
+        for (kind, wire) in [
+            (QuoteChangeKind::Opened, "opened"),
+            (QuoteChangeKind::LinesAdded, "linesAdded"),
+            (QuoteChangeKind::Edited, "edited"),
+            (QuoteChangeKind::Removed, "removed"),
+            (QuoteChangeKind::Saved, "saved"),
+            (QuoteChangeKind::Sent, "sent"),
+        ] {
+            assert_eq!(serde_json::to_value(kind).unwrap(), json!(wire));
+        }
+        assert_eq!(
+            EventName::ALL.map(EventName::name),
+            ["quote.changed", "session.ended"]
+        );
+    }
+}
