@@ -582,11 +582,30 @@ impl Host {
         self.shared.hooks.navigate.set(hook)
     }
 
-    /// The user signed out: forgets them and tells every connected tool
-    /// (`session.ended` with reason `signedOut`).
+    /// The session ended: forgets the user and tells every connected tool
+    /// (`session.ended`), once. `reason` is `"signedOut"` (the default) or
+    /// `"expired"` (the page found the session gone).
     #[wasm_bindgen(js_name = endSession)]
-    pub fn end_session(&self) {
-        self.shared.end_session(SessionEndReason::SignedOut);
+    pub fn end_session(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "\"signedOut\" | \"expired\" | undefined")]
+        reason: Option<String>,
+    ) -> Result<(), JsValue> {
+        let reason = match reason {
+            None => SessionEndReason::SignedOut,
+            Some(text) => match text.as_str() {
+                "signedOut" => SessionEndReason::SignedOut,
+                "expired" => SessionEndReason::Expired,
+                other => {
+                    return Err(HostError::usage(format!(
+                        "endSession: reason {other:?} must be \"signedOut\" or \"expired\""
+                    ))
+                    .into());
+                }
+            },
+        };
+        self.shared.end_session(reason);
+        Ok(())
     }
 
     /// Calls `listener(record)` after every bridge call (tool, method,

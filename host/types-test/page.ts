@@ -64,6 +64,7 @@ export async function mountEstimator(panel: HTMLElement, quoteId: string): Promi
   off();
   offToast();
   host.endSession();
+  host.endSession("expired");
   tool.unmount();
   host.destroy();
   return quote.lines.length + log.length + tools.length;
@@ -82,6 +83,8 @@ export function mistakes(host: Host, panel: HTMLElement): void {
   host.mount(panel, { slug: "x", origin: "http://x.test", type: "standalone", autoResize: true });
   // @ts-expect-error: a toast's kind is one of three
   host.onToast((request) => request.kind === "info");
+  // @ts-expect-error: a session ends signed out or expired
+  host.endSession("bored");
   // @ts-expect-error: a confirm hook answers a boolean
   host.onConfirm(() => "yes");
 }

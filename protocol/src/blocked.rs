@@ -12,7 +12,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Error;
-use crate::notification::ToolNotification;
 
 /// The notification's method name.
 pub const BLOCKED_METHOD: &str = "sdk.blocked";
@@ -67,19 +66,9 @@ pub struct BlockedReport {
     pub detail: String,
 }
 
-/// Reads `message` as a blocked report. `None` when it is not an
-/// `sdk.blocked` notification at all (then it is a call, or garbage, for the
-/// caller to answer); `Some(Err)` when it is one but its params are not
-/// `{kind, detail}` with a known kind and a string detail.
-pub fn read_blocked(message: &Value) -> Option<Result<BlockedReport, Error>> {
-    match crate::notification::read_tool_notification(message)? {
-        (_, Ok(ToolNotification::Blocked(report))) => Some(Ok(report)),
-        (BLOCKED_METHOD, Err(error)) => Some(Err(error)),
-        _ => None,
-    }
-}
-
-/// Reads the params of an `sdk.blocked` notification.
+/// Reads the params of an `sdk.blocked` notification (the message itself is
+/// read by [`crate::notification::read_tool_notification`]): `{kind, detail}`
+/// with a known kind and a string detail, cut to [`MAX_DETAIL_CHARS`].
 pub(crate) fn read_blocked_params(params: &Value) -> Result<BlockedReport, Error> {
     let Some(params) = params.as_object() else {
         return Err(Error::invalid("params", "must be an object {kind, detail}"));
@@ -117,15 +106,15 @@ mod tests {
 
     use super::*;
 
-    fn report(params: &Value) -> Option<Result<BlockedReport, Error>> {
-        read_blocked(&json!({"jsonrpc": "2.0", "method": "sdk.blocked", "params": params}))
+    fn report(params: &Value) -> Result<BlockedReport, Error> {
+        read_blocked_params(params)
     }
 
     #[test]
     fn a_report_is_read_with_its_kind_and_detail() {
         let read = report(&json!({"kind": "modal", "detail": "alert(): saved"}));
         assert_eq!(
-            read.unwrap().unwrap(),
+            read.unwrap(),
             BlockedReport {
                 kind: BlockedKind::Modal,
                 detail: "alert(): saved".to_owned()
@@ -137,36 +126,16 @@ mod tests {
             ("appRequest", BlockedKind::AppRequest),
             ("forgedWelcome", BlockedKind::ForgedWelcome),
         ] {
-            let read = report(&json!({"kind": wire, "detail": ""}))
-                .unwrap()
-                .unwrap();
+            let read = report(&json!({"kind": wire, "detail": ""})).unwrap();
             assert_eq!(read.kind, kind, "{wire}");
         }
     }
 
     #[test]
-    fn calls_and_other_messages_are_not_reports() {
-        let call = json!({"jsonrpc": "2.0", "id": 1, "method": "sdk.blocked", "params": {}});
-        assert!(read_blocked(&call).is_none());
-        let other = json!({"jsonrpc": "2.0", "method": "context.get"});
-        assert!(read_blocked(&other).is_none());
-        let old_version = json!({"jsonrpc": "1.0", "method": "sdk.blocked", "params": {}});
-        assert!(read_blocked(&old_version).is_none());
-        assert!(read_blocked(&json!("sdk.blocked")).is_none());
-    }
-
-    #[test]
     fn a_malformed_report_says_which_param_is_wrong() {
-        let path = |read: Option<Result<BlockedReport, Error>>| {
-            read.unwrap().unwrap_err().details()[0].path.clone()
-        };
+        let path = |read: Result<BlockedReport, Error>| read.unwrap_err().details()[0].path.clone();
         assert_eq!(path(report(&json!(["modal"]))), "params");
-        assert_eq!(
-            path(read_blocked(
-                &json!({"jsonrpc": "2.0", "method": "sdk.blocked"})
-            )),
-            "params"
-        );
+        assert_eq!(path(report(&Value::Null)), "params");
         assert_eq!(
             path(report(&json!({"kind": "popup", "detail": ""}))),
             "params.kind"
@@ -181,15 +150,11 @@ mod tests {
     #[test]
     fn a_long_detail_is_cut_at_the_limit() {
         let long = "é".repeat(MAX_DETAIL_CHARS + 5);
-        let read = report(&json!({"kind": "appRequest", "detail": long}))
-            .unwrap()
-            .unwrap();
+        let read = report(&json!({"kind": "appRequest", "detail": long})).unwrap();
         assert_eq!(read.detail.chars().count(), MAX_DETAIL_CHARS + 1);
         assert!(read.detail.ends_with('…'));
         let exact = "a".repeat(MAX_DETAIL_CHARS);
-        let read = report(&json!({"kind": "appRequest", "detail": exact.clone()}))
-            .unwrap()
-            .unwrap();
+        let read = report(&json!({"kind": "appRequest", "detail": exact.clone()})).unwrap();
         assert_eq!(read.detail, exact);
     }
 }

@@ -247,8 +247,10 @@ async fn session_ended_reaches_every_tool_once() {
         subscribe(tool, "session.ended").await;
         tool.ok("context.get", json!([])).await;
     }
-    host.end_session();
-    host.end_session(); // told once
+    host.end_session(None).unwrap();
+    host.end_session(Some("expired".to_owned())).unwrap(); // told once
+    let error = error_json(&host.end_session(Some("bored".to_owned())).unwrap_err());
+    assert_eq!(error["code"], "USAGE");
     for tool in [&first, &second] {
         let events = heard(tool, "session.ended", 1).await;
         assert_eq!(events, [json!({"reason": "signedOut"})]);
@@ -495,6 +497,9 @@ async fn a_full_viewport_page_settles_to_one_height() {
     tool.command(json!({"command": "layout", "fullViewport": true}))
         .await;
     let height = settled_height(&tool, 600).await.unwrap();
+    // It grew past `min` (the page is its viewport plus the body's margins)...
+    assert!(height > 120, "the frame was never sized: {height}");
+    // ...and stopped there instead of chasing its own height to `max`.
     assert!(height < 900, "the frame grew to its maximum: {height}");
     sleep(500).await;
     assert_eq!(frame_height(&tool), Some(height), "still growing");
