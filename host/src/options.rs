@@ -48,15 +48,7 @@ struct RawTool {
     #[serde(default)]
     title: Option<String>,
     #[serde(default)]
-    auto_resize: Option<RawBounds>,
-}
-
-/// `autoResize: {min, max}`, in CSS pixels.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawBounds {
-    min: f64,
-    max: f64,
+    auto_resize: Option<serde_json::Value>,
 }
 
 /// A tool to mount, checked.
@@ -104,11 +96,7 @@ impl ToolOptions {
                 "mount: entry {entry:?} leaves the tool's origin {origin}; give a path such as \"/index.html\""
             )));
         }
-        let auto_resize = raw
-            .auto_resize
-            .map(|bounds| AutoResize::new(bounds.min, bounds.max))
-            .transpose()
-            .map_err(|why| HostError::usage(format!("mount: {why}")))?;
+        let auto_resize = raw.auto_resize.as_ref().map(bounds).transpose()?;
         Ok(Self {
             auto_resize,
             title: raw.title.unwrap_or_else(|| raw.slug.clone()),
@@ -117,6 +105,22 @@ impl ToolOptions {
             tool_type,
             src: src.href(),
         })
+    }
+}
+
+/// `autoResize: {min, max}`, whole CSS pixels.
+fn bounds(value: &serde_json::Value) -> Result<AutoResize, HostError> {
+    let number = |name: &str| value.get(name).and_then(serde_json::Value::as_f64);
+    let only_bounds = value
+        .as_object()
+        .is_some_and(|object| object.keys().all(|key| key == "min" || key == "max"));
+    match (number("min"), number("max")) {
+        (Some(min), Some(max)) if only_bounds => {
+            AutoResize::new(min, max).map_err(|why| HostError::usage(format!("mount: {why}")))
+        }
+        _ => Err(HostError::usage(format!(
+            "mount: autoResize must be {{min, max}} in whole CSS pixels, such as {{min: 120, max: 900}}; got {value}"
+        ))),
     }
 }
 
