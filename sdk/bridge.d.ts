@@ -1,7 +1,9 @@
-// Type definitions for bridge.js, the toolbridge SDK (window.bridge 2.1.0).
+// Type definitions for bridge.js, the toolbridge SDK (window.bridge 2.1.0,
+// with the extensions beyond it).
 // Reference them from a tool written in TypeScript:
 //   /// <reference path="./bridge.d.ts" />
-// Every method returns a Promise and rejects with a BridgeError.
+// Every method returns a Promise and rejects with a BridgeError. An extension
+// works only where the host offers it: check bridge.supports(name) first.
 
 /** The stable error codes a BridgeError carries. */
 export type BridgeErrorCode =
@@ -206,13 +208,167 @@ export type BridgeMethod =
   | "quotes.create"
   | "quotes.addLines";
 
+/**
+ * The extensions beyond 2.1.0 a host may offer a tool (the handshake's
+ * `capabilities`): methods (`quotes.getOpen`, `ui.toast`, `ui.confirm`,
+ * `ui.openQuote`), events (`quote.changed`, `session.ended`) and auto-resize.
+ */
+export type BridgeCapability =
+  | "quotes.getOpen"
+  | "quote.changed"
+  | "session.ended"
+  | "ui.autoResize"
+  | "ui.toast"
+  | "ui.confirm"
+  | "ui.openQuote";
+
+/** Every method's wire name: those of 2.1.0 and those of the extensions. */
+export type BridgeMethodName = BridgeMethod | "quotes.getOpen" | "ui.toast" | "ui.confirm" | "ui.openQuote";
+
 /** What `bridge.ready()` resolves with. */
 export interface BridgeReadyInfo {
   toolType: ToolType;
-  /** The methods the host granted this tool. */
+  /** The 2.1.0 methods the host granted this tool. */
   methods: BridgeMethod[];
+  /** The extensions the host offers this tool; empty from a host of 2.1.0. */
+  capabilities: BridgeCapability[];
   sdkVersion: string;
   protocol: number;
+}
+
+/**
+ * A line of the open quote. `costPrice` and `cost` are present only when the
+ * signed-in user's role may see cost.
+ */
+export interface BridgeOpenQuoteLine {
+  /** Number of the line within its quote. */
+  lineNo: number;
+  lineType: LineType;
+  /** The product, task template or cost item the line links to. */
+  linkedItemId?: string;
+  /** The line's code (a product's SKU). */
+  productCode?: string;
+  description: string;
+  specification?: string;
+  location?: string;
+  qty: number;
+  unit: Unit;
+  /** SELL per unit. */
+  unitPrice: number;
+  /** BUY per unit. */
+  costPrice?: number;
+  /** A decimal fraction: 0.15 means 15%. */
+  taxRate: number;
+  /** Absent for lines outside any section. */
+  section?: string;
+  /** 0 without a group. */
+  groupId: number;
+  /** Whether the host added it from a product's task sequence. */
+  injected: boolean;
+  /** The product line an injected line belongs to. */
+  parentLineNo?: number;
+  /** qty × unitPrice. */
+  nett: number;
+  tax: number;
+  /** nett + tax. */
+  total: number;
+  /** qty × costPrice. */
+  cost?: number;
+}
+
+/**
+ * The open quote's totals. `cost`, `margin` and `marginPercent` are present
+ * only when the signed-in user's role may see cost.
+ */
+export interface BridgeOpenQuoteTotals {
+  nett: number;
+  tax: number;
+  total: number;
+  cost?: number;
+  /** nett − cost. */
+  margin?: number;
+  /** margin / nett, in percent. */
+  marginPercent?: number;
+}
+
+/** The quote open in the editor, unsaved lines included. */
+export interface BridgeOpenQuote {
+  id: string;
+  ref: string;
+  status: QuoteStatus;
+  customerName: string;
+  /** Whether the editor holds changes not yet saved. */
+  dirty: boolean;
+  lines: BridgeOpenQuoteLine[];
+  totals: BridgeOpenQuoteTotals;
+}
+
+/** What changed on the open quote. */
+export type QuoteChangeKind = "opened" | "linesAdded" | "edited" | "removed" | "saved" | "sent" | "closed";
+
+/** The `quote.changed` event: after every change to the open quote, whoever made it. */
+export interface QuoteChangedEvent {
+  kind: QuoteChangeKind;
+  /** What `quotes.getOpen()` would answer now; null once the quote is closed. */
+  quote: BridgeOpenQuote | null;
+}
+
+/** The `session.ended` event: the user signed out, or the session expired. */
+export interface SessionEndedEvent {
+  reason: "signedOut" | "expired";
+}
+
+/** Every event `bridge.on` takes, with what its listeners receive. */
+export interface BridgeEventMap {
+  "quote.changed": QuoteChangedEvent;
+  "session.ended": SessionEndedEvent;
+}
+
+/** The name of an event `bridge.on` takes. */
+export type BridgeEventName = keyof BridgeEventMap;
+
+export type ToastKind = "success" | "warning" | "error";
+
+/** `bridge.ui.toast`: shown as text in the app, with the tool's name. */
+export interface BridgeToastRequest {
+  kind: ToastKind;
+  /** Plain text on one line, at most 300 characters. */
+  message: string;
+}
+
+/** `bridge.ui.confirm`: a yes/no question in the app's own dialog. */
+export interface BridgeConfirmRequest {
+  /** One line. */
+  title: string;
+  /** What the user is asked; may hold line breaks. */
+  message: string;
+  /** The button that answers true (default "OK"). */
+  confirmLabel?: string;
+  /** The button that answers false (default "Cancel"). */
+  cancelLabel?: string;
+}
+
+/** `bridge.ui`: the app's own toasts, dialogs and navigation, and auto-resize. */
+export interface BridgeUi {
+  /** Extension `ui.toast`. Resolves once shown; RATE_LIMITED beyond 5 in 10 s. */
+  toast(request: BridgeToastRequest): Promise<null>;
+  /**
+   * Extension `ui.confirm`. Resolves true when the user confirms, false
+   * otherwise (also when the question stops making sense). No call deadline:
+   * it waits for the user.
+   */
+  confirm(request: BridgeConfirmRequest): Promise<boolean>;
+  /**
+   * Extension `ui.openQuote`. Takes the user to the quote: true once there,
+   * false when they chose to stay. No call deadline.
+   */
+  openQuote(id: string): Promise<boolean>;
+  /**
+   * Extension `ui.autoResize`: on by default where offered. false stops
+   * reporting the page's height, true resumes it. Throws INVALID_PARAMS for a
+   * non-boolean.
+   */
+  setAutoResize(enabled: boolean): void;
 }
 
 export interface Bridge {
@@ -241,11 +397,29 @@ export interface Bridge {
     create(request: BridgeCreateQuoteRequest): Promise<BridgeCreateQuoteResult>;
     /** quoting_extension tools only; resolves once the lines are in the open quote. */
     addLines(lines: BridgeAddLineDto[]): Promise<void>;
+    /**
+     * Extension `quotes.getOpen` (quoting_extension tools): the quote open in
+     * the editor; NO_OPEN_QUOTE when there is none.
+     */
+    getOpen(): Promise<BridgeOpenQuote>;
   };
+  readonly ui: BridgeUi;
   /** Resolves once the host has answered; rejects with NOT_CONNECTED if none does. */
   ready(): Promise<BridgeReadyInfo>;
-  /** Whether the host granted `method` to this tool (false until connected). */
-  supports(method: BridgeMethod | string): boolean;
+  /**
+   * Whether the host granted this method, or offers this extension, to this
+   * tool (false until connected).
+   */
+  supports(name: BridgeMethodName | BridgeCapability | string): boolean;
+  /**
+   * Subscribes `listener` to `event` (allowed before the handshake; on a host
+   * that does not offer the event it never fires). Returns the function that
+   * unsubscribes. Throws a BridgeError (INVALID_PARAMS) at once for an unknown
+   * event or a listener that is not a function.
+   */
+  on(event: "quote.changed", listener: (event: QuoteChangedEvent) => void): () => void;
+  on(event: "session.ended", listener: (event: SessionEndedEvent) => void): () => void;
+  on<E extends BridgeEventName>(event: E, listener: (event: BridgeEventMap[E]) => void): () => void;
   readonly BridgeError: BridgeErrorConstructor;
 }
 

@@ -1,26 +1,47 @@
-//! The `window.bridge` object.
+//! The `window.bridge` object: the methods of 2.1.0 and of the extensions
+//! under their namespaces, `ready`, `supports`, `on`, `BridgeError`, and
+//! `ui.setAutoResize`. Every object is frozen.
 
 use alloc::rc::Rc;
 
-use js_sys::{Function, Object};
+use js_sys::Object;
 use wasm_bindgen::prelude::*;
-use web_sys::Window;
 
 use crate::SDK_VERSION;
-use crate::object::{function, get, object, set};
-use crate::sdk::Sdk;
+use crate::js::Window;
+use crate::object::{get, object, set, text};
+use crate::sdk::{Act, Sdk};
 
-/// The nine methods: namespace, name, and wire name.
-const METHODS: [(&str, &str, &str); 9] = [
-    ("context", "get", "context.get"),
-    ("customers", "list", "customers.list"),
-    ("products", "list", "products.list"),
-    ("taskTemplates", "list", "taskTemplates.list"),
-    ("costItems", "list", "costItems.list"),
-    ("jobs", "list", "jobs.list"),
-    ("quotes", "list", "quotes.list"),
-    ("quotes", "create", "quotes.create"),
-    ("quotes", "addLines", "quotes.addLines"),
+/// How a method's call is made.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// Arguments as given, the normal deadline.
+    Plain,
+    /// `quotes.addLines`: also warns about the deprecated `productId`.
+    AddLines,
+    /// `ui.confirm`: waits for the user, so no deadline.
+    WaitsForUser,
+    /// `ui.openQuote(id)`: sends `{id}`, and waits for the user too.
+    OpenQuote,
+}
+
+/// Every method: namespace, name (the wire name is `namespace.name`), and
+/// how it is called. The first nine are 2.1.0's; the rest are extensions,
+/// which the host lists in the welcome's `capabilities` when it offers them.
+const METHODS: [(&str, &str, Kind); 13] = [
+    ("context", "get", Kind::Plain),
+    ("customers", "list", Kind::Plain),
+    ("products", "list", Kind::Plain),
+    ("taskTemplates", "list", Kind::Plain),
+    ("costItems", "list", Kind::Plain),
+    ("jobs", "list", Kind::Plain),
+    ("quotes", "list", Kind::Plain),
+    ("quotes", "create", Kind::Plain),
+    ("quotes", "addLines", Kind::AddLines),
+    ("quotes", "getOpen", Kind::Plain),
+    ("ui", "toast", Kind::Plain),
+    ("ui", "confirm", Kind::WaitsForUser),
+    ("ui", "openQuote", Kind::OpenQuote),
 ];
 
 /// Whether a bridge is already on this page (the script was included twice).
@@ -31,40 +52,35 @@ pub(crate) fn is_installed(window: &Window) -> bool {
 /// Defines `window.bridge`, frozen.
 pub(crate) fn install(sdk: &Rc<Sdk>) {
     let bridge = object(&[("version", &SDK_VERSION.into())]);
-    for (namespace, name, wire) in METHODS {
-        let mut space = get(&bridge, namespace);
+    let mut space = JsValue::UNDEFINED;
+    for (namespace, name, kind) in METHODS {
+        space = get(&bridge, namespace);
         if !space.is_object() {
             space = Object::new().into();
             set(&bridge, namespace, &space);
         }
-        set(&space, name, &method(sdk, wire));
+        let wire = text(&[&namespace.into(), &".".into(), &name.into()]);
+        set(&space, name, &sdk.function(Act::Call(kind), wire.into()));
     }
+    // The last namespace is `ui`.
+    set(
+        &space,
+        "setAutoResize",
+        &sdk.function(Act::SetAutoResize, JsValue::UNDEFINED),
+    );
     for (namespace, _, _) in METHODS {
         Object::freeze(get(&bridge, namespace).unchecked_ref::<Object>());
     }
-    let ready_sdk = Rc::clone(sdk);
-    let ready = function(move |_| ready_sdk.ready().into());
-    let supports_sdk = Rc::clone(sdk);
-    let supports = function(move |method| JsValue::from_bool(supports_sdk.supports(&method)));
-    set(&bridge, "ready", &ready);
-    set(&bridge, "supports", &supports);
-    set(&bridge, "BridgeError", sdk.errors.constructor());
+    for (name, act) in [
+        ("ready", Act::Ready),
+        ("supports", Act::Supports),
+        ("on", Act::On),
+    ] {
+        set(&bridge, name, &sdk.function(act, JsValue::UNDEFINED));
+    }
+    let constructor = sdk.function(Act::NewError, JsValue::UNDEFINED);
+    sdk.errors.adopt(&constructor);
+    set(&bridge, "BridgeError", &constructor);
     Object::freeze(&bridge);
     set(&sdk.window, "bridge", &bridge);
-}
-
-/// One bridge method: passes its argument through to the host.
-fn method(sdk: &Rc<Sdk>, wire: &'static str) -> Function {
-    let sdk = Rc::clone(sdk);
-    let name = MethodName {
-        wire: wire.into(),
-        adds_lines: wire == "quotes.addLines",
-    };
-    function(move |params| sdk.call(&name, &params).into())
-}
-
-/// A method's wire name, in JS form once.
-pub(crate) struct MethodName {
-    pub(crate) wire: JsValue,
-    pub(crate) adds_lines: bool,
 }

@@ -1,7 +1,6 @@
 //! Deadlines, with a test-only override read from the script tag.
 
-use web_sys::Window;
-
+use crate::js::Window;
 use crate::object::get;
 
 /// How long calls wait for the handshake, and for their reply.
@@ -20,12 +19,7 @@ impl Config {
     /// not wait 10 s; tools should not set them.
     pub(crate) fn from_current_script(window: &Window) -> Self {
         // `currentScript` is the tag that loaded the SDK while it starts.
-        let data = window
-            .document()
-            .and_then(|document| document.current_script())
-            .map_or(wasm_bindgen::JsValue::UNDEFINED, |script| {
-                get(&script, "dataset")
-            });
+        let data = get(&window.document().current_script(), "dataset");
         let read = |name: &str, default: i32| positive_ms(&get(&data, name)).unwrap_or(default);
         Self {
             connect_timeout_ms: read("connectTimeoutMs", 10_000),

@@ -1,11 +1,13 @@
-//! `BridgeError`: what every failed call rejects with. A real `Error` (so it
-//! has a stack and prints well) whose prototype is `BridgeError.prototype`,
-//! carrying `code`, `message`, `details` and `retryAfter`.
+//! `BridgeError`: what every failed call rejects with, and what `bridge.on`
+//! and `bridge.ui.setAutoResize` throw at once for a bad argument. A real
+//! `Error` (so it has a stack and prints well) whose prototype is
+//! `BridgeError.prototype`, carrying `code`, `message`, `details` and
+//! `retryAfter`.
 
 use js_sys::{Array, Function, Object};
 use wasm_bindgen::prelude::*;
 
-use crate::object::{function, get, set};
+use crate::object::{get, object, set};
 
 /// No host answered the handshake.
 pub(crate) const NOT_CONNECTED: &str = "NOT_CONNECTED";
@@ -32,42 +34,52 @@ const RPC_CODES: [(i32, &str); 12] = [
     (-32009, NOT_CONNECTED),
 ];
 
-/// `BridgeError.prototype` and the `bridge.BridgeError` function.
+/// `BridgeError.prototype`; `bridge.BridgeError` is a function of the SDK
+/// whose `prototype` it is (see [`ErrorClass::adopt`]).
 pub(crate) struct ErrorClass {
     prototype: Object,
-    constructor: Function,
 }
 
 impl ErrorClass {
-    /// Makes the class: a prototype inheriting from `Error.prototype`, and a
-    /// function whose `prototype` is it, so `instanceof` works. Calling the
-    /// function with `{code, message, details?, retryAfter?}` makes an error
-    /// shaped like the host's (handy in a tool's own tests).
+    /// Makes the prototype, inheriting from `Error.prototype`.
     pub(crate) fn new() -> Self {
         let error_prototype = Object::get_prototype_of(&js_sys::Error::new("").into());
         let prototype = Object::create(&error_prototype);
         set(&prototype, "name", &"BridgeError".into());
-        let proto = prototype.clone();
-        let constructor = function(move |init| {
-            make(
-                &proto,
-                &string_or(get(&init, "code"), INTERNAL),
-                &string_or(get(&init, "message"), ""),
-                &get(&init, "details"),
-                &get(&init, "retryAfter"),
-            )
-        });
-        set(&constructor, "prototype", &prototype);
-        set(&prototype, "constructor", &constructor);
-        Self {
-            prototype,
-            constructor,
-        }
+        Self { prototype }
     }
 
-    /// `bridge.BridgeError`.
-    pub(crate) fn constructor(&self) -> &Function {
-        &self.constructor
+    /// Makes `constructor` the class's function, so that `instanceof` works.
+    pub(crate) fn adopt(&self, constructor: &Function) {
+        set(constructor, "prototype", &self.prototype);
+        set(&self.prototype, "constructor", constructor);
+    }
+
+    /// What `bridge.BridgeError({code, message, details?, retryAfter?})`
+    /// returns: an error shaped like the host's (handy in a tool's own
+    /// tests).
+    pub(crate) fn construct(&self, init: &JsValue) -> JsValue {
+        make(
+            &self.prototype,
+            &string_or(get(init, "code"), INTERNAL),
+            &string_or(get(init, "message"), ""),
+            &get(init, "details"),
+            &get(init, "retryAfter"),
+        )
+    }
+
+    /// An `INVALID_PARAMS` error for a bad argument of a synchronous member
+    /// (`bridge.on`, `bridge.ui.setAutoResize`), with `path` in its details.
+    pub(crate) fn invalid(&self, path: &str, message: &str) -> JsValue {
+        let message = JsValue::from(message);
+        let detail = object(&[("path", &path.into()), ("message", &message)]);
+        make(
+            &self.prototype,
+            &INVALID_PARAMS.into(),
+            &message,
+            &Array::of1(&detail),
+            &JsValue::UNDEFINED,
+        )
     }
 
     /// A `BridgeError` raised by the SDK itself.

@@ -24,21 +24,24 @@
 
 use alloc::rc::Rc;
 
-use js_sys::{Array, Function, JsString, Reflect};
+use js_sys::{Function, JsString};
 use wasm_bindgen::prelude::*;
 
-use crate::object::{function, get, object, set, text};
-use crate::sdk::Sdk;
+use crate::js::{self, Entries, PerformanceObserver};
+use crate::object::{get, object, set, text};
+use crate::sdk::{Act, Sdk};
 
 /// The notification's method, as the host reads it.
 const BLOCKED_METHOD: &str = "sdk.blocked";
 
-/// What one of the guard's handlers watches. (One handler type for all of
-/// them keeps one copy of the closure code in the script.)
+/// The dialog functions a tool frame has no use for.
+const DIALOGS: [&str; 3] = ["alert", "confirm", "prompt"];
+
+/// What one of the guard's handlers watches.
 #[derive(Clone, Copy)]
-enum Watch {
-    /// A replaced dialog function, by name.
-    Modal(&'static str),
+pub(crate) enum Watch {
+    /// A replaced dialog function, by its place in [`DIALOGS`].
+    Modal(usize),
     /// The window's `error` and `unhandledrejection` events.
     Error,
     /// The window's `securitypolicyviolation` events.
@@ -51,61 +54,49 @@ impl Sdk {
     /// Installs the reporting; only inside a frame, where the sandbox
     /// applies. Requests are watched from the welcome on.
     pub(crate) fn guard(self: &Rc<Self>) {
-        for name in ["alert", "confirm", "prompt"] {
-            set(&self.window, name, &self.watcher(Watch::Modal(name)));
+        for (index, name) in DIALOGS.into_iter().enumerate() {
+            set(&self.window, name, &self.watcher(Watch::Modal(index)));
         }
         let on_error = self.watcher(Watch::Error);
-        for kind in ["error", "unhandledrejection"] {
-            let _ = self
-                .window
-                .add_event_listener_with_callback(kind, &on_error);
-        }
-        let _ = self.window.add_event_listener_with_callback(
-            "securitypolicyviolation",
-            &self.watcher(Watch::Policy),
-        );
+        self.window.listen("error", &on_error);
+        self.window.listen("unhandledrejection", &on_error);
+        self.window
+            .listen("securitypolicyviolation", &self.watcher(Watch::Policy));
     }
 
     /// Watches the page's requests for the app's origin, `origin`, including
     /// those made before now (the browser keeps their entries).
     pub(crate) fn watch_requests(self: &Rc<Self>, origin: &JsValue) {
         set(&self.link, "origin", origin);
-        let observer = get(&self.window, "PerformanceObserver")
-            .dyn_into::<Function>()
-            .ok()
-            .and_then(|class| {
-                Reflect::construct(&class, &Array::of1(&self.watcher(Watch::Requests))).ok()
-            });
-        if let Some(observer) = observer {
-            let options = object(&[("type", &"resource".into()), ("buffered", &true.into())]);
-            if let Ok(observe) = get(&observer, "observe").dyn_into::<Function>() {
-                let _ = observe.call1(&observer, &options);
-            }
-        }
+        let options = object(&[("type", &"resource".into()), ("buffered", &true.into())]);
+        PerformanceObserver::new(&self.watcher(Watch::Requests)).observe(&options);
     }
 
     fn watcher(self: &Rc<Self>, watch: Watch) -> Function {
-        let sdk = Rc::clone(self);
-        function(move |argument| sdk.watched(watch, &argument))
+        self.function(Act::Watch(watch), JsValue::UNDEFINED)
     }
 
-    fn watched(&self, watch: Watch, argument: &JsValue) -> JsValue {
+    /// Handles what `watch` saw; the value is what a replaced dialog
+    /// function returns.
+    pub(crate) fn watched(&self, watch: Watch, argument: &JsValue) -> JsValue {
         match watch {
-            Watch::Modal(name) => {
-                web_sys::console::warn_1(
+            Watch::Modal(index) => {
+                let name = JsValue::from(DIALOGS.get(index).copied().unwrap_or_default());
+                js::warn(
                     &text(&[
                         &"toolbridge: ".into(),
-                        &name.into(),
+                        &name,
                         &"() does nothing in a tool frame (it has no modal dialogs): show feedback in the page instead".into(),
                     ])
                     .into(),
                 );
-                self.report("modal", &text(&[&name.into(), &"(): ".into(), argument]));
-                match name {
-                    "confirm" => JsValue::FALSE,
-                    "prompt" => JsValue::NULL,
+                self.report("modal", &text(&[&name, &"(): ".into(), argument]));
+                // What each answers at once, as the sandbox's own do.
+                return match index {
+                    1 => JsValue::FALSE,
+                    2 => JsValue::NULL,
                     _ => JsValue::UNDEFINED,
-                }
+                };
             }
             Watch::Error => {
                 // `error` events carry the exception as `error`, rejections
@@ -117,7 +108,6 @@ impl Sdk {
                 if get(&error, "name") == "SecurityError" {
                     self.report("securityError", &get(&error, "message"));
                 }
-                JsValue::UNDEFINED
             }
             Watch::Policy => {
                 self.report(
@@ -129,17 +119,10 @@ impl Sdk {
                     ])
                     .into(),
                 );
-                JsValue::UNDEFINED
             }
             Watch::Requests => {
                 let prefix = text(&[&get(&self.link, "origin"), &"/".into()]);
-                let entries = get(argument, "getEntries")
-                    .dyn_into::<Function>()
-                    .and_then(|entries| entries.call0(argument));
-                let Ok(entries) = entries else {
-                    return JsValue::UNDEFINED;
-                };
-                for entry in entries.unchecked_into::<Array>().iter() {
+                for entry in argument.unchecked_ref::<Entries>().all().iter() {
                     let url: JsString = get(&entry, "name").unchecked_into();
                     let made_by = get(&entry, "initiatorType");
                     let request =
@@ -148,29 +131,15 @@ impl Sdk {
                         self.report("appRequest", &text(&[&made_by, &" ".into(), &url]));
                     }
                 }
-                JsValue::UNDEFINED
             }
         }
+        JsValue::UNDEFINED
     }
 
     /// Tells the host what the frame refused: `kind` as the host knows it,
     /// `detail` a string.
     pub(crate) fn report(&self, kind: &str, detail: &JsValue) {
         let params = object(&[("kind", &kind.into()), ("detail", detail)]);
-        let notification = object(&[
-            ("jsonrpc", &self.keys.version),
-            ("method", &BLOCKED_METHOD.into()),
-            ("params", &params),
-        ]);
-        match self.port() {
-            Some(port) => {
-                let _ = port.post_message(&notification);
-            }
-            // No id: the queue sends it without waiting for a reply.
-            None => {
-                self.queue
-                    .push(&Array::of2(&JsValue::UNDEFINED, &notification));
-            }
-        }
+        self.notify(BLOCKED_METHOD, &params);
     }
 }

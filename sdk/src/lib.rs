@@ -3,16 +3,36 @@
 //! Built by `cargo xtask build` into a single classic script (wasm-bindgen's
 //! `no-modules` glue with this module inlined), it defines `window.bridge`
 //! as soon as the tag has run: version 2.1.0, the nine methods of the
-//! specification under their namespaces, `ready()`, `supports(method)` and
+//! specification under their namespaces, `ready()`, `supports(name)` and
 //! `BridgeError`. Every method returns a Promise; calls made before the host
 //! has answered the handshake are queued and sent once it has.
+//!
+//! Beyond 2.1.0 the bridge has extensions, which a tool uses only where the
+//! host lists them in the welcome's `capabilities` (an older host lists
+//! none, and `supports` then answers `false` for them):
+//! - `quotes.getOpen()`, and `ui.toast`, `ui.confirm` and `ui.openQuote`
+//!   under the frozen `bridge.ui`: methods like the others, except that
+//!   `ui.openQuote(id)` sends `{id}`, and that `ui.confirm` and `ui.openQuote`
+//!   have no call deadline, since they wait for the user (module `calls`);
+//! - `bridge.on(event, listener)` for the host's `quote.changed` and
+//!   `session.ended` notifications, which count only on the private port
+//!   (module `events`);
+//! - auto-resize: the page's height, reported to the host as `ui.resize`
+//!   notifications at most once per animation frame, which
+//!   `bridge.ui.setAutoResize(false)` turns off (module `resize`).
 //!
 //! The SDK is thin on purpose: arguments pass through to the host, which
 //! validates them, so the SDK carries no serialization code. It owns only the
 //! transport (handshake, private `MessagePort`, JSON-RPC 2.0), the pre-ready
-//! queue, deadlines and error objects, and reports to the host of what the
-//! tool's frame refused the page (modal dialogs, the app's window, requests
-//! to the app's origin, forged welcomes).
+//! queue, deadlines and error objects, the event listeners, the page's
+//! height, and reports to the host of what the tool's frame refused the page
+//! (modal dialogs, the app's window, requests to the app's origin, forged
+//! welcomes).
+//!
+//! Its size is budgeted (16 KB after gzip -9), which shapes the code: every
+//! function it hands to the browser is one closure type (`sdk::Act`),
+//! browser APIs are declared with plain signatures rather than `web-sys`'s
+//! defensive ones (module `js`), and state lives in JS collections.
 
 #![cfg_attr(not(feature = "std"), no_std)]
 #![deny(missing_docs)]
@@ -24,8 +44,11 @@ mod calls;
 mod channel;
 mod config;
 mod error;
+mod events;
 mod guard;
+mod js;
 mod object;
+mod resize;
 mod runtime;
 mod sdk;
 
@@ -33,10 +56,9 @@ use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
 extern "C" {
-    /// The page's `window` (a script tag only ever runs in one). Bound
-    /// directly: `web_sys::window()` probes four globals to find it.
+    /// The page's `window` (a script tag only ever runs in one).
     #[wasm_bindgen(thread_local_v2, js_name = window)]
-    static WINDOW: web_sys::Window;
+    static WINDOW: js::Window;
 }
 
 /// The SDK version reported as `window.bridge.version`.

@@ -1,7 +1,8 @@
-//! Reading and writing plain JS objects, text, and the one function shape
-//! the SDK hands to the browser.
+//! Reading and writing plain JS objects, text, and promises.
 
-use js_sys::{Array, Function, JsString, Object, Reflect};
+use js_sys::{Array, Function, JsString, Object, Promise, Reflect};
+
+use crate::js;
 use wasm_bindgen::prelude::*;
 
 /// `target[key]`, or `undefined` when `target` is not an object.
@@ -25,7 +26,14 @@ pub(crate) fn get_key(target: &JsValue, key: &JsValue) -> JsValue {
 
 /// `target[key] = value`, ignoring failure (a frozen target).
 pub(crate) fn set(target: &JsValue, key: &str, value: &JsValue) {
-    let _ = Reflect::set(target, &key.into(), value);
+    set_key(target, &key.into(), value);
+}
+
+/// `target[key] = value` with a key already in JS form, ignoring failure.
+/// (Only for the SDK's own objects, functions and window, where setting
+/// cannot throw.)
+pub(crate) fn set_key(target: &JsValue, key: &JsValue, value: &JsValue) {
+    js::reflect_set(target, key, value);
 }
 
 /// A new object with these properties.
@@ -61,11 +69,12 @@ pub(crate) fn duration(ms: i32) -> JsString {
     }
 }
 
-/// A JS function backed by a Rust closure, kept for the page's lifetime.
-/// Every function the SDK gives the browser has this one signature, so the
-/// glue holds one call shim instead of one per signature.
-pub(crate) fn function(body: impl Fn(JsValue) -> JsValue + 'static) -> Function {
-    Closure::<dyn Fn(JsValue) -> JsValue>::new(body)
-        .into_js_value()
-        .unchecked_into()
+/// A new Promise with the functions that settle it.
+pub(crate) fn deferred() -> (Promise, Function, Function) {
+    let mut settle = (
+        Function::from(JsValue::UNDEFINED),
+        Function::from(JsValue::UNDEFINED),
+    );
+    let promise = Promise::new(&mut |resolve, reject| settle = (resolve, reject));
+    (promise, settle.0, settle.1)
 }

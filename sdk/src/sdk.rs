@@ -1,28 +1,83 @@
-//! The state of the bridge on one page, shared by the closures that make up
-//! `window.bridge` and the handlers of the handshake and the port.
+//! The state of the bridge on one page, and the one kind of JS function the
+//! SDK hands to the page and the browser.
 //!
 //! Collections live in JS (`Map`, `Array`) rather than in Rust: they hold JS
 //! values anyway, and it keeps Rust's collection code out of the script.
+//!
+//! Every function the SDK makes (the methods of `window.bridge`, the
+//! handlers of the window, the port, timers and observers) is the same Rust
+//! closure type carrying an [`Act`] that says what it does, so the script
+//! holds one closure shim rather than one per function.
 
 use alloc::rc::Rc;
 use core::cell::{Cell, OnceCell};
 
 use js_sys::{Array, Function, Map, Object};
 use wasm_bindgen::JsValue;
-use web_sys::{MessagePort, Window};
+use wasm_bindgen::prelude::*;
 
+use crate::api::Kind;
 use crate::config::Config;
 use crate::error::ErrorClass;
+use crate::events::EVENTS;
+use crate::guard::Watch;
+use crate::js::{Port, ResizeObserver, Window};
 use crate::object::{get_key, object};
+use crate::resize::Resize;
+
+/// What a function made by [`Sdk::function`] does when it is called.
+#[derive(Clone, Copy)]
+pub(crate) enum Act {
+    /// A bridge method: calls the host (the function's value is the wire
+    /// name).
+    Call(Kind),
+    /// `bridge.ready()`.
+    Ready,
+    /// `bridge.supports(name)`.
+    Supports,
+    /// `bridge.on(event, listener)`.
+    On,
+    /// An unsubscribe function (bound to its subscription).
+    Off,
+    /// `bridge.ui.setAutoResize(enabled)`.
+    SetAutoResize,
+    /// `bridge.BridgeError(init)`.
+    NewError,
+    /// A message on the window (the welcome).
+    WindowMessage,
+    /// The handshake's deadline.
+    ConnectDeadline,
+    /// The hello's next repeat.
+    HelloTick,
+    /// A message on the private port: a reply or a notification.
+    PortMessage,
+    /// The call deadline timer.
+    CallDeadline,
+    /// Something the guard watches.
+    Watch(Watch),
+    /// The page's size may have changed: measure it in the next frame.
+    Resized,
+    /// The animation frame in which the page is measured.
+    Frame,
+}
 
 /// The handlers registered with the browser, made once.
 pub(crate) struct Handlers {
     /// `setTimeout` target that fails the calls whose deadline passed.
     pub(crate) call_deadline: Function,
     /// `onmessage` of the port.
-    pub(crate) reply: Function,
+    pub(crate) port_message: Function,
     /// `setTimeout` target that repeats the hello.
     pub(crate) hello_tick: Function,
+    /// Unsubscribes the subscription it is bound to.
+    pub(crate) off: Function,
+    /// The `ResizeObserver` callback and the window's `resize` listener.
+    pub(crate) resized: Function,
+    /// `requestAnimationFrame` target that measures the page.
+    pub(crate) frame: Function,
+    /// Watches the size of the document element and the body for
+    /// auto-resize.
+    pub(crate) observer: ResizeObserver,
 }
 
 /// The property names and values every call uses, made into JS strings once
@@ -67,7 +122,8 @@ pub(crate) struct Sdk {
     pub(crate) hello_delay_ms: Cell<i32>,
     pub(crate) next_id: Cell<u32>,
     /// Calls waiting for their reply, oldest first: id → `[resolve, reject,
-    /// deadline, method]`.
+    /// deadline, method]` (`deadline` undefined for a call that waits for
+    /// the user).
     pub(crate) pending: Map,
     /// Whether a deadline check is scheduled (one timer serves every call).
     pub(crate) deadline_timer: Cell<bool>,
@@ -76,6 +132,10 @@ pub(crate) struct Sdk {
     pub(crate) queue: Array,
     /// `ready()` promises waiting for the welcome: `[resolve, reject]`.
     pub(crate) waiters: Array,
+    /// Event name → its subscriptions, in subscription order: a `Map` from
+    /// each subscription's key to its listener.
+    pub(crate) listeners: Map,
+    pub(crate) resize: Resize,
     pub(crate) warned_product_id: Cell<bool>,
     pub(crate) errors: ErrorClass,
     pub(crate) handlers: OnceCell<Handlers>,
@@ -85,6 +145,10 @@ impl Sdk {
     /// The bridge for this page, before the handshake starts.
     pub(crate) fn new(window: Window) -> Rc<Self> {
         let config = Config::from_current_script(&window);
+        let listeners = Map::new();
+        for event in EVENTS {
+            listeners.set(&event.into(), &Map::new());
+        }
         let sdk = Rc::new(Self {
             keys: Keys::new(),
             window,
@@ -97,16 +161,63 @@ impl Sdk {
             deadline_timer: Cell::new(false),
             queue: Array::new(),
             waiters: Array::new(),
+            listeners,
+            resize: Resize::default(),
             warned_product_id: Cell::new(false),
             errors: ErrorClass::new(),
             handlers: OnceCell::new(),
         });
+        let handler = |act| sdk.function(act, JsValue::UNDEFINED);
+        let resized = handler(Act::Resized);
         let _ = sdk.handlers.set(Handlers {
-            call_deadline: crate::calls::deadline_handler(&sdk),
-            reply: crate::calls::reply_handler(&sdk),
-            hello_tick: crate::channel::hello_tick_handler(&sdk),
+            observer: ResizeObserver::new(&resized),
+            resized,
+            call_deadline: handler(Act::CallDeadline),
+            port_message: handler(Act::PortMessage),
+            hello_tick: handler(Act::HelloTick),
+            off: handler(Act::Off),
+            frame: handler(Act::Frame),
         });
         sdk
+    }
+
+    /// A JS function that does `act`; `value` is what it was made for (a
+    /// method's wire name). Kept for the page's lifetime. It takes up to two
+    /// arguments, as `bridge.on` does; the others ignore the second.
+    pub(crate) fn function(self: &Rc<Self>, act: Act, value: JsValue) -> Function {
+        let sdk = Rc::clone(self);
+        Closure::<dyn Fn(JsValue, JsValue) -> JsValue>::new(move |first, second| {
+            sdk.run(act, &value, first, &second)
+        })
+        .into_js_value()
+        .unchecked_into()
+    }
+
+    fn run(
+        self: &Rc<Self>,
+        act: Act,
+        value: &JsValue,
+        first: JsValue,
+        second: &JsValue,
+    ) -> JsValue {
+        match act {
+            Act::Call(kind) => return self.call(kind, value, first).into(),
+            Act::Ready => return self.ready().into(),
+            Act::Supports => return self.supports(&first).into(),
+            Act::On => return self.on(&first, second),
+            Act::Off => crate::events::off(&first),
+            Act::SetAutoResize => self.set_auto_resize(&first),
+            Act::NewError => return self.errors.construct(&first),
+            Act::WindowMessage => self.window_message(&first),
+            Act::ConnectDeadline => self.connect_deadline(),
+            Act::HelloTick => self.hello_tick(),
+            Act::PortMessage => self.port_message(&first),
+            Act::CallDeadline => self.deadlines_passed(),
+            Act::Watch(watch) => return self.watched(watch, &first),
+            Act::Resized => self.schedule_measure(),
+            Act::Frame => self.measure(),
+        }
+        JsValue::UNDEFINED
     }
 
     /// The registered handlers (always set by [`Sdk::new`]).
@@ -115,14 +226,34 @@ impl Sdk {
     }
 
     /// The private port, once welcomed.
-    pub(crate) fn port(&self) -> Option<MessagePort> {
+    pub(crate) fn port(&self) -> Option<Port> {
         let port = get_key(&self.link, &self.keys.port);
-        (!port.is_undefined()).then(|| wasm_bindgen::JsCast::unchecked_into(port))
+        (!port.is_undefined()).then(|| port.unchecked_into())
     }
 
     /// Why there is no host, once the SDK has given up waiting.
     pub(crate) fn no_host_reason(&self) -> Option<JsValue> {
         let reason = get_key(&self.link, &self.keys.reason);
         (!reason.is_undefined()).then_some(reason)
+    }
+
+    /// Sends a JSON-RPC notification (no id, never answered) to the host,
+    /// or queues it until the handshake.
+    pub(crate) fn notify(&self, method: &str, params: &JsValue) {
+        let notification = object(&[
+            ("jsonrpc", &self.keys.version),
+            ("method", &method.into()),
+            ("params", params),
+        ]);
+        match self.port() {
+            Some(port) => {
+                let _ = port.post(&notification);
+            }
+            // No id: the queue sends it without waiting for a reply.
+            None => {
+                self.queue
+                    .push(&Array::of2(&JsValue::UNDEFINED, &notification));
+            }
+        }
     }
 }

@@ -343,3 +343,294 @@ async fn cross_origin_frame_what_the_frame_refuses_is_reported() {
 async fn sandboxed_opaque_frame_what_the_frame_refuses_is_reported() {
     what_the_frame_refuses_is_reported_to_the_host(Frame::Sandboxed).await;
 }
+
+/// Every extension, as the host lists them in `capabilities`.
+const EXTENSIONS: [&str; 7] = [
+    "quotes.getOpen",
+    "quote.changed",
+    "session.ended",
+    "ui.autoResize",
+    "ui.toast",
+    "ui.confirm",
+    "ui.openQuote",
+];
+
+/// A welcome listing these extensions, and auto-resize bounds for the
+/// stand-in to apply.
+fn offering(capabilities: &[&str]) -> Value {
+    json!({"capabilities": capabilities, "autoResize": {"min": 120, "max": 900}})
+}
+
+/// Reported heights, each a whole number of pixels.
+fn heights(value: &Value) -> Vec<i64> {
+    value
+        .as_array()
+        .unwrap_or_else(|| panic!("not a list of heights: {value}"))
+        .iter()
+        .map(|height| {
+            height
+                .as_i64()
+                .unwrap_or_else(|| panic!("not a whole number of pixels: {height}"))
+        })
+        .collect()
+}
+
+/// A length measured by the page, rounded up to whole pixels.
+#[allow(clippy::cast_possible_truncation)]
+fn rounded_up(value: &Value) -> i64 {
+    value
+        .as_f64()
+        .unwrap_or_else(|| panic!("not a length: {value}"))
+        .ceil() as i64
+}
+
+#[wasm_bindgen_test]
+async fn supports_answers_true_for_offered_capabilities_and_false_for_the_rest() {
+    let offered = [
+        "quotes.getOpen",
+        "quote.changed",
+        "session.ended",
+        "ui.toast",
+    ];
+    let report = scenario(Frame::CrossOrigin, "extensions", &offering(&offered)).await;
+    let shape = &report["shape"];
+    assert_eq!(shape["on"], "function");
+    assert_eq!(shape["getOpen"], "function");
+    assert_eq!(
+        shape["ui"],
+        json!(["toast", "confirm", "openQuote", "setAutoResize"])
+    );
+    assert_eq!(shape["uiTypes"], json!(vec!["function"; 4]));
+    assert_eq!(shape["uiFrozen"], true);
+    assert_eq!(shape["supportsBeforeHandshake"], false);
+    assert_eq!(report["capabilities"], json!(offered));
+    for name in EXTENSIONS {
+        assert_eq!(
+            report["supports"][name],
+            offered.contains(&name),
+            "supports({name}): {report}"
+        );
+    }
+    assert_eq!(report["supports"]["quotes.addLines"], true);
+    assert_eq!(report["supports"]["quotes.remove"], false);
+    // getOpen takes no argument and sends no params.
+    assert_eq!(
+        report["requests"],
+        json!([{"method": "quotes.getOpen", "hasParams": false}])
+    );
+    // `ui.autoResize` was not offered: no height was reported.
+    assert_eq!(report["resizes"], json!([]), "{report}");
+}
+
+#[wasm_bindgen_test]
+async fn old_host_without_capabilities_offers_no_extension_and_2_1_0_still_works() {
+    let report = scenario(
+        Frame::CrossOrigin,
+        "oldHost",
+        &json!({"autoResize": {"min": 120, "max": 900}}),
+    )
+    .await;
+    assert_eq!(report["capabilities"], json!([]));
+    assert_eq!(report["supported"], json!([]));
+    assert_eq!(report["methods"], 9);
+    assert_eq!(report["userName"], "Test User");
+    assert_eq!(report["getOpen"]["code"], "METHOD_NOT_FOUND");
+    assert_eq!(report["getOpen"]["isBridgeError"], true);
+    // Subscribing works on such a host; the event simply never comes.
+    assert_eq!(report["stop"], "function");
+    assert_eq!(report["resizes"], json!([]), "{report}");
+    assert_eq!(report["uncaught"], 0);
+}
+
+#[wasm_bindgen_test]
+async fn on_and_set_auto_resize_throw_invalid_params_at_once_for_bad_arguments() {
+    let report = scenario(Frame::CrossOrigin, "badArguments", &offering(&EXTENSIONS)).await;
+    for (outcome, path) in [
+        ("unknownEvent", "event"),
+        ("eventNotString", "event"),
+        ("listenerNotFunction", "listener"),
+        ("enabledNotBoolean", "enabled"),
+    ] {
+        let error = &report[outcome];
+        assert_eq!(error["isBridgeError"], true, "{outcome}: {error}");
+        assert_eq!(error["isError"], true, "{outcome}: {error}");
+        assert_eq!(error["code"], "INVALID_PARAMS", "{outcome}: {error}");
+        let details = error["details"].as_array().unwrap();
+        assert_eq!(details.len(), 1, "{outcome}: {error}");
+        assert_eq!(details[0]["path"], path, "{outcome}: {error}");
+        assert_eq!(
+            details[0]["message"], error["message"],
+            "{outcome}: {error}"
+        );
+    }
+    let message = report["unknownEvent"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("quote.changed") && message.contains("session.ended"),
+        "{message}"
+    );
+    assert_eq!(report["enabledTrue"]["returned"], "undefined");
+    assert_eq!(report["known"]["returned"], "function");
+    assert_eq!(report["uncaught"], 0);
+}
+
+#[wasm_bindgen_test]
+async fn notifications_reach_listeners_in_order_and_unsubscribing_stops_them() {
+    let report = scenario(Frame::CrossOrigin, "events", &offering(&EXTENSIONS)).await;
+    let expected: Vec<String> = (1..=100).map(|seq| format!("linesAdded {seq}")).collect();
+    assert_eq!(report["ordered"], json!(expected));
+    // `b` was subscribed twice: two subscriptions.
+    assert_eq!(report["before"], json!({"a": 1, "b": 2}));
+    // `a` stopped (twice, harmlessly) and one of `b`'s two.
+    assert_eq!(report["after"], json!({"a": 1, "b": 3}));
+    assert_eq!(report["stopped"], json!(vec!["undefined"; 3]));
+    assert_eq!(report["stopType"], "function");
+}
+
+#[wasm_bindgen_test]
+async fn a_throwing_listener_is_reported_and_the_others_still_run() {
+    let report = scenario(Frame::CrossOrigin, "listeners", &offering(&EXTENSIONS)).await;
+    // The third, removed during the first dispatch, still ran in it; the
+    // late one, added then, ran only in the next. Messages with an id, an
+    // unknown event or no string method reached no listener.
+    assert_eq!(
+        report["calls"],
+        json!([
+            "first signedOut",
+            "second signedOut 1",
+            "third signedOut",
+            "first expired",
+            "second expired 1",
+            "late expired"
+        ])
+    );
+    let errors = report["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(
+        errors
+            .iter()
+            .all(|error| error.as_str().unwrap().contains("Error: listener broke")),
+        "{errors:?}"
+    );
+    assert_eq!(report["uncaught"], 0);
+}
+
+async fn forged_notifications_never_reach_listeners(kind: Frame) {
+    let mut options = offering(&EXTENSIONS);
+    options["sibling"] = json!(true);
+    let report = scenario(kind, "forgedEvents", &options).await;
+    assert_eq!(report["seen"], json!(["linesAdded"]), "{report}");
+}
+
+#[wasm_bindgen_test]
+async fn same_origin_frame_forged_notifications_never_reach_listeners() {
+    forged_notifications_never_reach_listeners(Frame::SameOrigin).await;
+}
+
+#[wasm_bindgen_test]
+async fn cross_origin_frame_forged_notifications_never_reach_listeners() {
+    forged_notifications_never_reach_listeners(Frame::CrossOrigin).await;
+}
+
+#[wasm_bindgen_test]
+async fn sandboxed_opaque_frame_forged_notifications_never_reach_listeners() {
+    forged_notifications_never_reach_listeners(Frame::Sandboxed).await;
+}
+
+#[wasm_bindgen_test]
+async fn ui_methods_send_their_argument_and_open_quote_wraps_its_id() {
+    let report = scenario(Frame::CrossOrigin, "userCalls", &offering(&EXTENSIONS)).await;
+    assert_eq!(
+        report["requests"],
+        json!([
+            {"method": "ui.toast", "params": {"kind": "success", "message": "Saved"}, "hasParams": true},
+            {"method": "quotes.getOpen", "hasParams": false},
+            {"method": "ui.openQuote", "params": {"id": "q-42"}, "hasParams": true},
+            {"method": "ui.confirm", "params": {"title": "Add again?", "message": "Lounge is on the quote."}, "hasParams": true},
+        ])
+    );
+    assert_eq!(report["opened"], false);
+    assert_eq!(report["confirmed"], true);
+}
+
+#[wasm_bindgen_test]
+async fn confirm_and_open_quote_wait_past_the_call_deadline_that_times_out_other_calls() {
+    let mut options = offering(&EXTENSIONS);
+    options["query"] = json!({"callTimeoutMs": 300});
+    // Well past the deadline.
+    options["answerAfterMs"] = json!(2000);
+    let report = scenario(Frame::CrossOrigin, "noDeadline", &options).await;
+    for call in ["before", "after"] {
+        assert_eq!(report[call]["code"], "TIMEOUT", "{call}: {report}");
+    }
+    assert_eq!(report["confirm"]["value"], true, "{report}");
+    assert_eq!(report["openQuote"]["value"], false, "{report}");
+    // The call made after the waiting ones timed out before they settled.
+    let order: Vec<&str> = report["order"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|name| name.as_str().unwrap())
+        .collect();
+    let at = |name: &str| order.iter().position(|n| *n == name).unwrap();
+    assert!(at("jobs.list after") < at("ui.confirm"), "{order:?}");
+    assert!(at("jobs.list after") < at("ui.openQuote"), "{order:?}");
+}
+
+#[wasm_bindgen_test]
+async fn auto_resize_reports_the_height_rounded_up_once_per_frame_until_turned_off() {
+    let report = scenario(Frame::CrossOrigin, "resize", &offering(&EXTENSIONS)).await;
+    let rounded = |key: &str| rounded_up(&report[key]);
+    let first = heights(&report["first"]);
+    let first_height = report["firstHeight"].as_f64().unwrap();
+    // 250.4 px of content: a fraction, rounded up.
+    assert!(first_height.fract() > 0.0, "{report}");
+    assert_eq!(
+        first.last().copied(),
+        Some(rounded("firstHeight")),
+        "{report}"
+    );
+    assert_eq!(rounded("firstHeight"), 251, "{report}");
+    // Five changes and five resize events in one task: one report.
+    let mut expected = first.clone();
+    expected.push(rounded("burstHeight"));
+    assert_eq!(heights(&report["burst"]), expected, "{report}");
+    // Turned off: the change that followed went unreported.
+    assert_eq!(report["offReturned"], "undefined");
+    assert_eq!(heights(&report["off"]), expected, "{report}");
+    // Back on: the current height, once.
+    assert_eq!(report["onReturned"], "undefined");
+    expected.push(rounded("offHeight"));
+    assert_eq!(heights(&report["on"]), expected, "{report}");
+}
+
+#[wasm_bindgen_test]
+async fn auto_resize_turned_off_before_the_handshake_stays_off_until_turned_on() {
+    let report = scenario(Frame::CrossOrigin, "resizeOffFirst", &offering(&EXTENSIONS)).await;
+    assert_eq!(report["whileOff"], json!([]), "{report}");
+    assert_eq!(
+        heights(&report["on"]),
+        [rounded_up(&report["height"])],
+        "{report}"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn full_height_page_settles_at_one_height_below_the_maximum() {
+    let mut options = offering(&EXTENSIONS);
+    options["page"] = json!("/tests/pages/full-height.html");
+    let report = scenario(Frame::CrossOrigin, "fullHeight", &options).await;
+    let settled = heights(&report["settled"]);
+    let last = *settled
+        .last()
+        .unwrap_or_else(|| panic!("no height reported: {report}"));
+    // After settling, a resize event and a DOM change brought no report.
+    assert_eq!(heights(&report["later"]), settled, "{report}");
+    // The frame is at the last height reported, well below the maximum.
+    let frame = rounded_up(&report["frameHeight"]);
+    assert_eq!(frame, last.clamp(120, 900), "{report}");
+    assert!(frame < 900, "the frame grew to the maximum: {report}");
+    assert_eq!(rounded_up(&report["viewport"]), frame, "{report}");
+    // The page is still higher than its frame (its body's margins): it
+    // would have grown the frame again without the rule.
+    assert!(rounded_up(&report["pageHeight"]) > frame, "{report}");
+}

@@ -1,6 +1,22 @@
 // A small tool written against bridge.d.ts; `cargo xtask test` type-checks it
 // with tsc so the typings cannot drift from what the SDK provides.
-import type { BridgeAddLineDto, BridgeError, BridgeProductDto } from "../bridge";
+import type {
+  BridgeAddLineDto,
+  BridgeCapability,
+  BridgeConfirmRequest,
+  BridgeError,
+  BridgeEventName,
+  BridgeMethodName,
+  BridgeOpenQuote,
+  BridgeOpenQuoteLine,
+  BridgeOpenQuoteTotals,
+  BridgeProductDto,
+  BridgeReadyInfo,
+  BridgeToastRequest,
+  QuoteChangeKind,
+  QuoteChangedEvent,
+  SessionEndedEvent,
+} from "../bridge";
 
 export async function addFlooring(areaM2: number): Promise<string> {
   const context = await bridge.context.get();
@@ -63,3 +79,76 @@ export async function waitForHost(): Promise<boolean> {
 }
 
 export const madeInTests: BridgeError = bridge.BridgeError({ code: "INVALID_PARAMS", message: "x", details: [{ path: "lines[0].qty", message: "must be greater than 0" }] });
+
+// The extensions beyond 2.1.0, each used only where the host offers it.
+
+/** The rooms (sections) of the open quote, and what its lines come to. */
+export async function rooms(): Promise<string[]> {
+  if (!bridge.supports("quotes.getOpen")) return [];
+  const quote: BridgeOpenQuote = await bridge.quotes.getOpen();
+  const lines: BridgeOpenQuoteLine[] = quote.lines;
+  const totals: BridgeOpenQuoteTotals = quote.totals;
+  const sections = new Set<string>();
+  for (const line of lines) {
+    if (line.section !== undefined) sections.add(line.section);
+    const described = [
+      line.lineNo, line.lineType, line.linkedItemId ?? "", line.productCode ?? "", line.description,
+      line.specification ?? "", line.location ?? "", line.qty, line.unit, line.unitPrice, line.costPrice ?? 0,
+      line.taxRate, line.groupId, line.injected, line.parentLineNo ?? 0, line.nett, line.tax, line.total, line.cost ?? 0,
+    ];
+    if (described.length === 0) throw new Error("unreachable");
+  }
+  const margin = totals.margin === undefined ? "" : `${totals.margin} (${totals.marginPercent ?? 0}%) on ${totals.cost ?? 0}`;
+  const summary = `${quote.ref} ${quote.id} ${quote.status} ${quote.customerName} ${quote.dirty} ${totals.nett} ${totals.tax} ${totals.total} ${margin}`;
+  return summary ? [...sections] : [];
+}
+
+/** Follows the open quote and the session; returns what stops following. */
+export function follow(onChange: (kind: QuoteChangeKind, lines: number) => void): () => void {
+  const stopQuote = bridge.on("quote.changed", (event: QuoteChangedEvent) => {
+    onChange(event.kind, event.quote === null ? 0 : event.quote.lines.length);
+  });
+  const stopSession = bridge.on("session.ended", ({ reason }: SessionEndedEvent) => {
+    onChange(reason === "signedOut" ? "closed" : "edited", 0);
+  });
+  const name: BridgeEventName = "quote.changed";
+  const stopAgain = bridge.on(name, (event) => onChange(event.kind, 0));
+  return () => {
+    stopQuote();
+    stopSession();
+    stopAgain();
+  };
+}
+
+/** The app's toasts, dialogs and navigation, and auto-resize. */
+export async function confirmAndOpen(quoteId: string): Promise<boolean> {
+  const info: BridgeReadyInfo = await bridge.ready();
+  const offered: BridgeCapability[] = info.capabilities;
+  const wanted: BridgeMethodName = "ui.openQuote";
+  bridge.ui.setAutoResize(offered.includes("ui.autoResize"));
+  if (bridge.supports("ui.toast")) {
+    const toast: BridgeToastRequest = { kind: "success", message: "Lines added" };
+    const shown: null = await bridge.ui.toast(toast);
+    if (shown !== null) return false;
+  }
+  const question: BridgeConfirmRequest = { title: "Open the quote?", message: "Unsaved changes stay.", confirmLabel: "Open", cancelLabel: "Stay" };
+  const confirmed: boolean = !bridge.supports("ui.confirm") || (await bridge.ui.confirm(question));
+  if (!confirmed || !bridge.supports(wanted)) return false;
+  return bridge.ui.openQuote(quoteId);
+}
+
+/** What the typings refuse (each line must be a type error). */
+export function refused(): void {
+  // @ts-expect-error: not an event
+  bridge.on("quote.change", () => {});
+  // @ts-expect-error: session.ended brings a reason, not a kind
+  bridge.on("session.ended", (event: QuoteChangedEvent) => event.kind);
+  // @ts-expect-error: a boolean
+  bridge.ui.setAutoResize("yes");
+  // @ts-expect-error: a quote's id is a string
+  void bridge.ui.openQuote(42);
+  // @ts-expect-error: not a toast kind
+  void bridge.ui.toast({ kind: "info", message: "x" });
+  // @ts-expect-error: confirm needs a message
+  void bridge.ui.confirm({ title: "x" });
+}

@@ -26,6 +26,8 @@ function expectedOrigin(kind) {
 
 function mount(kind, page, query) {
   const frame = document.createElement("iframe");
+  // In view, so that the browser runs the frame's animation frames.
+  frame.style.cssText = "position:fixed;top:0;left:0;border:0;width:300px;height:150px;background:#fff";
   if (kind === "sandboxed") frame.setAttribute("sandbox", "allow-scripts");
   frame.src = frameUrl(kind, page, query);
   document.body.appendChild(frame);
@@ -45,16 +47,25 @@ function rpcError(id, code, message, data) {
   return { jsonrpc: "2.0", id, error: { code, message, data } };
 }
 
+// The extension methods, which a host of 2.1.0 does not know.
+const EXTENSION_METHODS = ["quotes.getOpen", "ui.toast", "ui.confirm", "ui.openQuote"];
+
 // Answers one request; `state` holds what a scenario needs across calls.
 function answer(request, port, state) {
   const { id, method, params } = request;
-  // What the tool's frame refused, as bridge.js reports it: a notification,
-  // never answered.
-  if (method === "sdk.blocked" && !("id" in request)) {
-    state.blocked.push(params);
+  if (!("id" in request)) {
+    // What the tool's frame refused, as bridge.js reports it, and the
+    // page's height for auto-resize: notifications, never answered.
+    if (method === "sdk.blocked") state.blocked.push(params);
+    if (method === "ui.resize") state.resized(params.height);
     return;
   }
   const reply = (result) => port.postMessage({ jsonrpc: "2.0", id, result });
+  if (EXTENSION_METHODS.includes(method)) state.requests.push({ method, params, hasParams: "params" in request });
+  if (!state.capabilities && EXTENSION_METHODS.includes(method)) {
+    // What an older host answers.
+    return port.postMessage(rpcError(id, -32601, `unknown method \`${method}\``, { code: "METHOD_NOT_FOUND" }));
+  }
   switch (method) {
     case "context.get":
       return reply(CONTEXT);
@@ -83,9 +94,22 @@ function answer(request, port, state) {
     case "jobs.list":
       return; // never answered: the SDK's deadline must fire
     case "quotes.addLines":
+      // A quoting extension hears of every change to the open quote, its
+      // own included, before its call is answered.
+      state.changes += 1;
+      port.postMessage({ jsonrpc: "2.0", method: "quote.changed", params: { kind: "linesAdded", quote: { id: "q-1", seq: state.changes } } });
       return reply(null);
+    case "ui.confirm":
+    case "ui.openQuote":
+      // These wait for the user: here, `answerAfterMs` (confirm answers
+      // yes, openQuote "stayed").
+      setTimeout(() => reply(method === "ui.confirm"), state.answerAfterMs || 0);
+      return;
     default:
-      return reply({ method, params });
+      // An echo, with whether `params` was sent, and the heights received
+      // so far (how the auto-resize scenarios read what the host saw,
+      // in order with the notifications on the port).
+      return reply({ method, params, hasParams: "params" in request, resizes: state.resizes.slice() });
   }
 }
 
@@ -104,17 +128,34 @@ function requireBuilt() {
 /// Mounts a tool page running `scenario` in a frame of `kind` and resolves
 /// with its report. Options: `silent` (never welcome), `welcomeDelayMs`,
 /// `toolType`, `expect` (products.list calls to hold), `sibling` (also mount
-/// a frame that forges welcomes), `query` (extra query parameters). The
-/// report carries the hellos counted and the `sdk.blocked` reports received.
+/// a frame that forges welcomes and notifications), `query` (extra query
+/// parameters), `page` (another tool page than tool.html), `capabilities`
+/// (the welcome's list; without it the welcome is an older host's, which
+/// has no such key and answers extension methods with METHOD_NOT_FOUND),
+/// `autoResize` (`{min, max}`: the frame starts at `min` px high and each
+/// `ui.resize` sets it to the height, within the bounds), `answerAfterMs`
+/// (when ui.confirm and ui.openQuote answer). The report carries the hellos
+/// counted, the `sdk.blocked` reports, the `ui.resize` heights and the
+/// extension calls received, and the frame's height.
 export async function runScenario(kind, scenario, options = {}) {
   await requireBuilt();
   return new Promise((resolve, reject) => {
-    const state = { held: [], expect: options.expect, hellos: 0, blocked: [] };
+    const state = {
+      held: [], expect: options.expect, hellos: 0, blocked: [], changes: 0, resizes: [], requests: [],
+      capabilities: options.capabilities, answerAfterMs: options.answerAfterMs,
+      resized(height) {
+        state.resizes.push(height);
+        const bounds = options.autoResize;
+        if (bounds) frame.style.height = `${Math.min(Math.max(Math.ceil(height), bounds.min), bounds.max)}px`;
+      },
+    };
     // `app`: this page's origin, the app's origin as far as the tool knows.
     const query = { scenario, app: location.origin, ...(options.query || {}) };
-    const frame = mount(kind, TOOL_PAGE, query);
+    const frame = mount(kind, options.page || TOOL_PAGE, query);
+    if (options.autoResize) frame.style.height = `${options.autoResize.min}px`;
     const sibling = options.sibling ? mount(kind === "sandboxed" ? "same-origin" : kind, SIBLING_PAGE, {}) : null;
     let welcomed = false;
+    let port = null;
     const timer = setTimeout(() => finish(new Error(`no report from scenario ${scenario} in a ${kind} frame`)), 30000);
 
     function finish(error, report) {
@@ -129,7 +170,12 @@ export async function runScenario(kind, scenario, options = {}) {
       if (event.source !== frame.contentWindow) return;
       const data = event.data;
       if (data && data.toolbridgeTest) {
-        finish(null, { ...data.toolbridgeTest, hellos: state.hellos, blocked: state.blocked });
+        finish(null, { ...data.toolbridgeTest, hellos: state.hellos, blocked: state.blocked, resizes: state.resizes, requests: state.requests, frameHeight: frame.getBoundingClientRect().height });
+        return;
+      }
+      if (data && data.toolbridgeTestSend && port) {
+        // Notifications the tool page asks the host to send it.
+        for (const notification of data.toolbridgeTestSend) port.postMessage(notification);
         return;
       }
       if (!data || data.toolbridge !== "hello" || event.origin !== expectedOrigin(kind)) return;
@@ -137,6 +183,7 @@ export async function runScenario(kind, scenario, options = {}) {
       if (options.silent || welcomed) return;
       welcomed = true;
       const channel = new MessageChannel();
+      port = channel.port1;
       channel.port1.onmessage = (message) => answer(message.data, channel.port1, state);
       // Noise the SDK must ignore without throwing: replies to ids it never
       // sent, things that are not replies, and messages on the window that
@@ -147,8 +194,11 @@ export async function runScenario(kind, scenario, options = {}) {
       for (const junk of ["text", { toolbridge: "welcome", protocol: 1 }, { toolbridge: "welcome", protocol: 2 }, { type: "webpackOk" }]) {
         frame.contentWindow.postMessage(junk, "*");
       }
+      const toolType = options.toolType || "quoting_extension";
+      const welcomeMessage = { toolbridge: "welcome", protocol: 1, toolType, methods: methodsFor(toolType) };
+      if (options.capabilities) welcomeMessage.capabilities = options.capabilities;
       const welcome = () => frame.contentWindow.postMessage(
-        { toolbridge: "welcome", protocol: 1, toolType: options.toolType || "quoting_extension", methods: methodsFor(options.toolType || "quoting_extension") },
+        welcomeMessage,
         kind === "sandboxed" ? "*" : expectedOrigin(kind),
         [channel.port2],
       );
