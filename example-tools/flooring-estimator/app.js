@@ -5,6 +5,10 @@
 // - loading the whole product catalog once (the paging "reference pattern") and resolving SKUs to ids;
 // - resolving task-template and cost-item codes to the ids that addLines links to;
 // - sending every line in ONE bridge.quotes.addLines() batch, which the host applies all or nothing;
+// - where the app offers them (bridge.supports), the extensions beyond 2.1.0: reading the open quote
+//   (quotes.getOpen) and following it (the quote.changed event) to show which rooms it already has
+//   and to stop adding once it is sent, and asking in the app's own dialog (ui.confirm) before
+//   adding a room a second time. On an app without them the tool works as before;
 // - turning a BridgeError into words a user understands;
 // - keeping only preferences (never quote contents) in localStorage.
 //
@@ -17,6 +21,8 @@ const DEFAULT_PREFERENCES = { waste: 10, markup: 40, taxRate: 15, installRate: 2
 const CATALOG_PAGE_SIZE = 500;
 // The host rejects the whole batch if a section is longer than this after trimming.
 const SECTION_MAX_LENGTH = 100;
+// The longest title ui.confirm takes.
+const CONFIRM_TITLE_MAX_LENGTH = 100;
 const SQUARE_METRE = "T_SQUARE_METRE";
 const UNIT_LABELS = { T_SQUARE_METRE: "per m²", T_LINEAR_METRE: "per metre", T_ITEM: "each" };
 // Currencies for the cultures we know; any other culture gets plain numbers.
@@ -46,6 +52,10 @@ const ui = {
   travelFields: $("travel-fields"),
   travelKm: $("travel-km"),
   travelRate: $("travel-rate"),
+  openQuote: $("open-quote"),
+  quoteRoomsState: $("quote-rooms-state"),
+  quoteRooms: $("quote-rooms"),
+  quoteLock: $("quote-lock"),
 };
 
 const state = {
@@ -55,6 +65,11 @@ const state = {
   catalog: null,
   money: createMoneyFormatter(undefined),
   busy: false,
+  // The open quote's rooms, by roomKey() → name as on the quote; null while the app hasn't said
+  // (or can't: an app without quotes.getOpen).
+  quoteRooms: null,
+  // Why adding is off (the quote was sent or closed); "" while it may take lines.
+  locked: "",
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -118,6 +133,12 @@ function withLineLabels(error, labels) {
 function setStatus(message, kind = "info") {
   ui.status.textContent = message;
   ui.status.dataset.kind = kind;
+}
+
+/** `text` cut to at most `max` characters (counted as the host counts them), with an ellipsis. */
+function shorten(text, max) {
+  const characters = [...text];
+  return characters.length <= max ? text : `${characters.slice(0, max - 1).join("")}…`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -214,10 +235,13 @@ function createRoom() {
     area: part("area"),
     product: part("product"),
     freeForm: part("free-form"),
+    repeat: part("repeat"),
     remove: part("remove"),
   };
   room.product.id = `room-${id}-product`;
   fields.sku.setAttribute("aria-describedby", room.product.id);
+  room.repeat.id = `room-${id}-repeat`;
+  fields.name.setAttribute("aria-describedby", room.repeat.id);
   element.addEventListener("input", () => updateRoom(room));
   room.remove.addEventListener("click", () => removeRoom(room));
   state.rooms.push(room);
@@ -262,8 +286,14 @@ function findProduct(sku) {
   return code && state.catalog ? state.catalog.get(code) : undefined;
 }
 
-/** Live feedback for one room: its area, and which product its SKU names. */
+/** Live feedback for one room: its area, which product its SKU names, and whether it is on the quote. */
 function updateRoom(room) {
+  const repeated = isOnQuote(room.fields.name.value);
+  room.repeat.hidden = !repeated;
+  room.repeat.textContent = !repeated ? ""
+    : bridge.supports("ui.confirm") ? "Already on the quote: you'll be asked before it is added again."
+      : "Already on the quote: adding it again adds a second set of lines.";
+
   const area = roomArea(room);
   room.area.textContent = Number.isFinite(area) && area > 0
     ? `Area: ${area.toFixed(2)} m²`
@@ -282,6 +312,105 @@ function updateRoom(room) {
   } else {
     room.product.textContent = "Leave empty for a product that isn't in the catalog.";
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The open quote (the quotes.getOpen and quote.changed extensions, where the app offers them)
+
+/** Rooms are matched by name, as the sections they become: trimmed, in any letter case. */
+function roomKey(name) {
+  return name.trim().toLocaleLowerCase();
+}
+
+function isOnQuote(name) {
+  return Boolean(state.quoteRooms && name.trim() && state.quoteRooms.has(roomKey(name)));
+}
+
+/**
+ * The rooms on a quote, by roomKey() → name. Each room this tool adds is a section holding its
+ * floor covering, sold per m²; a section without m² lines (Travel, say) is no room.
+ */
+function roomsOn(quote) {
+  const rooms = new Map();
+  for (const line of quote.lines) {
+    if (line.section && line.unit === SQUARE_METRE && !rooms.has(roomKey(line.section))) {
+      rooms.set(roomKey(line.section), line.section.trim());
+    }
+  }
+  return rooms;
+}
+
+/** Why `quote` can't take lines ("" when it can); `kind` is the quote.changed event's, if any. */
+function lockReason(quote, kind) {
+  if (!quote || kind === "closed") {
+    return "No quote is open in the app, so adding is off. Open a draft quote, then this tool.";
+  }
+  const status = quote.status !== "Draft" ? quote.status : kind === "sent" ? "Sent" : "";
+  return status
+    ? `Quote ${quote.ref} is ${status}, so its lines are locked and adding is off. Open a draft quote to add rooms.`
+    : "";
+}
+
+/** Shows the open quote's rooms (null: none open), marks the form's rooms it has, and locks adding once it can't change. */
+function showOpenQuote(quote, kind) {
+  state.quoteRooms = quote ? roomsOn(quote) : new Map();
+  state.locked = lockReason(quote, kind);
+  const names = [...state.quoteRooms.values()];
+  ui.quoteRoomsState.textContent = !quote ? "No quote is open."
+    : names.length === 0 ? `${quote.ref} has no rooms yet.`
+      : `Rooms already on ${quote.ref}:`;
+  ui.quoteRooms.replaceChildren(...names.map((name) => {
+    const item = document.createElement("li");
+    item.textContent = name;
+    return item;
+  }));
+  ui.quoteLock.textContent = state.locked;
+  ui.openQuote.hidden = false;
+  state.rooms.forEach(updateRoom);
+  setBusy(state.busy);
+}
+
+async function readOpenQuote() {
+  try {
+    showOpenQuote(await bridge.quotes.getOpen());
+  } catch (error) {
+    if (error.code === "NO_OPEN_QUOTE") {
+      showOpenQuote(null);
+    } else {
+      // Not knowing the rooms only means no warning about repeats: adding still works.
+      ui.quoteRoomsState.textContent = `The open quote couldn't be read. ${describeError(error)}`;
+      ui.openQuote.hidden = false;
+    }
+  }
+}
+
+/** Reads the open quote, and follows it: every change to it comes as a quote.changed event. */
+function followOpenQuote() {
+  if (bridge.supports("quote.changed")) {
+    bridge.on("quote.changed", ({ kind, quote }) => showOpenQuote(quote, kind));
+  }
+  if (bridge.supports("quotes.getOpen")) {
+    readOpenQuote();
+  }
+}
+
+/**
+ * Before adding rooms the quote already has, asks in the app's dialog; resolves whether to go
+ * on. Without ui.confirm (or without knowing the quote's rooms) it adds, as an older app did.
+ */
+async function confirmRepeats(rooms) {
+  const repeats = [...new Set(rooms.filter((room) => isOnQuote(room.name)).map((room) => room.name))];
+  if (repeats.length === 0 || !bridge.supports("ui.confirm")) {
+    return true;
+  }
+  const one = repeats.length === 1;
+  return bridge.ui.confirm({
+    title: shorten(one ? `Add "${repeats[0]}" again?` : `Add ${repeats.length} rooms again?`, CONFIRM_TITLE_MAX_LENGTH),
+    message: shorten(`${repeats.join(", ")} ${one ? "is" : "are"} already on the quote. Adding `
+      + `${one ? "it" : "them"} again puts a second set of lines in the same section.`, 1000),
+    confirmLabel: "Add again",
+    cancelLabel: "Cancel",
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -525,7 +654,7 @@ function buildLines(estimate, references) {
 function setBusy(busy) {
   state.busy = busy;
   ui.form.setAttribute("aria-busy", String(busy));
-  ui.submit.disabled = busy || !state.catalog;
+  ui.submit.disabled = busy || !state.catalog || Boolean(state.locked);
   ui.addRoom.disabled = busy;
   renumberRooms();
 }
@@ -545,9 +674,17 @@ async function addToQuote(event) {
   }
 
   setBusy(true);
-  setStatus("Adding lines to the quote…");
   let labels = [];
   try {
+    if (!(await confirmRepeats(estimate.rooms))) {
+      setStatus("Nothing was added. Rename a room to add it as a new one.");
+      return;
+    }
+    if (state.locked) {
+      setStatus(state.locked, "error"); // The quote was sent while the question was open.
+      return;
+    }
+    setStatus("Adding lines to the quote…");
     const references = await resolveReferences(estimate);
     const batch = buildLines(estimate, references);
     labels = batch.labels;
@@ -557,6 +694,9 @@ async function addToQuote(event) {
     const sent = batch.lines.length === 1 ? "1 line" : `${batch.lines.length} lines`;
     setStatus(`Added ${sent} to the quote, plus any tasks the app adds for catalog products.`, "success");
     resetRooms();
+    if (bridge.supports("quotes.getOpen") && !bridge.supports("quote.changed")) {
+      readOpenQuote(); // No event will say what the quote holds now.
+    }
   } catch (error) {
     // Nothing was applied, and the form is untouched: the user can fix it and try again.
     setStatus(describeError(withLineLabels(error, labels)), "error");
@@ -679,6 +819,7 @@ async function start() {
     showFatal(describeError(error));
     return;
   }
+  followOpenQuote();
   await loadCatalog();
 }
 

@@ -6,7 +6,9 @@
 //   filtered at once, and "Search all pages" walks every page, with a cap, a progress bar and a
 //   cancel;
 // - a request counter per list, so a slow, older answer never overwrites a newer one;
-// - loading, empty and error states, and BridgeError codes in words a user understands;
+// - loading, empty and error states, and BridgeError codes in words a user understands; a failed
+//   search is also told in the app's own toasts (bridge.ui.toast, an extension beyond 2.1.0) where
+//   the app offers them;
 // - keeping only preferences (the page size) in localStorage.
 //
 // It is an ES module, so it runs in strict mode and defines no globals.
@@ -20,6 +22,8 @@ const SEARCH_PAGE_SIZE = 500;
 const SEARCH_MAX_PAGES = 20;
 // The most matches shown at once; a narrower search finds the rest.
 const MAX_SHOWN = 200;
+// The longest toast message the app takes, in characters; on one line.
+const TOAST_MAX_LENGTH = 300;
 
 const SOURCES = {
   jobs: {
@@ -105,6 +109,21 @@ function describeDetails(details) {
 function setStatus(message, kind = "info") {
   ui.status.textContent = message;
   ui.status.dataset.kind = kind;
+}
+
+/**
+ * Also tells the user in the app's own toasts, where the app offers them: one line of at most
+ * TOAST_MAX_LENGTH characters. The page shows the same, so a refused toast (too many) is dropped.
+ */
+function toast(kind, message) {
+  if (!bridge.supports("ui.toast")) {
+    return;
+  }
+  const characters = [...message.replace(/\s+/g, " ").trim()];
+  const line = characters.length <= TOAST_MAX_LENGTH
+    ? characters.join("")
+    : `${characters.slice(0, TOAST_MAX_LENGTH - 1).join("")}…`;
+  bridge.ui.toast({ kind, message: line }).catch(() => {});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -416,6 +435,7 @@ async function searchAllPages(panel) {
     if (request === panel.searchRequest) {
       panel.searching.hidden = true;
       showListError(panel, error, () => searchAllPages(panel));
+      toast("error", `Searching all ${panel.source.many} for "${panel.search.value.trim()}" failed. ${describeError(error)}`);
     }
   } finally {
     if (request === panel.searchRequest) {

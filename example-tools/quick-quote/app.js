@@ -7,6 +7,8 @@
 // - checking the quotes.create limits before calling, and still showing INVALID_PARAMS details
 //   from the app next to the fields they name;
 // - turning a BridgeError into words a user understands;
+// - taking the user to the new quote with bridge.ui.openQuote() where the app offers it (an
+//   extension beyond 2.1.0), or else with a link;
 // - keeping only preferences (never quote contents) in localStorage.
 //
 // It is an ES module, so it runs in strict mode and defines no globals.
@@ -58,6 +60,7 @@ const ui = {
   resultRef: $("result-ref"),
   resultTotal: $("result-total"),
   resultLink: $("result-link"),
+  resultOpen: $("result-open"),
   startAnother: $("start-another"),
 };
 
@@ -73,6 +76,8 @@ const state = {
   // Counts customer page requests, so a slow answer for an old page can't replace a newer one.
   customerRequest: 0,
   customer: null,
+  // The last quotes.create result, which "Open the quote" opens.
+  created: null,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -591,17 +596,41 @@ function appUrl(relativeUrl) {
 }
 
 function showResult(result) {
+  state.created = result;
   ui.form.hidden = true;
   ui.result.hidden = false;
   ui.resultRef.textContent = result.ref;
   ui.resultTotal.textContent = `Total ${state.money.format(result.total)} including tax.`;
-  const link = result.url ? appUrl(result.url) : null;
+  // The app itself opens the quote where it offers to; a link is the fallback.
+  const inApp = bridge.supports("ui.openQuote");
+  ui.resultOpen.hidden = !inApp;
+  ui.resultOpen.disabled = false;
+  const link = !inApp && result.url ? appUrl(result.url) : null;
   ui.resultLink.hidden = !link;
   if (link) {
     ui.resultLink.href = link;
   }
   setStatus(`Quote ${result.ref} created as a draft.`, "success");
   ui.result.focus();
+}
+
+/** Asks the app to show the new quote. It may first ask the user about unsaved changes. */
+async function openCreatedQuote() {
+  const created = state.created;
+  ui.resultOpen.disabled = true;
+  try {
+    const taken = await bridge.ui.openQuote(created.id);
+    if (created === state.created) {
+      setStatus(taken ? `${created.ref} is open in the app.` : `You stayed where you were: ${created.ref} wasn't opened.`,
+        taken ? "success" : "info");
+    }
+  } catch (error) {
+    if (created === state.created) {
+      setStatus(describeError(error), "error");
+    }
+  } finally {
+    ui.resultOpen.disabled = false;
+  }
 }
 
 function startAnother() {
@@ -695,6 +724,7 @@ function wireEvents() {
   ui.form.addEventListener("submit", createQuote);
   ui.form.addEventListener("input", clearErrorOnEdit);
   ui.startAnother.addEventListener("click", startAnother);
+  ui.resultOpen.addEventListener("click", openCreatedQuote);
 }
 
 /** When the tool can't work at all, say why and hide a form that could only fail. */

@@ -1,20 +1,136 @@
-//! A `WebDriver` session in headless Chromium against the app that `cargo xtask test` started,
-//! and the waits and screenshots the suites share.
+//! A `WebDriver` session in headless Chromium or Firefox (whichever `cargo xtask test` names)
+//! against the app it started, and the waits and screenshots the suites share.
 
+use std::io::{Read, Write};
+use std::net::TcpStream;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use fantoccini::elements::Element;
 use fantoccini::{Client, ClientBuilder, Locator};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 /// How long a wait for the page may take before the test fails.
 pub(crate) const PATIENCE: Duration = Duration::from_secs(20);
 
+/// The window both browsers open, width × height in CSS pixels.
+const WINDOW: (u32, u32) = (1280, 900);
+
 /// An environment variable `cargo xtask test` sets.
 fn setting(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| {
-        panic!("{name} is not set: run these suites with `cargo xtask test --only e2e`")
+        panic!("{name} is not set: run these suites with `cargo xtask test --only \"e2e in\"`")
+    })
+}
+
+/// The browsers the suites run in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Engine {
+    /// Headless Chromium, through chromedriver.
+    Chromium,
+    /// Headless Firefox ESR, through geckodriver.
+    Firefox,
+}
+
+impl Engine {
+    /// The browser `TOOLBRIDGE_E2E_BROWSER` names (`chromium` or `firefox`).
+    pub(crate) fn current() -> Self {
+        match setting("TOOLBRIDGE_E2E_BROWSER").as_str() {
+            "chromium" => Self::Chromium,
+            "firefox" => Self::Firefox,
+            other => panic!("TOOLBRIDGE_E2E_BROWSER is {other:?}, not chromium or firefox"),
+        }
+    }
+
+    /// What a new session asks the driver for: the browser headless, with whatever it would
+    /// fetch from the internet on its own turned off (the machines this runs on may have no
+    /// network beyond this one). The window is sized afterwards, the same way for both.
+    fn capabilities(self) -> Map<String, Value> {
+        let capabilities = match self {
+            // Chromium sends every `*.localhost` name (the tools' origins) to the loopback
+            // address itself.
+            Self::Chromium => json!({
+                "goog:chromeOptions": {
+                    "args": [
+                        "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                        "--disable-quic", "--no-first-run", "--disable-background-networking",
+                        "--disable-component-update", "--disable-sync"
+                    ]
+                }
+            }),
+            // Firefox too answers `localhost` and every `*.localhost` name with the loopback
+            // address without asking the system's resolver (which here knows `localhost` only),
+            // so the tools' origins need no pref. The prefs are written into the new profile
+            // before Firefox starts, so they hold from its first moment.
+            Self::Firefox => json!({
+                "moz:firefoxOptions": {
+                    "args": ["-headless"],
+                    "prefs": firefox_quiet_prefs()
+                }
+            }),
+        };
+        let Value::Object(capabilities) = capabilities else {
+            unreachable!("a JSON object literal")
+        };
+        capabilities
+    }
+}
+
+/// Firefox prefs that stop what it would fetch on its own: what Chromium's
+/// `--disable-background-networking`, `--disable-component-update` and `--disable-sync` do.
+/// Debian's build has no updater, so there are no app updates to turn off. Remote Settings (the
+/// lists and rules Firefox pulls from Mozilla) also needs `MOZ_REMOTE_SETTINGS_DEVTOOLS=1` in the
+/// environment, which xtask gives geckodriver and so Firefox.
+fn firefox_quiet_prefs() -> Value {
+    json!({
+        // Remote Settings, pointed at a `data:` URL that answers nothing.
+        "services.settings.server": "data:,#remote-settings-dummy/v1",
+        // Telemetry and usage reports.
+        "datareporting.policy.dataSubmissionEnabled": false,
+        "datareporting.healthreport.uploadEnabled": false,
+        "datareporting.usage.uploadEnabled": false,
+        "toolkit.telemetry.enabled": false,
+        "toolkit.telemetry.archive.enabled": false,
+        "toolkit.telemetry.server": "data:,",
+        // Studies and experiments.
+        "app.normandy.enabled": false,
+        "app.normandy.api_url": "",
+        "app.shield.optoutstudies.enabled": false,
+        // Captive portal detection and the connectivity check.
+        "network.captive-portal-service.enabled": false,
+        "network.connectivity-service.enabled": false,
+        // Safe Browsing and tracking protection lists.
+        "browser.safebrowsing.update.enabled": false,
+        "browser.safebrowsing.malware.enabled": false,
+        "browser.safebrowsing.phishing.enabled": false,
+        "browser.safebrowsing.blockedURIs.enabled": false,
+        "browser.safebrowsing.downloads.enabled": false,
+        // Add-on, system add-on and media plugin (GMP) updates.
+        "extensions.update.enabled": false,
+        "extensions.systemAddon.update.enabled": false,
+        "extensions.getAddons.cache.enabled": false,
+        "media.gmp-manager.updateEnabled": false,
+        // Web Push's connection to Mozilla's push service.
+        "dom.push.connection.enabled": false,
+        // Location, region and search engine updates.
+        "geo.provider.network.url": "",
+        "browser.region.network.url": "",
+        "browser.region.update.enabled": false,
+        "browser.search.update": false,
+        // First-run and new-tab pages with remote content; local models and their downloads.
+        "browser.startup.page": 0,
+        "browser.startup.homepage_override.mstone": "ignore",
+        "browser.newtabpage.enabled": false,
+        "browser.topsites.contile.enabled": false,
+        "browser.discovery.enabled": false,
+        "browser.ml.enable": false,
+        "browser.translations.enable": false,
+        // No DNS prefetch, link prefetch or speculative connections; no DNS over HTTPS; no proxy.
+        "network.dns.disablePrefetch": true,
+        "network.prefetch-next": false,
+        "network.http.speculative-parallel-limit": 0,
+        "network.trr.mode": 5,
+        "network.proxy.type": 0
     })
 }
 
@@ -66,32 +182,40 @@ pub(crate) fn screenshots() -> PathBuf {
     PathBuf::from(setting("TOOLBRIDGE_E2E_SCREENSHOTS"))
 }
 
-/// A browser session; closed by [`Browser::close`] (a failed test leaves it to chromedriver).
+/// A browser session; closed by [`Browser::close`], or when dropped unclosed (a test that failed)
+/// by a plain request to the driver, so that the next test can start its own (geckodriver holds
+/// one session at a time).
 pub(crate) struct Browser {
     pub(crate) client: Client,
+    /// The driver's address, `http://127.0.0.1:PORT`.
+    webdriver: String,
+    /// The session's id, until [`Browser::close`] ends it.
+    session: Option<String>,
 }
 
 impl Browser {
-    /// A new headless Chromium window, 1280 × 900.
+    /// A new headless window of the browser `cargo xtask test` names, 1280 × 900.
     pub(crate) async fn open() -> Self {
-        let capabilities = json!({
-            "goog:chromeOptions": {
-                "args": [
-                    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                    "--disable-quic", "--no-first-run", "--disable-background-networking",
-                    "--disable-component-update", "--disable-sync", "--window-size=1280,900"
-                ]
-            }
-        });
-        let Value::Object(capabilities) = capabilities else {
-            unreachable!("a JSON object literal")
-        };
+        let engine = Engine::current();
+        let webdriver = setting("TOOLBRIDGE_E2E_WEBDRIVER");
         let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-            .capabilities(capabilities)
-            .connect(&setting("TOOLBRIDGE_E2E_WEBDRIVER"))
+            .capabilities(engine.capabilities())
+            .connect(&webdriver)
             .await
-            .expect("chromedriver answers");
-        Self { client }
+            .unwrap_or_else(|e| {
+                panic!("no {engine:?} session from the driver at {webdriver}: {e}")
+            });
+        let session = client.session_id().await.unwrap();
+        let browser = Self {
+            client,
+            webdriver,
+            session,
+        };
+        // The outer window: the page gets what each browser's own bars leave of it (757 px high
+        // in Chromium, 814 px in Firefox).
+        let (width, height) = WINDOW;
+        browser.client.set_window_size(width, height).await.unwrap();
+        browser
     }
 
     /// Goes to `path` on the app.
@@ -181,7 +305,34 @@ impl Browser {
     }
 
     /// Ends the session.
-    pub(crate) async fn close(self) {
-        self.client.close().await.unwrap();
+    pub(crate) async fn close(mut self) {
+        self.session = None;
+        self.client.clone().close().await.unwrap();
+    }
+}
+
+impl Drop for Browser {
+    /// Ends a session that a failed test left open. The test's runtime is going away with the
+    /// panic, so this is a blocking `DELETE /session/{id}`, and it waits for the answer, which
+    /// comes once the browser has quit.
+    fn drop(&mut self) {
+        let Some(session) = self.session.take() else {
+            return;
+        };
+        let Some(address) = self.webdriver.strip_prefix("http://") else {
+            return;
+        };
+        let Ok(mut stream) = TcpStream::connect(address) else {
+            return;
+        };
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(60)));
+        let request = format!(
+            "DELETE /session/{session} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
+        );
+        // The driver answers once the session is gone; the first bytes of the answer will do
+        // (chromedriver keeps the connection open after it, whatever the request asked).
+        if stream.write_all(request.as_bytes()).is_ok() {
+            let _ = stream.read(&mut [0; 1024]);
+        }
     }
 }

@@ -10,7 +10,7 @@ use serde_json::Value;
 use toolbridge_protocol::manifest::ToolManifest;
 use toolbridge_store::Store;
 
-use crate::browser::{Browser, database};
+use crate::browser::{Browser, Engine, database};
 use crate::quote_editor::{estimate, open_first_draft, open_tool};
 use crate::signin::sign_in;
 
@@ -39,6 +39,9 @@ async fn install_hostile_tool() {
 
 /// The host's debug log, read from the app's own `Host`.
 async fn debug_log(browser: &Browser) -> Vec<Value> {
+    if Engine::current() == Engine::Firefox {
+        return debug_panel(browser).await;
+    }
     let log = browser
         .client
         .execute_async(
@@ -50,6 +53,34 @@ async fn debug_log(browser: &Browser) -> Vec<Value> {
         .unwrap();
     log.as_array()
         .unwrap_or_else(|| panic!("no debug log: {log}"))
+        .clone()
+}
+
+/// The host's refused attempts as the app's debug panel lists them (it hears each from the
+/// host's `onBlocked`), as debug log entries. For Firefox, which runs `WebDriver` scripts in a
+/// sandbox with a module map of its own: `import('/js/app.js')` there makes a second app, whose
+/// `host` is null, and the page's Content-Security-Policy refuses any way into the page's own.
+async fn debug_panel(browser: &Browser) -> Vec<Value> {
+    browser.find("#debug-toggle").await.click().await.unwrap();
+    browser.find("#debug-panel:not([hidden])").await;
+    let log = browser
+        .client
+        .execute(
+            "return [...document.querySelectorAll('#debug-rows tr')]\
+               .map((row) => row.querySelectorAll('td'))\
+               .filter((cells) => cells[4].querySelector('.badge').textContent === 'BLOCKED')\
+               .map((cells) => ({\
+                 kind: 'blocked',\
+                 tool: cells[1].textContent,\
+                 what: cells[2].textContent.replace(/^refused: /, ''),\
+                 detail: cells[4].querySelector('.debug-message')?.textContent.slice(1) ?? '',\
+               }));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    log.as_array()
+        .unwrap_or_else(|| panic!("no debug panel: {log}"))
         .clone()
 }
 
@@ -131,8 +162,14 @@ async fn a_hostile_tool_gets_nowhere_and_every_attempt_is_in_the_host_debug_log(
         refused.iter().any(|d| d.contains("cross-origin")),
         "reading the app's document: {refused:?}"
     );
+    // Chromium's message names the navigation; Firefox gives its generic one for a sandboxed
+    // frame's navigation of the app's window.
+    let navigation = match Engine::current() {
+        Engine::Chromium => "navigate",
+        Engine::Firefox => "The operation is insecure",
+    };
     assert!(
-        refused.iter().any(|d| d.contains("navigate")),
+        refused.iter().any(|d| d.contains(navigation)),
         "navigating the app's window: {refused:?}"
     );
     let policy = blocked(&log, SLUG, "policy");

@@ -7,11 +7,16 @@ import { h, byId, replace } from "./dom.js";
  * `ask({title, message, buttons: [{label, value, kind}], cancelValue})` resolves with the chosen
  * button's `value`, or `cancelValue` when the dialog is dismissed with Escape.
  * The first button with `autofocus: true` (or the last one) gets focus.
+ * `source` names who asks (a tool), above the title; `signal` (an `AbortSignal`) closes the
+ * dialog with `cancelValue` when it aborts.
  */
-export function ask({ title, message, buttons, cancelValue = null }) {
+export function ask({ title, message, buttons, cancelValue = null, source = "", signal = null }) {
   const dialog = byId("dialog");
   const returnFocus = document.activeElement;
   if (dialog.open) dialog.close(cancelValue ?? "");
+  const sourceLine = byId("dialog-source");
+  sourceLine.textContent = source;
+  sourceLine.hidden = !source;
   byId("dialog-title").textContent = title;
   byId("dialog-message").textContent = message;
   const row = byId("dialog-buttons");
@@ -22,8 +27,12 @@ export function ask({ title, message, buttons, cancelValue = null }) {
     autofocus: button.autofocus ?? false,
   }, button.label)));
   return new Promise((resolve) => {
+    const onAbort = () => {
+      if (dialog.open) dialog.close(cancelValue ?? "");
+    };
     const onClose = () => {
       dialog.removeEventListener("close", onClose);
+      signal?.removeEventListener("abort", onAbort);
       const value = dialog.returnValue;
       resolve(buttons.some((button) => button.value === value) ? value : cancelValue);
       if (returnFocus instanceof HTMLElement && returnFocus.isConnected) returnFocus.focus();
@@ -31,5 +40,7 @@ export function ask({ title, message, buttons, cancelValue = null }) {
     dialog.returnValue = "";
     dialog.addEventListener("close", onClose);
     dialog.showModal();
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort);
   });
 }

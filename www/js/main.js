@@ -18,7 +18,7 @@ import { ask } from "./dialog.js";
 import { byId, h, replace, focusHeading } from "./dom.js";
 import { setCulture, ROLE_LABELS } from "./format.js";
 import { connectLive, disconnectLive } from "./live.js";
-import { dropCurrentView, parseRoute, refresh, startRouter } from "./router.js";
+import { dropCurrentView, go, parseRoute, refresh, startRouter } from "./router.js";
 import { closeSidebar, setupSidebar } from "./sidebar.js";
 import { toast } from "./toast.js";
 import { renderEditor } from "./views/editor.js";
@@ -106,13 +106,14 @@ async function signedIn(context) {
   await refresh();
 }
 
-function signedOut(notice = "") {
+function signedOut(notice = "", reason = "signedOut") {
+  // Tools hear `session.ended` while they are still mounted.
+  app.host.endSession(reason);
   dropCurrentView();
   closeSidebar();
   disconnectLive();
   app.context = null;
   app.tools = [];
-  app.host.forgetSession();
   byId("account").hidden = true;
   byId("nav").hidden = true;
   setDebug(false);
@@ -141,7 +142,7 @@ async function signOut() {
 /** A request found the session gone: back to the sign-in page, once. */
 function sessionEnded() {
   if (!app.context) return;
-  signedOut("Your session has ended. Sign in again.");
+  signedOut("Your session has ended. Sign in again.", "expired");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -187,6 +188,36 @@ async function start() {
       toast(`${toolName(change.tool)} added ${lines}${tasks}`, "success");
     }
   });
+
+  // What tools ask of the page (the bridge's `ui` extensions), in the app's own toasts, dialog and
+  // routes. Set before any tool is mounted: a tool's welcome offers only the hooks set by then.
+  app.host.onToast(({ toolName: name, kind, message }) => {
+    toast(`${name}: ${message}`, kind);
+  });
+  app.host.onConfirm(async ({ toolName: name, title, message, confirmLabel, cancelLabel, signal }) => {
+    // The question goes with the page it was asked on: moving to another route answers "no".
+    const leaving = new AbortController();
+    const onRoute = () => leaving.abort();
+    window.addEventListener("hashchange", onRoute, { once: true });
+    const either = AbortSignal.any ? AbortSignal.any([signal, leaving.signal]) : signal;
+    try {
+      const choice = await ask({
+        source: `${name} asks`,
+        title,
+        message,
+        buttons: [
+          { label: cancelLabel, value: "cancel" },
+          { label: confirmLabel, value: "confirm", kind: "primary", autofocus: true },
+        ],
+        cancelValue: "cancel",
+        signal: either,
+      });
+      return choice === "confirm";
+    } finally {
+      window.removeEventListener("hashchange", onRoute);
+    }
+  });
+  app.host.onNavigate(({ quoteId }) => go(`#/quotes/${encodeURIComponent(quoteId)}`));
 
   startRouter(resolve);
   try {

@@ -39,6 +39,22 @@ export function navigate(hash) {
   }
 }
 
+/**
+ * Goes to `hash` the way a click on a link would, asking the current view first (the quote editor
+ * asks about unsaved changes). Resolves whether the route changed: `false` when the user stayed.
+ */
+export async function go(hash) {
+  if (hash === currentHash) return true;
+  if (currentView?.beforeLeave) {
+    const leaving = currentView;
+    const ok = await leaving.beforeLeave(parseRoute(hash));
+    if (!ok || leaving !== currentView) return false;
+  }
+  window.history.pushState(null, "", hash);
+  await show(hash);
+  return true;
+}
+
 /** Renders the current route again (after sign-in, for example). */
 export function refresh() {
   if (!window.location.hash) window.history.replaceState(null, "", "#/quotes");

@@ -1,24 +1,38 @@
-//! Running wasm-bindgen tests in a headless browser, and what the host's browser tests talk to:
-//! a real `toolbridge` server that lets the test page in, and the [`Harness`].
+//! The browsers the suites run in and their `WebDriver` servers: running wasm-bindgen tests in a
+//! headless browser, a driver started on its own for the end-to-end suites ([`WebDriver`]), and
+//! what the host's browser tests talk to: a real `toolbridge` server that lets the test page in,
+//! and the [`Harness`].
 
-use std::path::PathBuf;
-use std::process::Command;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
 
 use crate::bridge_js;
 use crate::error::Error;
+use crate::files::create_dir;
 use crate::harness::Harness;
 use crate::pins::WASM_TARGET;
-use crate::process::Ctx;
+use crate::process::{Ctx, describe};
 use crate::server_build;
-use crate::toolbridge_server::{self, Profile, ReservedPort, ServerOptions, ToolbridgeServer};
+use crate::toolbridge_server::{
+    self, Profile, ReservedPort, ServerOptions, ToolbridgeServer, free_port, wait_until_listening,
+};
 
-/// A browser for wasm-bindgen tests: the driver binary and the variable that hands its path to
-/// `wasm-bindgen-test-runner` (which picks the browser by the variable that is set).
+/// A browser the suites run in, and its `WebDriver` server: the driver binary, the variable that
+/// hands its path to `wasm-bindgen-test-runner` (which picks the browser by the variable that is
+/// set), and how [`WebDriver::start`] runs it.
 pub(crate) struct Browser {
-    /// The browser's name in suite names and directories.
+    /// The browser's name in suite names and directories, and the value of
+    /// `TOOLBRIDGE_E2E_BROWSER` that tells the end-to-end suites which capabilities to ask for.
     pub(crate) name: &'static str,
     driver: &'static str,
     variable: &'static str,
+    /// The driver's option that takes the file to log to, as `OPTION=PATH`; `None` for a driver
+    /// that only logs to its standard error, which then goes to that file.
+    log_option: Option<&'static str>,
+    /// Variables set for the driver, and so for the browser, which inherits them.
+    driver_env: &'static [(&'static str, &'static str)],
 }
 
 /// Headless Chromium, through chromedriver.
@@ -26,6 +40,8 @@ pub(crate) const CHROMIUM: Browser = Browser {
     name: "chromium",
     driver: "chromedriver",
     variable: "CHROMEDRIVER",
+    log_option: Some("--log-path"),
+    driver_env: &[],
 };
 
 /// Headless Firefox ESR, through geckodriver.
@@ -33,7 +49,25 @@ pub(crate) const FIREFOX: Browser = Browser {
     name: "firefox",
     driver: "geckodriver",
     variable: "GECKODRIVER",
+    log_option: None,
+    // A release build of Firefox ignores a `services.settings.server` pref (geckodriver sets a
+    // `data:` URL that goes nowhere) unless this is set, and then polls Mozilla's Remote
+    // Settings server at start and while it runs. With it, the pref holds and nothing leaves the
+    // machine; the other background traffic is turned off by prefs in `tests/e2e/browser.rs`.
+    driver_env: &[("MOZ_REMOTE_SETTINGS_DEVTOOLS", "1")],
 };
+
+impl Browser {
+    /// Where the driver is, or an error that says how to install it.
+    fn driver_path(&self, ctx: &Ctx) -> Result<PathBuf, Error> {
+        ctx.find(self.driver).ok_or_else(|| {
+            Error::failed(format!(
+                "{} not found; run `cargo xtask setup`",
+                self.driver
+            ))
+        })
+    }
+}
 
 /// Every driver variable the runner looks at, so that all but the chosen one can be removed.
 const DRIVER_VARIABLES: [&str; 3] = ["CHROMEDRIVER", "GECKODRIVER", "SAFARIDRIVER"];
@@ -48,12 +82,7 @@ pub(crate) fn wasm_test_command(
     package: &str,
     timeout_secs: u32,
 ) -> Result<Command, Error> {
-    let driver = ctx.find(browser.driver).ok_or_else(|| {
-        Error::failed(format!(
-            "{} not found; run `cargo xtask setup`",
-            browser.driver
-        ))
-    })?;
+    let driver = browser.driver_path(ctx)?;
     let runner = ctx.find("wasm-bindgen-test-runner").ok_or_else(|| {
         Error::failed("wasm-bindgen-test-runner not found; run `cargo xtask setup`")
     })?;
@@ -69,6 +98,72 @@ pub(crate) fn wasm_test_command(
         .env("WASM_BINDGEN_TEST_NO_ORIGIN_ISOLATION", "1")
         .env("WASM_BINDGEN_TEST_TIMEOUT", timeout_secs.to_string());
     Ok(command)
+}
+
+/// How long a driver may take to listen.
+const DRIVER_WAIT: Duration = Duration::from_secs(30);
+
+/// A browser's driver (chromedriver, geckodriver) listening on a free port of this machine, for
+/// suites that open their own sessions; dropping it kills it.
+pub(crate) struct WebDriver {
+    child: Child,
+    port: u16,
+}
+
+impl WebDriver {
+    /// Starts `browser`'s driver on a free port with its log in `dir` (`<driver>.log`) and waits
+    /// until it listens.
+    pub(crate) fn start(ctx: &Ctx, browser: &Browser, dir: &Path) -> Result<Self, Error> {
+        let program = browser.driver_path(ctx)?;
+        create_dir(dir)?;
+        let log = dir.join(format!("{}.log", browser.driver));
+        let port = free_port()?;
+        let mut command = ctx.program(&program);
+        command.arg(format!("--port={port}"));
+        let (stdout, stderr) = if let Some(option) = browser.log_option {
+            command.arg(format!("{option}={}", log.display()));
+            (Stdio::null(), Stdio::null())
+        } else {
+            let file = File::create(&log)
+                .map_err(|e| Error::failed(format!("cannot create {}: {e}", log.display())))?;
+            let copy = file
+                .try_clone()
+                .map_err(|e| Error::failed(format!("cannot open {} twice: {e}", log.display())))?;
+            (Stdio::from(copy), Stdio::from(file))
+        };
+        command
+            .envs(browser.driver_env.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(stdout)
+            .stderr(stderr);
+        println!("e2e: starting `{}`", describe(&command));
+        let child = command
+            .spawn()
+            .map_err(|e| Error::failed(format!("cannot start {}: {e}", browser.driver)))?;
+        // Made first, so that the driver is killed if it never listens.
+        let mut driver = Self { child, port };
+        wait_until_listening(
+            ctx,
+            browser.driver,
+            &mut driver.child,
+            port,
+            DRIVER_WAIT,
+            &log,
+        )?;
+        Ok(driver)
+    }
+
+    /// The driver's address, `http://127.0.0.1:PORT`.
+    pub(crate) fn url(&self) -> String {
+        toolbridge_server::base_url(self.port)
+    }
+}
+
+impl Drop for WebDriver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 /// The backends of the host's browser tests: a `toolbridge` server whose allowed origins are the

@@ -1,25 +1,22 @@
-//! The end-to-end suites (`tests/`): a fresh `toolbridge serve` (debug build) serving the
-//! reference app, the host module and the example tools, chromedriver on a free port, and
-//! `cargo test -p toolbridge-e2e --features e2e` told where both are. Screenshots land in
-//! `target/e2e/screenshots/`.
+//! The end-to-end suites (`tests/`), once per browser: a fresh `toolbridge serve` (debug build)
+//! serving the reference app, the host module and the example tools, the browser's driver
+//! (chromedriver, geckodriver) on a free port, and `cargo test -p toolbridge-e2e --features e2e`
+//! told which browser to ask for and where both are. Each browser gets its own server, database,
+//! driver log (`target/e2e/<browser>/`) and screenshots (`target/e2e/screenshots/<browser>/`):
+//! the tests leave data behind (a product, a tool, sent quotes), so a second browser on the same
+//! database would not start where the first did.
 
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::process::Command;
 
+use crate::browser::{Browser, WebDriver};
 use crate::error::Error;
 use crate::files::create_dir;
 use crate::host_module;
-use crate::process::{Ctx, describe};
-use crate::toolbridge_server::{
-    Profile, ServerOptions, ToolbridgeServer, free_port, wait_until_listening,
-};
+use crate::process::Ctx;
+use crate::toolbridge_server::{Profile, ServerOptions, ToolbridgeServer};
 
 /// Products in the e2e catalog: the demo size the app shows.
 const PRODUCTS: u32 = 1000;
-
-/// How long chromedriver may take to listen.
-const DRIVER_WAIT: Duration = Duration::from_secs(30);
 
 /// What the suites need running, and the command that runs them against it.
 pub(crate) struct Prepared {
@@ -27,8 +24,8 @@ pub(crate) struct Prepared {
     pub(crate) command: Command,
     /// The server; dropping it stops it.
     pub(crate) server: ToolbridgeServer,
-    /// Chromedriver; dropping it stops it.
-    _driver: ChromeDriver,
+    /// The browser's driver; dropping it stops it.
+    _driver: WebDriver,
 }
 
 /// `cargo test -p toolbridge-e2e --features <suite> --test <suite>`: one of the `tests/` crate's
@@ -47,20 +44,24 @@ pub(crate) fn suite_command(ctx: &Ctx, suite: &str) -> Command {
     command
 }
 
-/// Builds the host module, starts the server and chromedriver, and returns the test command.
-pub(crate) fn prepare(ctx: &Ctx) -> Result<Prepared, Error> {
+/// Builds the host module, starts a fresh server and `browser`'s driver, and returns the test
+/// command that runs the suites in `browser`.
+pub(crate) fn prepare(ctx: &Ctx, browser: &Browser) -> Result<Prepared, Error> {
     host_module::build(ctx)?;
-    let dir = ctx.target_dir().join("e2e");
+    let root = ctx.target_dir().join("e2e");
+    let dir = root.join(browser.name);
     let server = ToolbridgeServer::start(
         ctx,
         &ServerOptions::new("e2e", Profile::Debug, dir.join("server"), PRODUCTS),
     )?;
-    let driver = ChromeDriver::start(ctx, &dir)?;
-    let screenshots = dir.join("screenshots");
+    let driver = WebDriver::start(ctx, browser, &dir)?;
+    let screenshots = root.join("screenshots").join(browser.name);
     create_dir(&screenshots)?;
     let mut command = suite_command(ctx, "e2e");
     command
         .args(["--no-fail-fast", "--", "--test-threads=1"])
+        // Which capabilities `Browser::open` asks the driver for.
+        .env("TOOLBRIDGE_E2E_BROWSER", browser.name)
         // `localhost`, not 127.0.0.1: tool origins are `*.localhost`, and the app's cookie is
         // for the name the page was loaded from.
         .env(
@@ -76,56 +77,4 @@ pub(crate) fn prepare(ctx: &Ctx) -> Result<Prepared, Error> {
         server,
         _driver: driver,
     })
-}
-
-/// A running chromedriver; dropping it kills it.
-struct ChromeDriver {
-    child: Child,
-    port: u16,
-}
-
-impl ChromeDriver {
-    fn start(ctx: &Ctx, dir: &std::path::Path) -> Result<Self, Error> {
-        if ctx.find("chromedriver").is_none() {
-            return Err(Error::failed(
-                "chromedriver not found; run `cargo xtask setup` (as root it installs Debian's chromium-driver)",
-            ));
-        }
-        create_dir(dir)?;
-        let log: PathBuf = dir.join("chromedriver.log");
-        let port = free_port()?;
-        let mut command = ctx.command("chromedriver");
-        command
-            .arg(format!("--port={port}"))
-            .arg(format!("--log-path={}", log.display()))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        println!("e2e: starting `{}`", describe(&command));
-        let child = command
-            .spawn()
-            .map_err(|e| Error::failed(format!("cannot start chromedriver: {e}")))?;
-        // Made first, so that the driver is killed if it never listens.
-        let mut driver = Self { child, port };
-        wait_until_listening(
-            ctx,
-            "chromedriver",
-            &mut driver.child,
-            port,
-            DRIVER_WAIT,
-            &log,
-        )?;
-        Ok(driver)
-    }
-
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-}
-
-impl Drop for ChromeDriver {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }

@@ -139,6 +139,12 @@ const SUITES: &[Suite] = &[
         group: Group::Always,
         run: e2e_in_chromium,
     },
+    // The same tests in Firefox, against a server of its own.
+    Suite {
+        name: "e2e in firefox",
+        group: Group::Always,
+        run: e2e_in_firefox,
+    },
     // schemathesis against the debug server's OpenAPI document (`xtask/src/conformance.rs`).
     Suite {
         name: "api conformance",
@@ -540,9 +546,18 @@ fn parse_test_result(line: &str) -> Option<Outcome> {
     seen.then_some(outcome)
 }
 
-/// The reference app, the host, real tools and the server, end to end in Chromium.
 fn e2e_in_chromium(ctx: &Ctx) -> Outcome {
-    let prepared = match e2e::prepare(ctx) {
+    e2e_in_browser(ctx, &CHROMIUM)
+}
+
+fn e2e_in_firefox(ctx: &Ctx) -> Outcome {
+    e2e_in_browser(ctx, &FIREFOX)
+}
+
+/// The reference app, the host, real tools and the server, end to end in one headless browser
+/// (a fresh server in `target/e2e/<browser>/`); every test counts.
+fn e2e_in_browser(ctx: &Ctx, browser: &Browser) -> Outcome {
+    let prepared = match e2e::prepare(ctx, browser) {
         Ok(prepared) => prepared,
         Err(error) => {
             println!("test: {error}");
@@ -686,6 +701,16 @@ mod tests {
         for (i, name) in names.iter().enumerate() {
             assert!(!names[i + 1..].contains(name), "{name}");
         }
+    }
+
+    #[test]
+    fn e2e_runs_in_chromium_then_in_firefox() {
+        let e2e: Vec<&str> = SUITES
+            .iter()
+            .map(|suite| suite.name)
+            .filter(|name| name.contains("e2e in"))
+            .collect();
+        assert_eq!(e2e, ["e2e in chromium", "e2e in firefox"]);
     }
 
     #[test]

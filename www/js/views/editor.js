@@ -79,6 +79,9 @@ export function groupLines(lines) {
   }));
 }
 
+/** The heights, in CSS pixels, a quoting extension may give its frame in the tool panel. */
+const TOOL_HEIGHT = { min: 240, max: 4000 };
+
 /** Sums money amounts in whole cents, so a subtotal never shows float noise. */
 function sumCents(lines, field) {
   return lines.reduce((cents, line) => cents + Math.round((line[field] ?? 0) * 100), 0) / 100;
@@ -864,7 +867,8 @@ export async function renderEditor(root, { id }) {
       return;
     }
     closeTool(false);
-    const handle = host.mount(toolFrame, mountOptions(tool));
+    // The extension sizes its frame to its page, within these bounds.
+    const handle = host.mount(toolFrame, { ...mountOptions(tool), autoResize: TOOL_HEIGHT });
     state.tool = { tool, handle };
     toolTitle.textContent = tool.name;
     toolPanel.hidden = false;
