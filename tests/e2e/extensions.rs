@@ -9,7 +9,8 @@ use std::time::Duration;
 use fantoccini::Locator;
 
 use crate::browser::{Browser, PATIENCE};
-use crate::quote_editor::{line_rows, open_first_draft, open_tool};
+use crate::quick_quote::create_quote;
+use crate::quote_editor::{line_rows, open_first_draft, open_tool, send_quote};
 use crate::signin::sign_in;
 
 /// The estimator's frame inside the editor's tool panel.
@@ -226,14 +227,7 @@ async fn add_the_room_again(browser: &Browser, before: usize) {
 
 /// The quote is sent from the editor while the estimator is open: it stops adding and says why.
 async fn send_while_open(browser: &Browser) {
-    browser.press("Send Quote").await;
-    browser
-        .find("#dialog[open] #dialog-buttons button[value=send]")
-        .await
-        .click()
-        .await
-        .unwrap();
-    browser.find(".editor .notice:not([hidden])").await;
+    send_quote(browser).await;
     browser.enter_frame(TOOL_FRAME).await;
     browser
         .until(
@@ -288,36 +282,7 @@ async fn quick_quote_takes_the_user_to_the_quote_it_made() {
     browser.press("Open Quick quote").await;
 
     browser.enter_frame("#sidebar-frame iframe").await;
-    browser
-        .until(
-            "the quick quote's catalog",
-            "/products/.test(document.getElementById('catalog-status').textContent)",
-        )
-        .await;
-    browser.find("#mode-email").await.click().await.unwrap();
-    browser
-        .find("#customer-email")
-        .await
-        .send_keys("open-quote@example.test")
-        .await
-        .unwrap();
-    let line = browser.find("fieldset.line").await;
-    for (field, value) in [("sku", "OAK-01"), ("unitPrice", "89.5")] {
-        let input = line
-            .find(Locator::Css(&format!("[data-field={field}]")))
-            .await
-            .unwrap();
-        input.clear().await.unwrap();
-        input.send_keys(value).await.unwrap();
-    }
-    browser.press("Create quote").await;
-    browser
-        .until(
-            "the created quote",
-            "!document.getElementById('result').hidden",
-        )
-        .await;
-    let reference = browser.text("#result-ref").await;
+    let reference = create_quote(&browser, "open-quote@example.test", None).await;
     // The app offers ui.openQuote: a button, in place of the link.
     browser
         .until(

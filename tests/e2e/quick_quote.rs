@@ -11,6 +11,49 @@ use crate::signin::sign_in;
 /// The customer's name: markup that would run script if the app ever parsed it as HTML.
 const HOSTILE_NAME: &str = "<img src=x onerror=alert(1)>";
 
+/// Makes a quote in the Quick quote tool whose frame the browser is in: a customer by `email`
+/// (named `name`, if given) and one OAK-01 line. Returns the new quote's reference.
+pub(crate) async fn create_quote(browser: &Browser, email: &str, name: Option<&str>) -> String {
+    browser
+        .until(
+            "the quick quote's catalog",
+            "/products/.test(document.getElementById('catalog-status').textContent)",
+        )
+        .await;
+    browser.find("#mode-email").await.click().await.unwrap();
+    browser
+        .find("#customer-email")
+        .await
+        .send_keys(email)
+        .await
+        .unwrap();
+    if let Some(name) = name {
+        browser
+            .find("#customer-name")
+            .await
+            .send_keys(name)
+            .await
+            .unwrap();
+    }
+    let line = browser.find("fieldset.line").await;
+    for (field, value) in [("sku", "OAK-01"), ("unitPrice", "89.5")] {
+        let input = line
+            .find(fantoccini::Locator::Css(&format!("[data-field={field}]")))
+            .await
+            .unwrap();
+        input.clear().await.unwrap();
+        input.send_keys(value).await.unwrap();
+    }
+    browser.press("Create quote").await;
+    browser
+        .until(
+            "the created quote",
+            "!document.getElementById('result').hidden",
+        )
+        .await;
+    browser.text("#result-ref").await
+}
+
 /// An integrator's quote, made through the REST API, arrives in the open list too.
 async fn an_integrators_quote_arrives_live(browser: &Browser) {
     let key = api_key().await;
@@ -77,42 +120,7 @@ async fn quick_quote_makes_a_quote_that_appears_in_the_list_with_its_name_as_tex
     browser.find(".quotes-table").await;
 
     browser.enter_frame("#sidebar-frame iframe").await;
-    browser
-        .until(
-            "the quick quote's catalog",
-            "/products/.test(document.getElementById('catalog-status').textContent)",
-        )
-        .await;
-    browser.find("#mode-email").await.click().await.unwrap();
-    browser
-        .find("#customer-email")
-        .await
-        .send_keys("xss-check@example.test")
-        .await
-        .unwrap();
-    browser
-        .find("#customer-name")
-        .await
-        .send_keys(HOSTILE_NAME)
-        .await
-        .unwrap();
-    let line = browser.find("fieldset.line").await;
-    for (field, value) in [("sku", "OAK-01"), ("unitPrice", "89.5")] {
-        let input = line
-            .find(fantoccini::Locator::Css(&format!("[data-field={field}]")))
-            .await
-            .unwrap();
-        input.clear().await.unwrap();
-        input.send_keys(value).await.unwrap();
-    }
-    browser.press("Create quote").await;
-    browser
-        .until(
-            "the created quote",
-            "!document.getElementById('result').hidden",
-        )
-        .await;
-    let reference = browser.text("#result-ref").await;
+    let reference = create_quote(&browser, "xss-check@example.test", Some(HOSTILE_NAME)).await;
     browser.leave_frame().await;
 
     // The list hears of the new quote without a reload.

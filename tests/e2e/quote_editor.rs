@@ -156,6 +156,18 @@ async fn check_saved(browser: &Browser) {
     );
 }
 
+/// Sends the open quote from the editor (Send Quote, confirmed), and waits for its notice.
+pub(crate) async fn send_quote(browser: &Browser) {
+    browser.press("Send Quote").await;
+    browser
+        .find("#dialog[open] #dialog-buttons button[value=send]")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser.find(".editor .notice:not([hidden])").await;
+}
+
 /// The number of line rows the editor shows.
 pub(crate) async fn line_rows(browser: &Browser) -> usize {
     browser
@@ -271,14 +283,7 @@ async fn the_estimator_fills_the_open_quote_which_saves_reloads_and_locks() {
     );
     check_saved(&browser).await;
 
-    browser.press("Send Quote").await;
-    browser
-        .find("#dialog[open] #dialog-buttons button[value=send]")
-        .await
-        .click()
-        .await
-        .unwrap();
-    browser.find(".editor .notice:not([hidden])").await;
+    send_quote(&browser).await;
     // The estimator reads the open quote: on a Sent one it offers no adding, and says why. (The
     // host's own QUOTE_LOCKED refusal, for a tool that does not look, is in the host's tests.)
     open_tool(&browser, "Flooring estimator").await;

@@ -57,6 +57,15 @@ async fn heard(tool: &Tool, event: &str, count: usize) -> Vec<Value> {
     );
 }
 
+/// The test tool mounted as a standalone tool that sizes its frame within
+/// `min` and `max`, connected.
+async fn auto_sized(host: &toolbridge_host::Host, min: u32, max: u32) -> Tool {
+    let bounds = json!({"autoResize": {"min": min, "max": max}});
+    let tool = mount_with(host, "lookup", STANDALONE, &sdk_query(&json!({})), &bounds).await;
+    tool.ok("context.get", json!([])).await;
+    tool
+}
+
 async fn subscribe(tool: &Tool, event: &str) {
     let answer = tool
         .command(json!({"command": "subscribe", "event": event}))
@@ -459,15 +468,7 @@ async fn open_quote_goes_through_the_page_hook_for_the_users_own_quotes_only() {
 async fn auto_resize_sizes_the_frame_within_the_bounds() {
     sign_in(OFFICE).await;
     let host = host();
-    let tool = mount_with(
-        &host,
-        "lookup",
-        STANDALONE,
-        &sdk_query(&json!({})),
-        &json!({"autoResize": {"min": 120, "max": 400}}),
-    )
-    .await;
-    tool.ok("context.get", json!([])).await;
+    let tool = auto_sized(&host, 120, 400).await;
     for (content, expected) in [(300, 316), (1000, 400), (10, 120), (250, 266)] {
         tool.command(json!({"command": "layout", "height": content}))
             .await;
@@ -486,14 +487,7 @@ async fn auto_resize_sizes_the_frame_within_the_bounds() {
 async fn a_full_viewport_page_settles_to_one_height() {
     sign_in(OFFICE).await;
     let host = host();
-    let tool = mount_with(
-        &host,
-        "lookup",
-        STANDALONE,
-        &sdk_query(&json!({})),
-        &json!({"autoResize": {"min": 120, "max": 900}}),
-    )
-    .await;
+    let tool = auto_sized(&host, 120, 900).await;
     tool.command(json!({"command": "layout", "fullViewport": true}))
         .await;
     let height = settled_height(&tool, 600).await.unwrap();
