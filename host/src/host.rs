@@ -588,7 +588,7 @@ impl Host {
     #[wasm_bindgen(js_name = endSession)]
     pub fn end_session(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "\"signedOut\" | \"expired\" | undefined")]
+        #[wasm_bindgen(unchecked_optional_param_type = "\"signedOut\" | \"expired\"")]
         reason: Option<String>,
     ) -> Result<(), JsValue> {
         let reason = match reason {
