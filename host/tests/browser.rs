@@ -474,12 +474,7 @@ async fn paging_is_checked_before_any_request_is_made() {
         .fails("products.list", json!([{"page": 0, "pageSize": 501}]))
         .await;
     assert_eq!(error["code"], "INVALID_PARAMS");
-    let paths: Vec<&str> = error["details"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["path"].as_str().unwrap())
-        .collect();
+    let paths = detail_paths(&error);
     assert_eq!(paths, ["page", "pageSize"]);
     let error = tool
         .fails("customers.list", json!([{"codes": ["A"]}]))
@@ -573,12 +568,7 @@ async fn quotes_create_is_validated_before_the_backend_sees_it() {
                 line(1.0, -1.0, 0.15), line(1.0, 1_000_000.01, 0.15), line(1.0, 1.0, 15.0)]}]),
         )
         .await;
-    let paths: Vec<&str> = bad["details"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["path"].as_str().unwrap())
-        .collect();
+    let paths = detail_paths(&bad);
     assert_eq!(
         paths,
         [
@@ -793,12 +783,7 @@ async fn an_invalid_batch_leaves_the_open_quote_exactly_as_it_was() {
     ]);
     let error = tool.fails("quotes.addLines", json!([batch])).await;
     assert_eq!(error["code"], "INVALID_PARAMS");
-    let paths: Vec<&str> = error["details"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["path"].as_str().unwrap())
-        .collect();
+    let paths = detail_paths(&error);
     assert_eq!(
         paths,
         [

@@ -323,12 +323,7 @@ async fn a_toast_reaches_the_page_hook_with_the_tool_name_within_the_limit() {
         )
         .await;
     assert_eq!(error["code"], "INVALID_PARAMS");
-    let paths: Vec<&str> = error["details"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["path"].as_str().unwrap())
-        .collect();
+    let paths = detail_paths(&error);
     assert_eq!(paths, ["kind", "message"]);
 }
 
