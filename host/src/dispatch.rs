@@ -339,7 +339,8 @@ fn answer_now(
         Method::QuotesGetOpen => Ok(shared
             .editor
             .borrow()
-            .tool_view()
+            .view()
+            .map(|view| view.for_tools())
             .ok_or(Error::NoOpenQuote)
             .and_then(|view| json::to_js(&view))
             .map(|view| (Answer::Js(view), None))),

@@ -72,6 +72,17 @@ pub(crate) struct QuoteView {
     #[serde(flatten)]
     quote: QuoteDto,
     dirty: bool,
+    /// The signed-in user's role, for the tools' view.
+    #[serde(skip)]
+    role: Role,
+}
+
+impl QuoteView {
+    /// The same quote as a tool reads it (`quotes.getOpen`), cost left out
+    /// for a role that does not see it.
+    pub(crate) fn for_tools(&self) -> BridgeOpenQuoteDto {
+        BridgeOpenQuoteDto::new(&self.quote, self.dirty, self.role)
+    }
 }
 
 /// A quote being edited.
@@ -163,14 +174,7 @@ impl Editor {
         self.session.as_ref().map(|session| QuoteView {
             quote: session.quote.to_dto(),
             dirty: session.is_dirty(),
-        })
-    }
-
-    /// The open quote as a tool reads it (`quotes.getOpen`), cost left out
-    /// for a role that does not see it.
-    pub(crate) fn tool_view(&self) -> Option<BridgeOpenQuoteDto> {
-        self.session.as_ref().map(|session| {
-            BridgeOpenQuoteDto::new(&session.quote.to_dto(), session.is_dirty(), session.role)
+            role: session.role,
         })
     }
 

@@ -24,7 +24,7 @@ use web_sys::{Element, HtmlIFrameElement, MessageEvent, Window};
 use crate::backend::{Backend, Fetched};
 use crate::debug::DebugLog;
 use crate::dispatch::{fetch_context, typed};
-use crate::editor::{Change, Editor, Session};
+use crate::editor::{Change, Editor, QuoteView, Session};
 use crate::error::HostError;
 use crate::handshake;
 use crate::hooks::Hooks;
@@ -88,18 +88,19 @@ impl Shared {
         self.context.borrow_mut().take();
     }
 
-    /// Tells `onChange` listeners, and the connected tools that listen for
-    /// `quote.changed`.
-    pub(crate) fn emit_change(&self, change: &Change) {
-        self.notify_quote_changed(change);
+    /// Whether the page listens for changes with `onChange`.
+    pub(crate) fn has_change_listeners(&self) -> bool {
+        !self.changes.is_empty()
+    }
+
+    /// Tells the page's `onChange` listeners of `change`, with the open
+    /// quote after it (`view`).
+    pub(crate) fn tell_change_listeners(&self, view: Option<&QuoteView>, change: &Change) {
         if self.changes.is_empty() {
             return;
         }
-        let quote = self
-            .editor
-            .borrow()
-            .view()
-            .and_then(|view| json::to_js(&view).ok())
+        let quote = view
+            .and_then(|view| json::to_js(view).ok())
             .unwrap_or(JsValue::NULL);
         let change = json::to_js(change).unwrap_or(JsValue::NULL);
         self.changes.emit(&quote, &change);

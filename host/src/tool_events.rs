@@ -11,7 +11,7 @@ use wasm_bindgen::JsValue;
 use web_sys::{HtmlIFrameElement, MessagePort};
 
 use crate::debug::DroppedRecord;
-use crate::editor::Change;
+use crate::editor::{Change, QuoteView};
 use crate::host::Shared;
 use crate::json;
 
@@ -27,33 +27,31 @@ impl Shared {
             .collect()
     }
 
-    /// Posts `event` to every tool that was offered it. The message is made
-    /// once, and only when some tool listens.
-    fn post_event(&self, capability: Capability, event: impl FnOnce() -> Option<JsValue>) {
-        let ports = self.ports_offering(capability);
-        if ports.is_empty() {
-            return;
-        }
-        let Some(message) = event() else {
-            return;
-        };
-        for port in ports {
-            // A closed port (the tool just went away) takes nothing.
-            let _ = port.post_message(&message);
-        }
+    /// Posts the event `encode` makes to every tool that was offered
+    /// `capability`; the message is made once, and only when some tool
+    /// listens.
+    fn post_event(&self, capability: Capability, encode: impl FnOnce() -> Option<JsValue>) {
+        post(&self.ports_offering(capability), encode);
     }
 
     /// Tells the quoting extensions what happened to the open quote, with
-    /// the quote as `quotes.getOpen` answers it now.
-    pub(crate) fn notify_quote_changed(&self, change: &Change) {
-        self.post_event(Capability::QuoteChanged, || {
-            let view = self.editor.borrow().tool_view();
-            let event = HostEvent::QuoteChanged {
+    /// the quote as `quotes.getOpen` answers it now, and then the page's
+    /// `onChange` listeners. The quote's amounts are worked out once for
+    /// both, and not at all when nobody listens.
+    pub(crate) fn emit_change(&self, change: &Change) {
+        let ports = self.ports_offering(Capability::QuoteChanged);
+        if ports.is_empty() && !self.has_change_listeners() {
+            return;
+        }
+        let view = self.editor.borrow().view();
+        post(&ports, || {
+            let quote = view.as_ref().map(QuoteView::for_tools);
+            encode(&HostEvent::QuoteChanged {
                 kind: change.kind_for_tools(),
-                quote: view.as_ref(),
-            };
-            encode(&event)
+                quote: quote.as_ref(),
+            })
         });
+        self.tell_change_listeners(view.as_ref(), change);
     }
 
     /// The session ended: forgets the user and tells every connected tool,
@@ -98,6 +96,20 @@ impl Shared {
                 tool: Some(mounted.tool.slug.clone()),
             }),
         }
+    }
+}
+
+/// Posts the message `encode` makes to `ports`, when there are any.
+fn post(ports: &[MessagePort], encode: impl FnOnce() -> Option<JsValue>) {
+    if ports.is_empty() {
+        return;
+    }
+    let Some(message) = encode() else {
+        return;
+    };
+    for port in ports {
+        // A closed port (the tool just went away) takes nothing.
+        let _ = port.post_message(&message);
     }
 }
 
