@@ -10,12 +10,16 @@
 //   and to stop adding once it is sent, and asking in the app's own dialog (ui.confirm) before
 //   adding a room a second time. On an app without them the tool works as before;
 // - turning a BridgeError into words a user understands;
+// - taking the tenant's default waste allowance and markup from its install settings
+//   (settings.get, kept current by settings.changed) where the app offers them;
 // - keeping only preferences (never quote contents) in localStorage.
 //
 // It is an ES module, so it runs in strict mode and defines no globals.
 
 const PREFERENCES_KEY = "flooring-estimator:preferences";
 const DEFAULT_PREFERENCES = { waste: 10, markup: 40, taxRate: 15, installRate: 25, travelRate: 1.5 };
+// Install settings (declared in manifest.json) → the preference they give the default of.
+const SETTING_PREFERENCES = { wastePercent: "waste", markupPercent: "markup" };
 
 // 500 is the largest page the bridge allows: the fewest round trips for a full catalog.
 const CATALOG_PAGE_SIZE = 500;
@@ -70,6 +74,11 @@ const state = {
   quoteRooms: null,
   // Why adding is off (the quote was sent or closed); "" while it may take lines.
   locked: "",
+  // Preferences whose default comes from the install settings: not kept in localStorage, as an
+  // administrator sets them for everyone.
+  fromSettings: new Set(),
+  // Preference fields the user changed on this page, which a settings change leaves alone.
+  edited: new Set(),
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -183,6 +192,9 @@ function loadPreferences() {
 function savePreferences() {
   const preferences = {};
   for (const [name, input] of preferenceInputs()) {
+    if (state.fromSettings.has(name)) {
+      continue;
+    }
     if (input.checkValidity() && Number.isFinite(input.valueAsNumber)) {
       preferences[name] = input.valueAsNumber;
     }
@@ -780,7 +792,42 @@ function restorePreferences() {
   const preferences = loadPreferences();
   for (const [name, input] of preferenceInputs()) {
     input.value = String(preferences[name]);
-    input.addEventListener("change", savePreferences);
+    input.addEventListener("change", () => {
+      state.edited.add(name);
+      savePreferences();
+    });
+  }
+}
+
+/**
+ * The install settings an administrator chose for this organisation become the defaults of the
+ * waste and markup fields (a value the user typed on this page stays). On an app without the
+ * settings extension the tool keeps its own defaults and the user's saved ones.
+ */
+async function followSettings() {
+  if (!bridge.supports("settings.get")) {
+    return;
+  }
+  bridge.on("settings.changed", ({ settings }) => applySettings(settings));
+  try {
+    applySettings(await bridge.settings.get());
+  } catch (error) {
+    setStatus(`The tool's settings didn't load, so its own defaults apply. ${describeError(error)}`, "warning");
+  }
+}
+
+function applySettings(settings) {
+  const inputs = new Map(preferenceInputs());
+  for (const [setting, name] of Object.entries(SETTING_PREFERENCES)) {
+    const value = settings[setting];
+    if (!Number.isFinite(value)) {
+      continue;
+    }
+    state.fromSettings.add(name);
+    const input = inputs.get(name);
+    if (!state.edited.has(name)) {
+      input.value = String(value);
+    }
   }
 }
 
@@ -819,6 +866,7 @@ async function start() {
     showFatal(describeError(error));
     return;
   }
+  await followSettings();
   followOpenQuote();
   await loadCatalog();
 }

@@ -87,6 +87,8 @@ export const api = {
 
   // Enabled tools, with what host.mount takes
   tools: () => request("GET", "/api/tools"),
+  /** What a dev folder's frame refused it, for the server to print (`serve --dev-tool` only). */
+  reportDevBlocked: (slug, report) => request("POST", `/api/dev-tools/${encodeURIComponent(slug)}/blocked`, { json: report }),
 
   // Settings (Admin and Super User)
   keys: () => request("GET", "/api/settings/keys"),
@@ -96,6 +98,8 @@ export const api = {
   uploadTool: (file) => request("POST", "/api/settings/tools", { body: file, contentType: "application/zip" }),
   setToolEnabled: (slug, enabled) => request("PATCH", `/api/settings/tools/${encodeURIComponent(slug)}`, { json: { enabled } }),
   removeTool: (slug) => request("DELETE", `/api/settings/tools/${encodeURIComponent(slug)}`),
+  /** The complete install settings of a tool for this organisation; a key left out is unset. */
+  setToolSettings: (slug, values) => request("PUT", `/api/settings/tools/${encodeURIComponent(slug)}/settings`, { json: values }),
 };
 
 /** Words for an error, for a toast or a message next to a form. */

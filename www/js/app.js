@@ -8,7 +8,10 @@ export const app = {
   host: null,
   /** The session context: {userName, userEmail, userRole, tenantName, tenantId, cultureCode}. */
   context: null,
-  /** Enabled tools: [{slug, name, shortName, type, version, description, origin, entry, dev}]. */
+  /**
+   * Enabled tools: [{slug, name, shortName, type, version, description, origin, entry, dev,
+   * settings, connect}], `settings` being the organisation's install settings for the tool.
+   */
   tools: [],
   /** Set by main.js: back to the sign-in page when a request finds the session gone. */
   onSessionEnded: null,
@@ -54,7 +57,13 @@ export function toolName(slug) {
   return toolBySlug(slug)?.name ?? slug;
 }
 
-/** What `host.mount` takes, straight from an entry of `GET /api/tools`. */
+/**
+ * What `host.mount` takes, straight from an entry of `GET /api/tools`. With `settings` (the
+ * organisation's install settings, `{}` for a tool that declares none) the tool is offered
+ * `settings.get` and `settings.changed`.
+ */
 export function mountOptions(tool) {
-  return { slug: tool.slug, origin: tool.origin, type: tool.type, entry: tool.entry, title: tool.name };
+  const options = { slug: tool.slug, origin: tool.origin, type: tool.type, entry: tool.entry, title: tool.name };
+  if (tool.settings) options.settings = tool.settings;
+  return options;
 }

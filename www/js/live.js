@@ -3,6 +3,12 @@
 // status, date}, by}` for the signed-in user's tenant, whoever made the change; `by` says who:
 // `{kind: "user", name, email}` or `{kind: "key", name}` (an integrator's API key). EventSource
 // reconnects by itself after a dropped connection.
+//
+// A `toolSettings` event carries `{slug, settings}` after an admin of the tenant changed a tool's
+// install settings: the values go to the tool list and, through `host.setToolSettings`, to every
+// open frame of that tool, which hears `settings.changed`.
+
+import { app, toolBySlug } from "./app.js";
 
 const listeners = new Set();
 let source = null;
@@ -24,6 +30,22 @@ export function connectLive() {
       } catch (error) {
         console.error("quote event listener failed", error);
       }
+    }
+  });
+  source.addEventListener("toolSettings", (message) => {
+    let event;
+    try {
+      event = JSON.parse(message.data);
+    } catch {
+      return;
+    }
+    if (!event || typeof event.slug !== "string" || !event.settings || typeof event.settings !== "object") return;
+    const tool = toolBySlug(event.slug);
+    if (tool) tool.settings = event.settings;
+    try {
+      app.host?.setToolSettings(event.slug, event.settings);
+    } catch (error) {
+      console.error(`the new settings of ${event.slug} did not reach its frames`, error);
     }
   });
 }

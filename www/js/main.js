@@ -14,6 +14,7 @@ import init, { Host } from "/host/toolbridge_host.js";
 import { api, setUnauthenticatedHandler, describeError } from "./api.js";
 import { app, can, loadTools, toolName } from "./app.js";
 import { recordCall, setDebug, setupDebugPanel } from "./debug.js";
+import { clearDevReports, reportBlocked, setupDevReports } from "./dev-reports.js";
 import { ask } from "./dialog.js";
 import { byId, h, replace, focusHeading } from "./dom.js";
 import { setCulture, ROLE_LABELS } from "./format.js";
@@ -117,6 +118,7 @@ function signedOut(notice = "", reason = "signedOut") {
   byId("account").hidden = true;
   byId("nav").hidden = true;
   setDebug(false);
+  clearDevReports();
   signInNotice = notice;
   refresh();
 }
@@ -155,6 +157,7 @@ async function start() {
   if (deepLink) window.history.replaceState(null, "", `/#/quotes/${deepLink[1]}`);
 
   setupDebugPanel();
+  setupDevReports();
   setupSidebar();
   byId("sign-out").addEventListener("click", signOut);
   setUnauthenticatedHandler(sessionEnded);
@@ -176,9 +179,11 @@ async function start() {
     }
   });
   // What a tool's frame refused it (a dialog, the app's window, a request past the bridge, a
-  // forged welcome): into the debug panel as a row of its own.
+  // forged welcome): into the debug panel as a row of its own, and for a tool served from a folder
+  // under development also in the panel for its author, with what to change.
   app.host.onBlocked((record) => {
     recordCall({ tool: record.tool, method: `refused: ${record.what}`, outcome: "BLOCKED", message: record.detail });
+    reportBlocked(record);
   });
   // What tools did to the open quote.
   app.host.onChange((quote, change) => {

@@ -1,6 +1,7 @@
 // Settings → Tools (Admin and Super User): upload a tool bundle (.zip), see every installed tool
-// with its type and version, enable or disable it, remove it. A refused bundle lists each problem
-// with the entry it concerns and the rule it breaks.
+// with its type and version and the outside origins it talks to, enable or disable it, set its
+// install settings for this organisation, remove it. A refused bundle lists each problem with the
+// entry it concerns and the rule it breaks.
 
 import { loadTools } from "../app.js";
 import { api, describeError } from "../api.js";
@@ -27,6 +28,119 @@ function refusalList(errors) {
       h("span", {}, message),
       rule ? h("span", { class: "badge badge-error rule" }, `rule: ${rule}`) : null);
   }));
+}
+
+/** "talks to https://a.example and https://b.example", or null for a tool that declares none. */
+function talksTo(tool) {
+  const origins = Array.isArray(tool.connect) ? tool.connect : [];
+  if (!origins.length) return null;
+  return h("span", { class: "sub talks-to" }, "talks to ",
+    origins.flatMap((origin, index) => [index ? (index === origins.length - 1 ? " and " : ", ") : "", h("code", {}, origin)]));
+}
+
+/** One input per declared setting, filled with the organisation's current values. */
+function settingField(tool, declaration, value) {
+  const id = `setting-${tool.slug}-${declaration.key}`;
+  const hintId = `${id}-hint`;
+  const errorId = `${id}-error`;
+  const described = [declaration.description ? hintId : null, errorId].filter(Boolean).join(" ");
+  let input;
+  switch (declaration.type) {
+    case "boolean":
+      input = h("input", { id, type: "checkbox", "aria-describedby": described, props: { checked: value === true } });
+      break;
+    case "select":
+      input = h("select", { id, "aria-describedby": described, required: Boolean(declaration.required) },
+        declaration.required && value !== undefined ? null : h("option", { value: "" }, "— not set —"),
+        declaration.options.map((option) => h("option", { value: option, props: { selected: option === value } }, option)));
+      break;
+    case "number":
+      input = h("input", { id, type: "number", step: "any", inputmode: "decimal", "aria-describedby": described, required: Boolean(declaration.required), props: { value: value === undefined ? "" : String(value) } });
+      break;
+    default:
+      input = h("input", { id, type: "text", maxlength: "1000", "aria-describedby": described, required: Boolean(declaration.required), props: { value: value === undefined ? "" : String(value) } });
+  }
+  const error = h("p", { id: errorId, class: "field-error", hidden: true });
+  const label = h("label", { for: id }, declaration.label, declaration.required ? h("span", { class: "required" }, " (required)") : null);
+  const field = declaration.type === "boolean"
+    ? h("div", { class: "field" }, h("div", { class: "check" }, input, label), declaration.description ? h("p", { id: hintId, class: "hint" }, declaration.description) : null, error)
+    : h("div", { class: "field" }, label, declaration.description ? h("p", { id: hintId, class: "hint" }, declaration.description) : null, input, error);
+  return { declaration, input, error, field };
+}
+
+/** What the form holds, as the settings API takes it: a key left empty is unset. */
+function formValues(fields) {
+  const values = {};
+  const problems = [];
+  for (const { declaration, input } of fields) {
+    switch (declaration.type) {
+      case "boolean":
+        values[declaration.key] = input.checked;
+        break;
+      case "number":
+        if (input.validity.badInput) problems.push({ path: declaration.key, message: "must be a number" });
+        else if (input.value !== "") values[declaration.key] = input.valueAsNumber;
+        break;
+      default:
+        if (input.value !== "") values[declaration.key] = input.value;
+    }
+  }
+  return { values, problems };
+}
+
+/** The install settings of one tool: its declared fields, saved for the whole organisation. */
+function settingsForm(tool, onSaved) {
+  const values = tool.settings ?? {};
+  const fields = tool.settingDeclarations.map((declaration) => settingField(tool, declaration, values[declaration.key]));
+  const status = h("p", { class: "form-error", role: "alert", hidden: true });
+  const save = h("button", { type: "submit", class: "primary small" }, "Save settings");
+  const showProblems = (problems) => {
+    for (const { error } of fields) {
+      error.hidden = true;
+      error.textContent = "";
+    }
+    const unplaced = [];
+    for (const problem of problems) {
+      const field = fields.find(({ declaration }) => declaration.key === problem.path);
+      if (field) {
+        field.error.textContent = `${field.declaration.label}: ${problem.message}`;
+        field.error.hidden = false;
+        field.input.setAttribute("aria-invalid", "true");
+      } else {
+        unplaced.push(`${problem.path || "settings"}: ${problem.message}`);
+      }
+    }
+    status.textContent = unplaced.join("; ");
+    status.hidden = unplaced.length === 0;
+    const first = fields.find(({ error }) => !error.hidden);
+    first?.input.focus();
+  };
+  const form = h("form", { class: "stack tool-settings", novalidate: true, "aria-label": `Settings of ${tool.name}`, on: { submit: async (event) => {
+    event.preventDefault();
+    for (const { input } of fields) input.removeAttribute("aria-invalid");
+    const { values: chosen, problems } = formValues(fields);
+    if (problems.length) {
+      showProblems(problems);
+      return;
+    }
+    save.disabled = true;
+    try {
+      const saved = await api.setToolSettings(tool.slug, chosen);
+      showProblems([]);
+      toast(`Settings of ${tool.name} saved.`, "success");
+      onSaved(saved);
+    } catch (error) {
+      if (error.status === 422 && error.errors?.length) showProblems(error.errors);
+      else showProblems([{ path: "", message: describeError(error) }]);
+    } finally {
+      save.disabled = false;
+    }
+  } } },
+  h("p", { class: "hint" }, "These values apply to everyone in your organisation who opens the tool. They are not secret: the tool, and so anyone who can open it, reads them. Never enter passwords or API keys here."),
+  fields.map(({ field }) => field),
+  status,
+  h("div", { class: "actions" }, save));
+  return form;
 }
 
 export async function renderToolSettings(root) {
@@ -68,8 +182,11 @@ export async function renderToolSettings(root) {
       const message = replaced
         ? `Installed ${tool.name} ${tool.version}, replacing version ${replaced.version}.`
         : `Installed ${tool.name} ${tool.version}.`;
-      replace(result, h("p", { class: "success-text", role: "status" }, message,
-        tool.enabled === false ? " It is disabled: enable it below to use it." : ""));
+      const declared = tool.settingDeclarations?.length ?? 0;
+      replace(result, h("div", { role: "status" },
+        h("p", { class: "success-text" }, message, tool.enabled === false ? " It is disabled: enable it below to use it." : ""),
+        tool.connect?.length ? h("p", {}, "Besides its own origin, it ", talksTo(tool), ", as its manifest declares.") : null,
+        declared ? h("p", {}, `It has ${declared} setting${declared === 1 ? "" : "s"} for your organisation: see Settings on its row below.`) : null));
       toast(message, "success");
       form.reset();
       await Promise.all([loadList(), loadTools().catch(() => {})]);
@@ -137,23 +254,40 @@ export async function renderToolSettings(root) {
       replace(listArea, h("p", { class: "muted" }, "No tools are installed."));
       return;
     }
+    const columns = ["Tool", "Type", "Version", "Files", "Installed", "Enabled", "Actions"];
     replace(listArea, h("div", { class: "table-wrap" }, h("table", { class: "data" },
       h("caption", { class: "visually-hidden" }, "Installed tools"),
-      h("thead", {}, h("tr", {}, ["Tool", "Type", "Version", "Files", "Installed", "Enabled", "Actions"].map((c) => h("th", { scope: "col" }, c)))),
-      h("tbody", {}, tools.map((tool) => {
+      h("thead", {}, h("tr", {}, columns.map((c) => h("th", { scope: "col" }, c)))),
+      h("tbody", {}, tools.flatMap((tool) => {
         const boxId = `enabled-${tool.slug}`;
         const box = h("input", { id: boxId, type: "checkbox", class: "switch", props: { checked: Boolean(tool.enabled) } });
         box.addEventListener("change", () => setEnabled(tool, box));
         const removeButton = h("button", { type: "button", class: "danger small", "aria-label": `Remove ${tool.name}` }, "Remove");
         removeButton.addEventListener("click", () => remove(tool, removeButton));
-        return h("tr", {},
-          h("th", { scope: "row" }, tool.name, h("span", { class: "sub" }, h("code", {}, tool.slug)), tool.description ? h("span", { class: "sub" }, tool.description) : null),
+        const declared = tool.settingDeclarations?.length > 0;
+        const settingsRow = h("tr", { class: "settings-row", id: `settings-${tool.slug}`, hidden: true });
+        const settingsButton = declared
+          ? h("button", { type: "button", class: "secondary small", "aria-expanded": "false", "aria-controls": `settings-${tool.slug}`, "aria-label": `Settings of ${tool.name}` }, "Settings")
+          : null;
+        settingsButton?.addEventListener("click", () => {
+          const open = settingsRow.hidden;
+          settingsButton.setAttribute("aria-expanded", String(open));
+          if (open) {
+            replace(settingsRow, h("td", { colspan: String(columns.length) }, settingsForm(tool, (saved) => {
+              tool.settings = saved?.settings ?? tool.settings;
+            })));
+          }
+          settingsRow.hidden = !open;
+          if (open) settingsRow.querySelector("input, select")?.focus();
+        });
+        return [h("tr", {},
+          h("th", { scope: "row" }, tool.name, h("span", { class: "sub" }, h("code", {}, tool.slug)), tool.description ? h("span", { class: "sub" }, tool.description) : null, talksTo(tool)),
           h("td", {}, TOOL_TYPE_LABELS[tool.type] ?? tool.type),
           h("td", {}, tool.version),
           h("td", { class: "nowrap" }, `${tool.fileCount ?? "–"} files`, h("span", { class: "sub" }, formatBytes(tool.totalBytes))),
           h("td", {}, tool.installedAt ? formatDateTime(tool.installedAt) : "–"),
           h("td", {}, h("div", { class: "check" }, box, h("label", { for: boxId }, h("span", { class: "visually-hidden" }, `${tool.name} `), "enabled"))),
-          h("td", {}, removeButton));
+          h("td", {}, h("div", { class: "row-actions" }, settingsButton, removeButton))), settingsRow];
       })))));
   }
 
