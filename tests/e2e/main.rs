@@ -8,6 +8,7 @@
 
 mod browser;
 mod catalog_text;
+mod dev_tools;
 mod extensions;
 mod hostile_tool;
 mod quick_quote;

@@ -234,6 +234,7 @@ impl HostBackends {
                     format!("http://localhost:{page_port}"),
                 ],
                 sdk_dir: Some(bridge_js::dist_dir(ctx)),
+                dev_tools: Vec::new(),
             },
             harness,
         })

@@ -13,6 +13,7 @@ use crate::error::Error;
 use crate::files::create_dir;
 use crate::host_module;
 use crate::process::Ctx;
+use crate::readme_tool;
 use crate::toolbridge_server::{Profile, ServerOptions, ToolbridgeServer};
 
 /// Products in the e2e catalog: the demo size the app shows.
@@ -50,10 +51,12 @@ pub(crate) fn prepare(ctx: &Ctx, browser: &Browser) -> Result<Prepared, Error> {
     host_module::build(ctx)?;
     let root = ctx.target_dir().join("e2e");
     let dir = root.join(browser.name);
-    let server = ToolbridgeServer::start(
-        ctx,
-        &ServerOptions::new("e2e", Profile::Debug, dir.join("server"), PRODUCTS),
-    )?;
+    // The README's first tool, and the same page with its script inline, served as folders under
+    // development.
+    let dev_tools = readme_tool::write_folders(ctx.root(), &dir.join("dev-tools"))?;
+    let mut options = ServerOptions::new("e2e", Profile::Debug, dir.join("server"), PRODUCTS);
+    options.dev_tools = dev_tools.to_vec();
+    let server = ToolbridgeServer::start(ctx, &options)?;
     let driver = WebDriver::start(ctx, browser, &dir)?;
     let screenshots = root.join("screenshots").join(browser.name);
     create_dir(&screenshots)?;
@@ -71,6 +74,8 @@ pub(crate) fn prepare(ctx: &Ctx, browser: &Browser) -> Result<Prepared, Error> {
         .env("TOOLBRIDGE_E2E_WEBDRIVER", driver.url())
         // Suites that need data no page can make (a catalog product) write it here.
         .env("TOOLBRIDGE_E2E_DB", server.db())
+        // Where the server prints, for what it must tell a dev tool's author.
+        .env("TOOLBRIDGE_E2E_SERVER_LOG", options.log())
         .env("TOOLBRIDGE_E2E_SCREENSHOTS", &screenshots);
     Ok(Prepared {
         command,

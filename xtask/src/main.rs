@@ -25,6 +25,7 @@ mod json;
 mod load;
 mod pins;
 mod process;
+mod readme_tool;
 mod reliability;
 mod scratch;
 mod serve;

@@ -59,6 +59,8 @@ pub(crate) struct ServerOptions {
     pub(crate) allow_origins: Vec<String>,
     /// Where the built SDK is (`--sdk-dir`); the server's default (`sdk/dist`) when `None`.
     pub(crate) sdk_dir: Option<PathBuf>,
+    /// Tool folders served live from disk (`--dev-tool`, each).
+    pub(crate) dev_tools: Vec<PathBuf>,
 }
 
 impl ServerOptions {
@@ -83,6 +85,7 @@ impl ServerOptions {
             seed_products,
             allow_origins: Vec::new(),
             sdk_dir: None,
+            dev_tools: Vec::new(),
         }
     }
 }
@@ -144,6 +147,9 @@ impl ToolbridgeServer {
         }
         if let Some(sdk_dir) = &options.sdk_dir {
             serve.arg("--sdk-dir").arg(sdk_dir);
+        }
+        for dir in &options.dev_tools {
+            serve.arg("--dev-tool").arg(dir);
         }
         serve
             .env("RUST_LOG", "warn")

@@ -1,0 +1,110 @@
+//! The tool the README teaches, taken from the README itself, for the end-to-end suites to run
+//! as a `--dev-tool` folder: a fenced block whose info string names a file of the example's folder
+//! (```` ```html my-tool/index.html ````) is that file. From the same blocks comes the mistake every
+//! first tool makes, its script written inline in the page, which the tool origin refuses and the
+//! app must explain.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::Error;
+use crate::files::{create_dir, read_text, write};
+
+/// The folder the README's example lives in.
+const FOLDER: &str = "my-tool";
+
+/// The README's files of [`FOLDER`]: `(name inside the folder, contents)`, in README order.
+fn example_files(readme: &str) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    let mut open: Option<(String, String)> = None;
+    for line in readme.lines() {
+        let fence = line.trim_start().starts_with("```");
+        match open.take() {
+            Some(file) if fence => files.push(file),
+            Some((name, mut body)) => {
+                body.push_str(line);
+                body.push('\n');
+                open = Some((name, body));
+            }
+            None if fence => {
+                let info = line.trim_start().trim_start_matches('`');
+                let name = info
+                    .split_whitespace()
+                    .nth(1)
+                    .and_then(|path| path.strip_prefix(FOLDER)?.strip_prefix('/'));
+                // Other blocks are read past, not collected.
+                open = Some((name.unwrap_or_default().to_owned(), String::new()));
+            }
+            None => {}
+        }
+    }
+    files.retain(|(name, _)| !name.is_empty());
+    files
+}
+
+/// The example's folders, written under `dir`: the README's own (`my-tool`) and the same page
+/// with its script inline (`inline-script`). Answers both paths, for `--dev-tool`.
+pub(crate) fn write_folders(root: &Path, dir: &Path) -> Result<[PathBuf; 2], Error> {
+    let readme = read_text(&root.join("README.md"))?;
+    let files = example_files(&readme);
+    let file = |name: &str| {
+        files
+            .iter()
+            .find(|(file, _)| file == name)
+            .map(|(_, body)| body.as_str())
+            .ok_or_else(|| {
+                Error::failed(format!(
+                    "README.md has no ```… {FOLDER}/{name} block: the end-to-end suites run the README's example tool from it"
+                ))
+            })
+    };
+    let (manifest, page, script) = (
+        file("manifest.json")?,
+        file("index.html")?,
+        file("tool.js")?,
+    );
+    let tag = "<script src=\"tool.js\" defer></script>";
+    if !page.contains(tag) {
+        return Err(Error::failed(format!(
+            "README.md's {FOLDER}/index.html no longer loads its script with {tag}: update xtask/src/readme_tool.rs to match"
+        )));
+    }
+
+    let own = dir.join(FOLDER);
+    create_dir(&own)?;
+    for (name, body) in &files {
+        write(&own.join(name), body.as_bytes())?;
+    }
+
+    // The same tool, its script in the page after the paragraph it fills.
+    let inline = dir.join("inline-script");
+    create_dir(&inline)?;
+    let renamed = manifest.replacen("\"My tool\"", "\"Inline script\"", 2);
+    if renamed == manifest {
+        return Err(Error::failed(format!(
+            "README.md's {FOLDER}/manifest.json no longer names the tool \"My tool\": update xtask/src/readme_tool.rs to match"
+        )));
+    }
+    write(&inline.join("manifest.json"), renamed.as_bytes())?;
+    let page = format!("{}<script>\n{script}</script>\n", page.replace(tag, ""));
+    write(&inline.join("index.html"), page.as_bytes())?;
+    Ok([own, inline])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_blocks_that_name_a_file_of_the_folder_are_taken() {
+        let readme = "intro\n```json my-tool/manifest.json\n{}\n```\n```sh\nrun\n```\n\
+                      ```html my-tool/index.html\n<p>\n```\n```js other/tool.js\nno\n```\n";
+        let files = example_files(readme);
+        assert_eq!(
+            files,
+            vec![
+                ("manifest.json".to_owned(), "{}\n".to_owned()),
+                ("index.html".to_owned(), "<p>\n".to_owned()),
+            ]
+        );
+    }
+}
