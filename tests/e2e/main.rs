@@ -11,6 +11,7 @@ mod catalog_text;
 mod dev_tools;
 mod extensions;
 mod hostile_tool;
+mod install_settings;
 mod quick_quote;
 mod quote_editor;
 mod settings;
