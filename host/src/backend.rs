@@ -1,14 +1,16 @@
-//! The REST backend, reached with the signed-in user's session cookie: every
-//! request the host makes, and the one mapping from HTTP outcomes to bridge
-//! error codes.
+//! The REST backend, reached with the signed-in user's session cookie (or
+//! through the page's own `backend.fetch`): every request the host makes,
+//! and the one mapping from HTTP outcomes to bridge error codes.
 
-use js_sys::{Function, JsString, Reflect};
+use js_sys::{Array, Function, JsString, Promise, Reflect};
 use serde_json::Value;
 use toolbridge_protocol::problem::Problem;
 use toolbridge_protocol::{Error, ErrorCode};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortController, RequestCredentials, RequestInit, RequestMode, Response};
+use web_sys::{
+    AbortController, AbortSignal, Request, RequestCredentials, RequestInit, RequestMode, Response,
+};
 
 use crate::error::HostError;
 use crate::json;
@@ -23,6 +25,32 @@ pub(crate) const DEFAULT_TIMEOUT_MS: u32 = 20_000;
 pub(crate) struct Backend {
     base: String,
     timeout_ms: u32,
+    /// The page's `backend` object, whose `fetch(request)` answers in place
+    /// of the browser's `fetch`.
+    custom: Option<Custom>,
+}
+
+/// A page's own backend: the object and its `fetch` method.
+#[derive(Debug, Clone)]
+pub(crate) struct Custom {
+    object: JsValue,
+    fetch: Function,
+}
+
+impl Custom {
+    /// The `backend` option, when it is an object with a `fetch` method.
+    pub(crate) fn read(object: JsValue) -> Result<Self, HostError> {
+        let fetch = Reflect::get(&object, &JsValue::from_str("fetch"))
+            .ok()
+            .filter(|_| object.is_object())
+            .and_then(|fetch| fetch.dyn_into::<Function>().ok())
+            .ok_or_else(|| {
+                HostError::usage(
+                    "new Host: backend must be an object with a fetch(request) method answering a Response",
+                )
+            })?;
+        Ok(Self { object, fetch })
+    }
 }
 
 /// A conditional GET's answer.
@@ -59,7 +87,12 @@ pub(crate) struct RawJson {
 impl Backend {
     /// A backend at `base`: an absolute `http(s)` URL, or a path on the
     /// page's own origin (`/api/v1`).
-    pub(crate) fn new(base: &str, page_url: &str, timeout_ms: u32) -> Result<Self, HostError> {
+    pub(crate) fn new(
+        base: &str,
+        page_url: &str,
+        timeout_ms: u32,
+        custom: Option<Custom>,
+    ) -> Result<Self, HostError> {
         let url = web_sys::Url::new_with_base(base, page_url).map_err(|_| {
             HostError::usage(format!(
                 "apiBase {base:?} is not a URL; use e.g. \"/api/v1\" or \"https://app.example/api/v1\""
@@ -85,6 +118,7 @@ impl Backend {
         Ok(Self {
             base: href.trim_end_matches('/').to_owned(),
             timeout_ms,
+            custom,
         })
     }
 
@@ -186,24 +220,41 @@ impl Backend {
                 .ok()
         });
         let url = format!("{}{path}", self.base);
+        let signal = controller.signal();
         let outcome = async {
-            let response: Response = JsFuture::from(window.fetch_with_str_and_init(&url, &init))
+            let answer = match &self.custom {
+                None => window.fetch_with_str_and_init(&url, &init),
+                Some(custom) => {
+                    let request =
+                        Request::new_with_str_and_init(&url, &init).map_err(|_| Failed::Network)?;
+                    let answer = custom
+                        .fetch
+                        .call1(&custom.object, &request)
+                        .map_err(|_| Failed::Network)?;
+                    Promise::resolve(&answer)
+                }
+            };
+            let response = JsFuture::from(until_aborted(&answer, &signal))
                 .await
-                .map_err(|_| ())?
-                .dyn_into()
-                .map_err(|_| ())?;
-            let text = JsFuture::from(response.text().map_err(|_| ())?)
+                .map_err(|_| Failed::Network)?;
+            let response = as_response(response)?;
+            let text = response.text().map_err(|_| Failed::Network)?;
+            let text = JsFuture::from(until_aborted(&text, &signal))
                 .await
-                .map_err(|_| ())?;
-            Ok::<_, ()>((response, JsString::from(text)))
+                .map_err(|_| Failed::Network)?;
+            Ok::<_, Failed>((response, JsString::from(text)))
         }
         .await;
         if let Some(timer) = timer {
             window.clear_timeout_with_handle(timer);
         }
-        let (response, text) = outcome.map_err(|()| {
-            if controller.signal().aborted() {
+        let (response, text) = outcome.map_err(|failed| {
+            if signal.aborted() {
                 unreachable(&format!("no answer within {} ms", self.timeout_ms))
+            } else if failed == Failed::NotResponse {
+                Error::Internal(format!(
+                    "the page's backend.fetch answered {what} with something other than a Response"
+                ))
             } else {
                 unreachable("network error")
             }
@@ -220,6 +271,43 @@ impl Backend {
             text,
         })
     }
+}
+
+/// Why a request got no answer to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Failed {
+    /// No connection, a refused request, or the deadline.
+    Network,
+    /// The page's `backend.fetch` answered something that is not a
+    /// `Response`.
+    NotResponse,
+}
+
+/// `promise`, or a rejection once `signal` aborts: the deadline holds even
+/// for a page's backend that ignores the request's signal.
+fn until_aborted(promise: &Promise, signal: &AbortSignal) -> Promise {
+    let aborted = Promise::new(&mut |_, reject| {
+        let _ = signal.add_event_listener_with_callback("abort", &reject);
+    });
+    Promise::race(&Array::of2(promise, &aborted))
+}
+
+/// A `Response`, or what reads like one (a page's backend may build it in
+/// another frame). `Response.error()` reads as no connection, as the
+/// browser's `fetch` rejects it.
+fn as_response(value: JsValue) -> Result<Response, Failed> {
+    let get = |target: &JsValue, key: &str| {
+        Reflect::get(target, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+    };
+    let status = get(&value, "status").as_f64().ok_or(Failed::NotResponse)?;
+    let headers = get(&value, "headers");
+    if !get(&value, "text").is_function() || !get(&headers, "get").is_function() {
+        return Err(Failed::NotResponse);
+    }
+    if status < 1.0 {
+        return Err(Failed::Network);
+    }
+    Ok(value.unchecked_into())
 }
 
 fn set_header(headers: &js_sys::Object, name: &str, value: &str) {

@@ -331,7 +331,8 @@ pub struct Host {
 #[wasm_bindgen]
 impl Host {
     /// A host answering tools from the REST API at `options.apiBase`
-    /// (`"/api/v1"` or an absolute URL), with the page's session.
+    /// (`"/api/v1"` or an absolute URL), with the page's session; or, when
+    /// `options.backend` is given, from its `fetch(request)`.
     #[wasm_bindgen(constructor)]
     pub fn new(
         #[wasm_bindgen(unchecked_param_type = "HostOptions")] options: &JsValue,
@@ -342,7 +343,12 @@ impl Host {
             .location()
             .href()
             .map_err(|_| HostError::usage("the page's URL cannot be read"))?;
-        let backend = Backend::new(&options.api_base, &page, options.request_timeout_ms)?;
+        let backend = Backend::new(
+            &options.api_base,
+            &page,
+            options.request_timeout_ms,
+            options.backend,
+        )?;
         let shared = Rc::new(Shared {
             performance: window.performance(),
             window: window.clone(),

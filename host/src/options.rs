@@ -4,13 +4,13 @@
 use serde::Deserialize;
 use toolbridge_protocol::manifest::{SLUG_RULE, ToolType, is_tool_slug};
 use toolbridge_protocol::ui::AutoResize;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 
-use crate::backend::DEFAULT_TIMEOUT_MS;
+use crate::backend::{Custom, DEFAULT_TIMEOUT_MS};
 use crate::error::HostError;
 use crate::json;
 
-/// `new Host({apiBase, debug?, requestTimeoutMs?})`.
+/// `new Host({apiBase, backend?, debug?, requestTimeoutMs?})`.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct HostOptions {
@@ -22,6 +22,10 @@ pub(crate) struct HostOptions {
     /// Deadline of each backend request.
     #[serde(default = "default_timeout")]
     pub(crate) request_timeout_ms: u32,
+    /// The page's own backend, if it gave one (read from the JavaScript
+    /// object: JSON cannot carry its `fetch`).
+    #[serde(skip)]
+    pub(crate) backend: Option<Custom>,
 }
 
 fn default_timeout() -> u32 {
@@ -31,7 +35,19 @@ fn default_timeout() -> u32 {
 impl HostOptions {
     /// Reads the constructor's argument.
     pub(crate) fn read(value: &JsValue) -> Result<Self, HostError> {
-        json::read_js(value, "new Host(options)").map_err(HostError::Usage)
+        let key = JsValue::from_str("backend");
+        let backend = js_sys::Reflect::get(value, &key).unwrap_or(JsValue::UNDEFINED);
+        if backend.is_undefined() {
+            return json::read_js(value, "new Host(options)").map_err(HostError::Usage);
+        }
+        // The rest read as JSON, without the backend (which need not be
+        // JSON at all: an API client, a class instance).
+        let rest = js_sys::Object::assign(&js_sys::Object::new(), value.unchecked_ref());
+        let _ = js_sys::Reflect::delete_property(&rest, &key);
+        let mut options: Self =
+            json::read_js(&rest, "new Host(options)").map_err(HostError::Usage)?;
+        options.backend = Some(Custom::read(backend)?);
+        Ok(options)
     }
 }
 

@@ -16,6 +16,24 @@ export interface HostOptions {
   debug?: boolean;
   /** Deadline of each backend request in milliseconds (default 20000). */
   requestTimeoutMs?: number;
+  /** Answers every backend request in place of the browser's `fetch` (see `HostBackend`). */
+  backend?: HostBackend;
+}
+
+/** A backend of the page's own, given as `new Host({apiBase, backend})`. */
+export interface HostBackend {
+  /** Called for every request the host makes. `request` is a standard `Request`: its URL is
+   * `apiBase` followed by the path (`/me`, `/products?page=1&pageSize=50`, `/catalog/index`,
+   * `/quotes/{id}/lines`, …); it has the method, an `Accept: application/json` header,
+   * `Content-Type: application/json` and a JSON body when it sends one, `If-None-Match` when
+   * revalidating, and a `signal` that aborts at the request timeout. Its
+   * `credentials: "include"` and CORS mode matter only if you pass it on to `fetch`.
+   * Answer a standard `Response`, which is read exactly as the REST API's answers are: 2xx with
+   * a JSON body; `ETag` and `304`; a problem+json body naming the error code (and, for 422,
+   * the paths); 401, 429 with `Retry-After`, 5xx. A thrown error, a rejection or
+   * `Response.error()` reads as no connection (`BACKEND_UNAVAILABLE`), as does no answer within
+   * the request timeout. */
+  fetch(request: Request): Promise<Response> | Response;
 }
 
 /** `host.mount(container, tool)`. */

@@ -13,6 +13,7 @@
 
 mod extensions;
 mod fixture;
+mod page_backend;
 
 use fixture::*;
 use serde_json::{Value, json};

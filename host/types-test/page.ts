@@ -2,7 +2,7 @@
 // (host/dist/toolbridge_host.d.ts): `tsc` must accept it, including every
 // `@ts-expect-error` below being an error.
 
-import init, { Host, type CallRecord, type Capability, type ConfirmRequest, type DebugEntry, type EditorQuote, type HostErrorObject, type NavigateRequest, type QuoteChange, type ToastRequest, type ToolStatus } from "../dist/toolbridge_host.js";
+import init, { Host, type HostBackend, type CallRecord, type Capability, type ConfirmRequest, type DebugEntry, type EditorQuote, type HostErrorObject, type NavigateRequest, type QuoteChange, type ToastRequest, type ToolStatus } from "../dist/toolbridge_host.js";
 
 export async function mountEstimator(panel: HTMLElement, quoteId: string): Promise<number> {
   await init();
@@ -70,6 +70,21 @@ export async function mountEstimator(panel: HTMLElement, quoteId: string): Promi
   return quote.lines.length + log.length + tools.length;
 }
 
+export function throughOwnClient(token: string): Host {
+  const backend: HostBackend = {
+    fetch: (request: Request): Promise<Response> => {
+      request.headers.set("Authorization", `Bearer ${token}`);
+      return fetch(request);
+    },
+  };
+  const memory = new Host({
+    apiBase: "https://app.example/api/v1",
+    backend: { fetch: () => new Response(JSON.stringify({ items: [] }), { status: 200 }) },
+  });
+  memory.destroy();
+  return new Host({ apiBase: "/api/v1", backend });
+}
+
 export function mistakes(host: Host, panel: HTMLElement): void {
   // @ts-expect-error: the type is one of the two manifest types
   host.mount(panel, { slug: "x", origin: "http://x.test", type: "widget" });
@@ -87,4 +102,8 @@ export function mistakes(host: Host, panel: HTMLElement): void {
   host.endSession("bored");
   // @ts-expect-error: a confirm hook answers a boolean
   host.onConfirm(() => "yes");
+  // @ts-expect-error: a backend answers Responses, not bodies
+  new Host({ apiBase: "/api/v1", backend: { fetch: async () => ({ items: [] }) } });
+  // @ts-expect-error: a backend is an object with fetch, not a URL
+  new Host({ apiBase: "/api/v1", backend: "https://api.example" });
 }

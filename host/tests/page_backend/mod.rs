@@ -1,0 +1,314 @@
+//! The host's `backend` option: a page object whose `fetch(request)`
+//! answers in place of the browser's `fetch`, read exactly as the REST
+//! API's answers are.
+
+use serde_json::{Value, json};
+use toolbridge_host::Host;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_test::wasm_bindgen_test;
+
+use super::{EXTENSION, STANDALONE};
+use crate::fixture::*;
+
+#[wasm_bindgen(module = "/tests/support/backend.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = relayBackend)]
+    fn relay_backend() -> JsValue;
+    #[wasm_bindgen(js_name = scriptedBackend)]
+    fn scripted_backend(answer: &JsValue) -> JsValue;
+}
+
+fn field(object: &JsValue, key: &str) -> JsValue {
+    js_sys::Reflect::get(object, &JsValue::from_str(key)).unwrap()
+}
+
+/// A host on the real server's API base whose requests go to `backend`.
+fn host_through(backend: &JsValue, extra: &Value) -> Host {
+    let mut options = json!({"apiBase": api_base(), "debug": true});
+    if let (Some(options), Some(extra)) = (options.as_object_mut(), extra.as_object()) {
+        options.extend(extra.clone());
+    }
+    let options = js(&options);
+    js_sys::Reflect::set(&options, &JsValue::from_str("backend"), backend).unwrap();
+    Host::new(&options).unwrap_or_else(|error| panic!("new Host: {}", to_json(&error)))
+}
+
+/// What a scripted backend was asked, and the host using it with a
+/// connected tool.
+async fn scripted(answer: &Value, extra: &Value, query: &Value) -> (JsValue, Host, Tool) {
+    let script = scripted_backend(&js(answer));
+    let host = host_through(&field(&script, "backend"), extra);
+    let tool = mount(&host, "lookup", STANDALONE, &sdk_query(query)).await;
+    (script, host, tool)
+}
+
+#[wasm_bindgen_test]
+async fn a_page_backend_answers_the_tools_exactly_as_the_rest_api() {
+    sign_in(OFFICE).await;
+    let relay = relay_backend();
+    let through = host_through(&field(&relay, "backend"), &json!({}));
+    let direct = host();
+    let relayed = mount(&through, "lookup", STANDALONE, &sdk_query(&json!({}))).await;
+    let plain = mount(&direct, "lookup", STANDALONE, &sdk_query(&json!({}))).await;
+    let calls = [
+        ("context.get", json!([])),
+        ("products.list", json!([{"page": 2, "pageSize": 500}])),
+        ("customers.list", json!([])),
+        (
+            "taskTemplates.list",
+            json!([{"codes": ["INSTALL", "NOPE"]}]),
+        ),
+        ("costItems.list", json!([])),
+        ("jobs.list", json!([{"pageSize": 3}])),
+    ];
+    for (method, args) in &calls {
+        let expected = plain.ok(method, args.clone()).await;
+        assert_eq!(relayed.ok(method, args.clone()).await, expected, "{method}");
+    }
+    // An error answer too: the server's 404 problem for an unknown job.
+    let unknown = json!([{"customerName": "C", "jobId": "no-such-job",
+        "lines": [{"description": "x", "qty": 1, "unitPrice": 1, "taxRate": 0.15}]}]);
+    let expected = plain.fails("quotes.create", unknown.clone()).await;
+    assert_eq!(relayed.fails("quotes.create", unknown).await, expected);
+
+    let seen = to_json(&field(&relay, "seen"));
+    let seen = seen.as_array().unwrap();
+    let base = api_base();
+    let urls: Vec<&str> = seen.iter().map(|r| r["url"].as_str().unwrap()).collect();
+    assert_eq!(urls[0], format!("{base}/me"), "{urls:?}");
+    assert!(
+        urls.contains(&format!("{base}/products?page=2&pageSize=500").as_str()),
+        "{urls:?}"
+    );
+    for request in seen {
+        assert_eq!(request["isRequest"], true, "{request}");
+        assert_eq!(request["accept"], "application/json", "{request}");
+        assert_eq!(request["credentials"], "include", "{request}");
+        assert_eq!(request["mode"], "cors", "{request}");
+    }
+    let post = seen.iter().find(|r| r["method"] == "POST").unwrap();
+    assert_eq!(post["url"], format!("{base}/quotes"));
+    assert_eq!(post["contentType"], "application/json");
+    assert_eq!(post["body"]["jobId"], "no-such-job");
+}
+
+#[wasm_bindgen_test]
+async fn a_page_backend_revalidates_the_catalog_index_and_saves_the_quote() {
+    sign_in(OFFICE).await;
+    let id = draft_quote().await;
+    let relay = relay_backend();
+    let host = host_through(&field(&relay, "backend"), &json!({}));
+    resolved(host.open_quote(id.clone())).await;
+    host.close_quote(&JsValue::UNDEFINED).unwrap();
+    resolved(host.open_quote(id.clone())).await;
+    let seen = to_json(&field(&relay, "seen"));
+    let statuses = to_json(&field(&relay, "statuses"));
+    let catalog: Vec<usize> = seen
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r["url"].as_str().unwrap().ends_with("/catalog/index"))
+        .map(|(at, _)| at)
+        .collect();
+    assert_eq!(catalog.len(), 2, "{seen}");
+    let etag = &seen[catalog[1]]["ifNoneMatch"];
+    assert!(
+        etag.is_string(),
+        "the second fetch was not conditional: {seen}"
+    );
+    assert_eq!(seen[catalog[0]]["ifNoneMatch"], Value::Null);
+    assert_eq!(statuses[catalog[1]], 304, "{statuses}");
+
+    // The catalog kept through the 304 still injects the product's tasks.
+    let tool = mount(&host, "estimator", EXTENSION, &sdk_query(&json!({}))).await;
+    let products = tool
+        .ok("products.list", json!([{"page": 1, "pageSize": 500}]))
+        .await;
+    let oak = products["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["sku"] == "OAK-01")
+        .unwrap()
+        .clone();
+    tool.ok(
+        "quotes.addLines",
+        json!([[{"productCode": "oak-01", "linkedItemId": oak["id"], "description": "Oak floor",
+                 "qty": 10, "unitPrice": 89.5, "taxRate": 0.15, "unit": "T_SQUARE_METRE"}]]),
+    )
+    .await;
+    let quote = quote_of(&host);
+    let injected = quote["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|line| line["injected"] == true)
+        .count();
+    assert_eq!(injected, 2, "{quote}");
+
+    let saved = resolved(host.save()).await;
+    assert_eq!(saved["dirty"], false);
+    let seen = to_json(&field(&relay, "seen"));
+    let put = seen
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["method"] == "PUT")
+        .unwrap();
+    assert_eq!(put["url"], format!("{}/quotes/{id}/lines", api_base()));
+    assert_eq!(put["contentType"], "application/json");
+    let descriptions = |lines: &Value| -> Vec<String> {
+        lines
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|line| line["description"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        descriptions(&put["body"]["lines"]),
+        descriptions(&saved["lines"])
+    );
+    assert_eq!(saved["lines"].as_array().unwrap().len(), 4, "{saved}");
+    let (_, stored) = request("GET", &format!("/api/v1/quotes/{id}"), None).await;
+    assert_eq!(stored["lines"], saved["lines"]);
+}
+
+/// A problem body as the REST API writes one.
+fn problem(status: u16, code: &str, extra: &Value) -> Value {
+    let mut body = json!({"type": format!("/docs/errors#{code}"), "title": "t", "status": status,
+        "detail": format!("from the page backend ({status})"), "code": code});
+    if let (Some(body), Some(extra)) = (body.as_object_mut(), extra.as_object()) {
+        body.extend(extra.clone());
+    }
+    body
+}
+
+#[wasm_bindgen_test]
+async fn a_page_backend_s_failures_get_the_rest_api_s_codes() {
+    let problem_type = json!({"content-type": "application/problem+json"});
+    let cases = [
+        (
+            json!({"status": 429, "body": problem(429, "RATE_LIMITED", &json!({})),
+                   "headers": {"Retry-After": "7"}}),
+            "RATE_LIMITED",
+        ),
+        (
+            json!({"status": 401, "body": problem(401, "UNAUTHENTICATED", &json!({})), "headers": problem_type}),
+            "UNAUTHENTICATED",
+        ),
+        (
+            json!({"status": 422, "body": problem(422, "INVALID_PARAMS",
+                    &json!({"errors": [{"path": "lines[0].qty", "message": "from the page backend"}]}))}),
+            "INVALID_PARAMS",
+        ),
+        (
+            json!({"status": 404, "body": problem(404, "NOT_FOUND", &json!({}))}),
+            "NOT_FOUND",
+        ),
+        (
+            json!({"status": 500, "text": "boom"}),
+            "BACKEND_UNAVAILABLE",
+        ),
+        (
+            json!({"status": 503, "body": problem(503, "BACKEND_UNAVAILABLE", &json!({}))}),
+            "BACKEND_UNAVAILABLE",
+        ),
+        (json!({"throws": true}), "BACKEND_UNAVAILABLE"),
+        (json!({"networkError": true}), "BACKEND_UNAVAILABLE"),
+        (json!({"status": 200, "text": "not json"}), "INTERNAL"),
+        (json!({"status": 418, "text": "teapot"}), "INTERNAL"),
+        (json!({"notResponse": true}), "INTERNAL"),
+    ];
+    for (answer, code) in cases {
+        let (script, _host, tool) = scripted(&answer, &json!({}), &json!({})).await;
+        let error = tool.fails("quotes.list", json!([])).await;
+        assert_eq!(error["code"], code, "{answer}: {error}");
+        let seen = to_json(&field(&script, "seen"));
+        assert_eq!(
+            seen,
+            json!([{"method": "GET", "url": format!("{}/quotes?page=1&pageSize=50", api_base())}]),
+            "{answer}"
+        );
+        match code {
+            "RATE_LIMITED" => assert_eq!(error["retryAfter"], 7),
+            "INVALID_PARAMS" => assert_eq!(
+                error["details"],
+                json!([{"path": "lines[0].qty", "message": "from the page backend"}])
+            ),
+            "NOT_FOUND" => assert_eq!(error["message"], "from the page backend (404)"),
+            _ => {}
+        }
+        if answer["notResponse"] == true {
+            assert!(
+                error["message"].as_str().unwrap().contains("backend.fetch"),
+                "{error}"
+            );
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_page_backend_that_never_answers_times_out_and_its_request_is_aborted() {
+    let (script, _host, tool) = scripted(
+        &json!({"hang": true}),
+        &json!({"requestTimeoutMs": 300}),
+        &json!({}),
+    )
+    .await;
+    let error = tool.fails("jobs.list", json!([])).await;
+    assert_eq!(error["code"], "BACKEND_UNAVAILABLE");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("no answer within 300 ms"),
+        "{error}"
+    );
+    let aborted = js_sys::Function::from(field(&script, "aborted"))
+        .call0(&JsValue::NULL)
+        .unwrap();
+    assert_eq!(to_json(&aborted), json!([true]));
+    // Without the host's deadline in reach, the tool's own one answers.
+    let (_, _host, tool) = scripted(
+        &json!({"hang": true}),
+        &json!({}),
+        &json!({"callTimeoutMs": 500}),
+    )
+    .await;
+    assert_eq!(tool.fails("jobs.list", json!([])).await["code"], "TIMEOUT");
+}
+
+#[wasm_bindgen_test]
+fn a_backend_without_fetch_is_refused_naming_the_option() {
+    for backend in [
+        json!({}),
+        json!({"fetch": "https://api.example"}),
+        json!(null),
+        json!(7),
+    ] {
+        let mut options = json!({"apiBase": "/api/v1"});
+        options["backend"] = backend.clone();
+        let error = error_json(&Host::new(&js(&options)).err().unwrap());
+        assert_eq!(error["code"], "USAGE", "{backend}");
+        assert!(
+            error["message"].as_str().unwrap().contains("backend"),
+            "{backend}: {error}"
+        );
+    }
+    // An unknown option beside a backend is still named.
+    let options = js(&json!({"apiBase": "/api/v1", "retries": 3}));
+    let script = scripted_backend(&js(&json!({"status": 200, "body": {}})));
+    js_sys::Reflect::set(
+        &options,
+        &JsValue::from_str("backend"),
+        &field(&script, "backend"),
+    )
+    .unwrap();
+    let error = error_json(&Host::new(&options).err().unwrap());
+    assert!(
+        error["message"].as_str().unwrap().contains("retries"),
+        "{error}"
+    );
+}
