@@ -210,20 +210,29 @@ export type BridgeMethod =
 
 /**
  * The extensions beyond 2.1.0 a host may offer a tool (the handshake's
- * `capabilities`): methods (`quotes.getOpen`, `ui.toast`, `ui.confirm`,
- * `ui.openQuote`), events (`quote.changed`, `session.ended`) and auto-resize.
+ * `capabilities`): methods (`quotes.getOpen`, `settings.get`, `ui.toast`,
+ * `ui.confirm`, `ui.openQuote`), events (`quote.changed`, `session.ended`,
+ * `settings.changed`) and auto-resize.
  */
 export type BridgeCapability =
   | "quotes.getOpen"
   | "quote.changed"
   | "session.ended"
+  | "settings.get"
+  | "settings.changed"
   | "ui.autoResize"
   | "ui.toast"
   | "ui.confirm"
   | "ui.openQuote";
 
 /** Every method's wire name: those of 2.1.0 and those of the extensions. */
-export type BridgeMethodName = BridgeMethod | "quotes.getOpen" | "ui.toast" | "ui.confirm" | "ui.openQuote";
+export type BridgeMethodName =
+  | BridgeMethod
+  | "quotes.getOpen"
+  | "settings.get"
+  | "ui.toast"
+  | "ui.confirm"
+  | "ui.openQuote";
 
 /** What `bridge.ready()` resolves with. */
 export interface BridgeReadyInfo {
@@ -318,10 +327,25 @@ export interface SessionEndedEvent {
   reason: "signedOut" | "expired";
 }
 
+/**
+ * A tool's install settings: what an administrator of the organisation chose
+ * for the keys the tool's manifest declares under `settings`, over the
+ * declared defaults. A key with neither is absent. Not secret: every user of
+ * the organisation's tools can read them.
+ */
+export type BridgeSettings = Record<string, string | number | boolean>;
+
+/** The `settings.changed` event: an administrator changed the install settings. */
+export interface SettingsChangedEvent {
+  /** The settings now, whole (as `settings.get()` would answer). */
+  settings: BridgeSettings;
+}
+
 /** Every event `bridge.on` takes, with what its listeners receive. */
 export interface BridgeEventMap {
   "quote.changed": QuoteChangedEvent;
   "session.ended": SessionEndedEvent;
+  "settings.changed": SettingsChangedEvent;
 }
 
 /** The name of an event `bridge.on` takes. */
@@ -403,6 +427,13 @@ export interface Bridge {
      */
     getOpen(): Promise<BridgeOpenQuote>;
   };
+  readonly settings: {
+    /**
+     * Extension `settings.get`: the install settings the app passed to this
+     * tool; NOT_ALLOWED where it passed none (check `supports("settings.get")`).
+     */
+    get(): Promise<BridgeSettings>;
+  };
   readonly ui: BridgeUi;
   /** Resolves once the host has answered; rejects with NOT_CONNECTED if none does. */
   ready(): Promise<BridgeReadyInfo>;
@@ -419,6 +450,7 @@ export interface Bridge {
    */
   on(event: "quote.changed", listener: (event: QuoteChangedEvent) => void): () => void;
   on(event: "session.ended", listener: (event: SessionEndedEvent) => void): () => void;
+  on(event: "settings.changed", listener: (event: SettingsChangedEvent) => void): () => void;
   on<E extends BridgeEventName>(event: E, listener: (event: BridgeEventMap[E]) => void): () => void;
   readonly BridgeError: BridgeErrorConstructor;
 }

@@ -28,7 +28,7 @@ pub(crate) enum Kind {
 /// Every method: namespace, name (the wire name is `namespace.name`), and
 /// how it is called. The first nine are 2.1.0's; the rest are extensions,
 /// which the host lists in the welcome's `capabilities` when it offers them.
-const METHODS: [(&str, &str, Kind); 13] = [
+const METHODS: [(&str, &str, Kind); 14] = [
     ("context", "get", Kind::Plain),
     ("customers", "list", Kind::Plain),
     ("products", "list", Kind::Plain),
@@ -39,6 +39,7 @@ const METHODS: [(&str, &str, Kind); 13] = [
     ("quotes", "create", Kind::Plain),
     ("quotes", "addLines", Kind::AddLines),
     ("quotes", "getOpen", Kind::Plain),
+    ("settings", "get", Kind::Plain),
     ("ui", "toast", Kind::Plain),
     ("ui", "confirm", Kind::WaitsForUser),
     ("ui", "openQuote", Kind::OpenQuote),

@@ -17,7 +17,7 @@ use wasm_bindgen::prelude::*;
 use crate::sdk::Sdk;
 
 /// The events a tool may subscribe to.
-pub(crate) const EVENTS: [&str; 2] = ["quote.changed", "session.ended"];
+pub(crate) const EVENTS: [&str; 3] = ["quote.changed", "session.ended", "settings.changed"];
 
 impl Sdk {
     /// `bridge.on(event, listener)`: subscribes, returning the function that
@@ -28,7 +28,7 @@ impl Sdk {
         if subscriptions.is_undefined() {
             wasm_bindgen::throw_val(self.errors.invalid(
                 "event",
-                "bridge.on takes \"quote.changed\" or \"session.ended\"",
+                "bridge.on takes \"quote.changed\", \"session.ended\" or \"settings.changed\"",
             ));
         }
         if !listener.is_function() {

@@ -10,13 +10,14 @@
 //! Beyond 2.1.0 the bridge has extensions, which a tool uses only where the
 //! host lists them in the welcome's `capabilities` (an older host lists
 //! none, and `supports` then answers `false` for them):
-//! - `quotes.getOpen()`, and `ui.toast`, `ui.confirm` and `ui.openQuote`
-//!   under the frozen `bridge.ui`: methods like the others, except that
-//!   `ui.openQuote(id)` sends `{id}`, and that `ui.confirm` and `ui.openQuote`
-//!   have no call deadline, since they wait for the user (module `calls`);
-//! - `bridge.on(event, listener)` for the host's `quote.changed` and
-//!   `session.ended` notifications, which count only on the private port
-//!   (module `events`);
+//! - `quotes.getOpen()`, `settings.get()`, and `ui.toast`, `ui.confirm` and
+//!   `ui.openQuote` under the frozen `bridge.ui`: methods like the others,
+//!   except that `ui.openQuote(id)` sends `{id}`, and that `ui.confirm` and
+//!   `ui.openQuote` have no call deadline, since they wait for the user
+//!   (module `calls`);
+//! - `bridge.on(event, listener)` for the host's `quote.changed`,
+//!   `session.ended` and `settings.changed` notifications, which count only
+//!   on the private port (module `events`);
 //! - auto-resize: the page's height, reported to the host as `ui.resize`
 //!   notifications at most once per animation frame, which
 //!   `bridge.ui.setAutoResize(false)` turns off (module `resize`).

@@ -345,10 +345,12 @@ async fn sandboxed_opaque_frame_what_the_frame_refuses_is_reported() {
 }
 
 /// Every extension, as the host lists them in `capabilities`.
-const EXTENSIONS: [&str; 7] = [
+const EXTENSIONS: [&str; 9] = [
     "quotes.getOpen",
     "quote.changed",
     "session.ended",
+    "settings.get",
+    "settings.changed",
     "ui.autoResize",
     "ui.toast",
     "ui.confirm",
@@ -436,6 +438,8 @@ async fn old_host_without_capabilities_offers_no_extension_and_2_1_0_still_works
     assert_eq!(report["userName"], "Test User");
     assert_eq!(report["getOpen"]["code"], "METHOD_NOT_FOUND");
     assert_eq!(report["getOpen"]["isBridgeError"], true);
+    assert_eq!(report["settings"]["code"], "METHOD_NOT_FOUND");
+    assert_eq!(report["settings"]["isBridgeError"], true);
     // Subscribing works on such a host; the event simply never comes.
     assert_eq!(report["stop"], "function");
     assert_eq!(report["resizes"], json!([]), "{report}");
@@ -465,7 +469,9 @@ async fn on_and_set_auto_resize_throw_invalid_params_at_once_for_bad_arguments()
     }
     let message = report["unknownEvent"]["message"].as_str().unwrap();
     assert!(
-        message.contains("quote.changed") && message.contains("session.ended"),
+        message.contains("quote.changed")
+            && message.contains("session.ended")
+            && message.contains("settings.changed"),
         "{message}"
     );
     assert_eq!(report["enabledTrue"]["returned"], "undefined");
@@ -534,6 +540,31 @@ async fn cross_origin_frame_forged_notifications_never_reach_listeners() {
 #[wasm_bindgen_test]
 async fn sandboxed_opaque_frame_forged_notifications_never_reach_listeners() {
     forged_notifications_never_reach_listeners(Frame::Sandboxed).await;
+}
+
+#[wasm_bindgen_test]
+async fn settings_get_answers_the_host_s_values_and_settings_changed_brings_each_change() {
+    let report = scenario(
+        Frame::CrossOrigin,
+        "settings",
+        &offering(&["settings.get", "settings.changed"]),
+    )
+    .await;
+    assert_eq!(report["shape"], json!({"get": "function", "frozen": true}));
+    assert_eq!(
+        report["first"],
+        json!({"wastePercent": 12, "region": "North", "showCost": false})
+    );
+    assert_eq!(report["supports"], json!({"get": true, "changed": true}));
+    assert_eq!(
+        report["requests"],
+        json!([{"method": "settings.get", "hasParams": false}])
+    );
+    assert_eq!(
+        report["heard"],
+        json!([{"wastePercent": 1}, {"wastePercent": 2}, {"wastePercent": 3}])
+    );
+    assert_eq!(report["uncaught"], 0);
 }
 
 #[wasm_bindgen_test]

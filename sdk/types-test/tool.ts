@@ -12,10 +12,12 @@ import type {
   BridgeOpenQuoteTotals,
   BridgeProductDto,
   BridgeReadyInfo,
+  BridgeSettings,
   BridgeToastRequest,
   QuoteChangeKind,
   QuoteChangedEvent,
   SessionEndedEvent,
+  SettingsChangedEvent,
 } from "../bridge";
 
 export async function addFlooring(areaM2: number): Promise<string> {
@@ -137,6 +139,22 @@ export async function confirmAndOpen(quoteId: string): Promise<boolean> {
   return bridge.ui.openQuote(quoteId);
 }
 
+/** The install settings: read once, then kept current. */
+export async function wasteAllowance(apply: (percent: number, region: string) => void): Promise<() => void> {
+  const read = (settings: BridgeSettings): void => {
+    const waste = settings["wastePercent"];
+    const region = settings["region"];
+    apply(typeof waste === "number" ? waste : 10, typeof region === "string" ? region : "");
+  };
+  if (!bridge.supports("settings.get")) return () => {};
+  const stop = bridge.on("settings.changed", ({ settings }: SettingsChangedEvent) => read(settings));
+  const current: Record<string, string | number | boolean> = await bridge.settings.get();
+  read(current);
+  const offered: BridgeCapability = "settings.changed";
+  const method: BridgeMethodName = "settings.get";
+  return bridge.supports(offered) && bridge.supports(method) ? stop : () => {};
+}
+
 /** What the typings refuse (each line must be a type error). */
 export function refused(): void {
   // @ts-expect-error: not an event
@@ -151,4 +169,15 @@ export function refused(): void {
   void bridge.ui.toast({ kind: "info", message: "x" });
   // @ts-expect-error: confirm needs a message
   void bridge.ui.confirm({ title: "x" });
+  // @ts-expect-error: a misspelt method
+  void bridge.settings.gets();
+  // @ts-expect-error: settings.get answers the settings object, not a string
+  void bridge.settings.get().then((settings: string) => settings);
+  // @ts-expect-error: settings.get takes no key; it answers every setting
+  void bridge.settings.get("wastePercent");
+  // @ts-expect-error: settings.changed brings {settings}, not the values themselves
+  bridge.on("settings.changed", (event: SettingsChangedEvent) => event.wastePercent);
+  // @ts-expect-error: a setting's value is a string, number or boolean
+  const nested: BridgeSettings = { region: { name: "North" } };
+  void nested;
 }

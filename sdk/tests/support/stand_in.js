@@ -48,7 +48,10 @@ function rpcError(id, code, message, data) {
 }
 
 // The extension methods, which a host of 2.1.0 does not know.
-const EXTENSION_METHODS = ["quotes.getOpen", "ui.toast", "ui.confirm", "ui.openQuote"];
+const EXTENSION_METHODS = ["quotes.getOpen", "settings.get", "ui.toast", "ui.confirm", "ui.openQuote"];
+
+// The install settings the stand-in answers settings.get with.
+const SETTINGS = { wastePercent: 12, region: "North", showCost: false };
 
 // Answers one request; `state` holds what a scenario needs across calls.
 function answer(request, port, state) {
@@ -99,6 +102,8 @@ function answer(request, port, state) {
       state.changes += 1;
       port.postMessage({ jsonrpc: "2.0", method: "quote.changed", params: { kind: "linesAdded", quote: { id: "q-1", seq: state.changes } } });
       return reply(null);
+    case "settings.get":
+      return reply(SETTINGS);
     case "ui.confirm":
     case "ui.openQuote":
       // These wait for the user: here, `answerAfterMs` (confirm answers
