@@ -51,11 +51,16 @@ pub enum Rule {
     Manifest,
     /// The manifest's `entry` names a file the bundle does not hold.
     EntryMissing,
+    /// The manifest's `settings` declarations are malformed.
+    Settings,
+    /// The manifest's `permissions` ask for something not allowed, or name
+    /// an origin that is not an exact https origin.
+    Permissions,
 }
 
 impl Rule {
     /// Every rule, in declaration order.
-    pub const ALL: [Rule; 20] = [
+    pub const ALL: [Rule; 22] = [
         Rule::NotAZip,
         Rule::Zip64,
         Rule::CompressedSize,
@@ -76,6 +81,8 @@ impl Rule {
         Rule::ManifestMissing,
         Rule::Manifest,
         Rule::EntryMissing,
+        Rule::Settings,
+        Rule::Permissions,
     ];
 
     /// The rule's stable kebab-case id, e.g. `"decompressed-size"`.
@@ -101,6 +108,8 @@ impl Rule {
             Rule::ManifestMissing => "manifest-missing",
             Rule::Manifest => "manifest",
             Rule::EntryMissing => "entry-missing",
+            Rule::Settings => "settings",
+            Rule::Permissions => "permissions",
         }
     }
 }
@@ -270,6 +279,8 @@ mod tests {
                 "manifest-missing",
                 "manifest",
                 "entry-missing",
+                "settings",
+                "permissions",
             ]
         );
     }

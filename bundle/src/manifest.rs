@@ -4,9 +4,16 @@
 //! per field. Fields the manifest does not define are refused too, so that a
 //! typo such as `shortname` is caught instead of the real field silently
 //! being "missing" or, worse, ignored. The text fields are stored trimmed.
+//!
+//! The two optional fields have rules of their own, kept in the protocol
+//! crate with the rest of their rules: `settings` (the install settings'
+//! declarations, refused under the `settings` rule) and `permissions` (the
+//! outside origins, refused under the `permissions` rule), each problem
+//! with its path (`settings[1].options`).
 
 use serde_json::{Map, Value};
-use toolbridge_protocol::manifest::{ToolManifest, ToolType};
+use toolbridge_protocol::manifest::{Permissions, ToolManifest, ToolType, read_permissions};
+use toolbridge_protocol::settings::read_declarations;
 
 use crate::MANIFEST;
 use crate::error::{Error, Refusal, Rule};
@@ -21,13 +28,15 @@ pub(crate) const MAX_DESCRIPTION_CHARS: usize = 300;
 /// Longest `version`, in characters.
 pub(crate) const MAX_VERSION_CHARS: usize = 64;
 
-const FIELDS: [&str; 6] = [
+const FIELDS: [&str; 8] = [
     "name",
     "shortName",
     "type",
     "version",
     "description",
     "entry",
+    "settings",
+    "permissions",
 ];
 
 fn refusal(message: String) -> Refusal {
@@ -93,6 +102,21 @@ pub(crate) fn check_manifest(bytes: &[u8], paths: &[&str]) -> Result<ToolManifes
             .ok()
     });
 
+    let settings = match object.get("settings") {
+        None => Vec::new(),
+        Some(value) => read_declarations(value).unwrap_or_else(|error| {
+            refused(Rule::Settings, &error, &mut refusals);
+            Vec::new()
+        }),
+    };
+    let permissions = match object.get("permissions") {
+        None => Permissions::default(),
+        Some(value) => read_permissions(value).unwrap_or_else(|error| {
+            refused(Rule::Permissions, &error, &mut refusals);
+            Permissions::default()
+        }),
+    };
+
     match (name, short_name, tool_type, version, description, entry) {
         (
             Some(name),
@@ -108,8 +132,18 @@ pub(crate) fn check_manifest(bytes: &[u8], paths: &[&str]) -> Result<ToolManifes
             version,
             description,
             entry,
+            settings,
+            permissions,
         }),
         _ => Err(Error::Refused(refusals)),
+    }
+}
+
+/// One refusal under `rule` for each problem the protocol found, its path
+/// first: `settings[1].options: …`.
+fn refused(rule: Rule, error: &toolbridge_protocol::Error, refusals: &mut Vec<Refusal>) {
+    for violation in error.details() {
+        refusals.push(Refusal::entry(MANIFEST, rule, violation.to_string()));
     }
 }
 

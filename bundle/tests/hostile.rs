@@ -801,6 +801,336 @@ fn invalid_manifests_are_refused() {
     );
 }
 
+fn setting(key: &str) -> serde_json::Value {
+    serde_json::json!({"key": key, "label": "A setting", "type": "string"})
+}
+
+/// Asserts `settings` is refused under the `settings` rule with a message
+/// that starts with `message_start` (its path first).
+#[track_caller]
+fn settings_refused(settings: serde_json::Value, message_start: &str) {
+    manifest_refused(
+        &manifest_with("settings", settings),
+        Rule::Settings,
+        message_start,
+    );
+}
+
+/// The same for `permissions` under the `permissions` rule.
+#[track_caller]
+fn permissions_refused(permissions: serde_json::Value, message_start: &str) {
+    manifest_refused(
+        &manifest_with("permissions", permissions),
+        Rule::Permissions,
+        message_start,
+    );
+}
+
+fn connect(origins: &[&str]) -> serde_json::Value {
+    serde_json::json!({ "connect": origins })
+}
+
+#[test]
+fn malformed_settings_are_refused_with_their_path() {
+    use serde_json::json;
+    settings_refused(json!({"wastePercent": 10}), "settings: must be an array");
+    settings_refused(json!("wastePercent"), "settings: must be an array");
+    let many: Vec<_> = (0..21).map(|i| setting(&format!("s{i}"))).collect();
+    settings_refused(json!(many), "settings: declares 21 settings; at most 20");
+    settings_refused(json!([setting("a"), 5]), "settings[1]: must be an object");
+    settings_refused(
+        json!([setting("region"), setting("supplier"), setting("region")]),
+        "settings[2].key: \"region\" is declared twice (first at settings[0])",
+    );
+    for key in ["1st", "_x", "waste-percent", "waste percent", "", "é"] {
+        settings_refused(json!([setting(key)]), "settings[0].key: ");
+    }
+    settings_refused(json!([setting(&"k".repeat(41))]), "settings[0].key: \"kkkk");
+    settings_refused(
+        json!([{"label": "No key", "type": "string"}]),
+        "settings[0].key: is required",
+    );
+    settings_refused(
+        json!([{"key": 7, "label": "Seven", "type": "string"}]),
+        "settings[0].key: must be a string",
+    );
+    settings_refused(
+        json!([{"key": "a", "type": "string"}]),
+        "settings[0].label: is required",
+    );
+    settings_refused(
+        json!([{"key": "a", "label": "x".repeat(101), "type": "string"}]),
+        "settings[0].label: must be at most 100 characters",
+    );
+    settings_refused(
+        json!([{"key": "a", "label": "Two\nlines", "type": "string"}]),
+        "settings[0].label: must be one line",
+    );
+    settings_refused(
+        json!([{"key": "a", "label": "A", "type": "color"}]),
+        "settings[0].type: unknown value \"color\"",
+    );
+    settings_refused(
+        json!([{"key": "a", "label": "A"}]),
+        "settings[0].type: is required",
+    );
+}
+
+#[test]
+fn malformed_select_options_and_defaults_are_refused_with_their_path() {
+    use serde_json::json;
+    settings_refused(
+        json!([{"key": "region", "label": "Region", "type": "select"}]),
+        "settings[0].options: is required",
+    );
+    settings_refused(
+        json!([{"key": "region", "label": "Region", "type": "select", "options": []}]),
+        "settings[0].options: has 0 options",
+    );
+    let options: Vec<String> = (0..51).map(|i| format!("o{i}")).collect();
+    settings_refused(
+        json!([{"key": "region", "label": "Region", "type": "select", "options": options}]),
+        "settings[0].options: has 51 options",
+    );
+    settings_refused(
+        json!([{"key": "region", "label": "Region", "type": "select", "options": ["North", "North"]}]),
+        "settings[0].options[1]: \"North\" is listed twice",
+    );
+    settings_refused(
+        json!([{"key": "region", "label": "Region", "type": "select", "options": ["North", ""]}]),
+        "settings[0].options[1]: must not be empty",
+    );
+    settings_refused(
+        json!([{"key": "region", "label": "Region", "type": "select", "options": ["North", 2]}]),
+        "settings[0].options[1]: must be a string",
+    );
+    settings_refused(
+        json!([{"key": "region", "label": "Region", "type": "select", "options": ["x".repeat(101)]}]),
+        "settings[0].options[0]: must be at most 100 characters",
+    );
+    settings_refused(
+        json!([setting("a"), {"key": "b", "label": "B", "type": "number", "options": ["1"]}]),
+        "settings[1].options: only a select setting takes options",
+    );
+    settings_refused(
+        json!([{"key": "a", "label": "A", "type": "number", "default": "10"}]),
+        "settings[0].default: is not a valid value: must be a number",
+    );
+    settings_refused(
+        json!([{"key": "a", "label": "A", "type": "boolean", "default": 1}]),
+        "settings[0].default: is not a valid value: must be true or false",
+    );
+    settings_refused(
+        json!([{"key": "r", "label": "R", "type": "select", "options": ["North"], "default": "East"}]),
+        "settings[0].default: is not a valid value: \"East\" is not one of its options",
+    );
+    settings_refused(
+        json!([{"key": "a", "label": "A", "type": "string", "default": "x".repeat(1001)}]),
+        "settings[0].default: is not a valid value: must be at most 1000 characters",
+    );
+    settings_refused(
+        json!([{"key": "a", "label": "A", "type": "string", "required": "yes"}]),
+        "settings[0].required: must be true or false",
+    );
+    settings_refused(
+        json!([{"key": "a", "label": "A", "type": "string", "description": "d".repeat(301)}]),
+        "settings[0].description: must be at most 300 characters",
+    );
+    settings_refused(
+        json!([{"key": "a", "label": "A", "type": "string", "secret": true}]),
+        "settings[0].secret: unknown field",
+    );
+    settings_refused(
+        json!([{"key": "a", "label": "A", "type": "string", "Default": "x"}]),
+        "settings[0].Default: unknown field; did you mean `default`?",
+    );
+}
+
+#[test]
+fn malformed_permissions_are_refused_with_their_path() {
+    use serde_json::json;
+    permissions_refused(
+        json!(["https://api.vendor.example"]),
+        "permissions: must be an object",
+    );
+    permissions_refused(
+        json!({"storage": true}),
+        "permissions.storage: unknown permission; a tool may ask only for connect",
+    );
+    permissions_refused(
+        json!({"connect": "https://api.vendor.example"}),
+        "permissions.connect: must be an array",
+    );
+    permissions_refused(
+        json!({"connect": [42]}),
+        "permissions.connect[0]: must be a string",
+    );
+}
+
+#[test]
+fn connect_origins_must_be_exact_https_origins() {
+    for (origin, problem) in [
+        ("http://api.vendor.example", "must be an https origin"),
+        ("ws://api.vendor.example", "must be an https origin"),
+        ("api.vendor.example", "must be an origin such as"),
+        (
+            "HTTPS://api.vendor.example",
+            "must start with https:// in lower case",
+        ),
+        (
+            "https://api.vendor.example/",
+            "must be an origin only, without a trailing /",
+        ),
+        (
+            "https://api.vendor.example/prices",
+            "must be an origin only, without a path",
+        ),
+        (
+            "https://api.vendor.example?x=1",
+            "must be an origin only, without a query",
+        ),
+        (
+            "https://api.vendor.example#top",
+            "must be an origin only, without a fragment",
+        ),
+        (
+            "https://*.vendor.example",
+            "must name one host exactly; wildcards",
+        ),
+        ("https://*", "must name one host exactly; wildcards"),
+        (
+            "https://user:pw@api.vendor.example",
+            "must not contain a user name",
+        ),
+        (
+            "https://API.Vendor.example",
+            "must have its host in lower case: write https://api.vendor.example",
+        ),
+        (
+            "https://api.vendor.example:0",
+            "the port must be a number from 1 to 65535",
+        ),
+        (
+            "https://api.vendor.example:65536",
+            "the port must be a number from 1 to 65535",
+        ),
+        (
+            "https://api.vendor.example:",
+            "the port must be a number from 1 to 65535",
+        ),
+        ("https://api.vendor.example:443", "leave out :443"),
+        ("https://[::1]", "an IPv6 address cannot be named"),
+        ("https://", "the host is missing"),
+        ("https://api..example", "is not a host name"),
+        ("https://api_vendor.example", "is not a host name"),
+        ("https://-api.example", "is not a host name"),
+        ("https://300.1.1.1", "300.1.1.1 is not an IPv4 address"),
+        ("https://api.vendor.example ", "is not a host name"),
+    ] {
+        permissions_refused(
+            connect(&[origin]),
+            &format!("permissions.connect[0]: {origin:?}"),
+        );
+        let bytes = written(&[
+            (
+                "manifest.json",
+                &manifest_with("permissions", connect(&[origin])),
+            ),
+            ("index.html", INDEX),
+        ]);
+        let shown = read_zip(&bytes).unwrap_err().to_string();
+        assert!(shown.contains(problem), "{origin}: {shown}");
+    }
+    let eleven: Vec<String> = (0..11)
+        .map(|i| format!("https://api{i}.vendor.example"))
+        .collect();
+    let eleven: Vec<&str> = eleven.iter().map(String::as_str).collect();
+    permissions_refused(
+        connect(&eleven),
+        "permissions.connect: lists 11 origins; at most 10",
+    );
+    permissions_refused(
+        connect(&[
+            "https://api.vendor.example",
+            "https://prices.vendor.example",
+            "https://api.vendor.example",
+        ]),
+        "permissions.connect[2]: \"https://api.vendor.example\" is listed twice",
+    );
+}
+
+#[test]
+fn settings_and_permissions_are_read_when_well_formed() {
+    use serde_json::json;
+    let mut manifest: serde_json::Value = serde_json::from_slice(&manifest_json()).unwrap();
+    manifest["settings"] = json!([
+        {"key": "wastePercent", "label": " Waste allowance (%) ", "type": "number", "default": 10, "description": "Added to every room's area."},
+        {"key": "region", "label": "Region", "type": "select", "options": ["North", "South"], "required": true},
+        {"key": "supplier", "label": "Default supplier", "type": "string"},
+        {"key": "showCost", "label": "Show cost", "type": "boolean", "default": false}
+    ]);
+    manifest["permissions"] = json!({"connect": [
+        "https://api.vendor.example", "https://prices.vendor.example:8443", "https://192.168.1.20", "https://localhost"
+    ]});
+    let bytes = written(&[
+        ("manifest.json", manifest.to_string().as_bytes()),
+        ("index.html", INDEX),
+    ]);
+    let bundle = read_zip(&bytes).unwrap();
+    let read = bundle.manifest();
+    let keys: Vec<&str> = read.settings.iter().map(|s| s.key.as_str()).collect();
+    assert_eq!(keys, ["wastePercent", "region", "supplier", "showCost"]);
+    assert_eq!(read.settings[0].label, "Waste allowance (%)");
+    assert!(read.settings[1].required);
+    assert_eq!(read.settings[1].options, ["North", "South"]);
+    assert_eq!(read.permissions.connect.len(), 4);
+    assert_eq!(
+        read.permissions.connect[1],
+        "https://prices.vendor.example:8443"
+    );
+    // As stored and served: the same fields back, and none when none were declared.
+    let stored = serde_json::to_value(read).unwrap();
+    assert_eq!(stored["settings"][0]["default"], json!(10));
+    assert_eq!(stored["permissions"], manifest["permissions"]);
+    let plain = serde_json::to_value(read_zip(&good_zip()).unwrap().manifest()).unwrap();
+    assert!(
+        plain.get("settings").is_none() && plain.get("permissions").is_none(),
+        "{plain}"
+    );
+}
+
+#[test]
+fn settings_and_permissions_problems_are_reported_with_the_others() {
+    let manifest = br#"{"name": "", "shortName": "S", "type": "standalone", "version": "1.0.0",
+        "description": "d", "entry": "index.html",
+        "settings": [{"key": "a", "label": "A", "type": "select"}, {"key": "a", "label": "B", "type": "text"}],
+        "permissions": {"connect": ["http://x.example"], "camera": true}}"#;
+    let bytes = written(&[("manifest.json", manifest), ("index.html", INDEX)]);
+    let error = read_zip(&bytes).unwrap_err();
+    let rules: Vec<Rule> = error.refusals().iter().map(|r| r.rule).collect();
+    assert_eq!(
+        rules,
+        [
+            Rule::Manifest,
+            Rule::Settings,
+            Rule::Settings,
+            Rule::Settings,
+            Rule::Permissions,
+            Rule::Permissions
+        ],
+        "{error}"
+    );
+    let shown = error.to_string();
+    assert!(
+        shown.contains("manifest.json: settings[0].options: is required [settings]"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("manifest.json: permissions.camera: unknown permission"),
+        "{shown}"
+    );
+}
+
 #[test]
 fn every_manifest_problem_is_reported_at_once() {
     let manifest = br#"{"name": "", "type": "x", "version": "1.0", "entry": 3, "extra": true}"#;

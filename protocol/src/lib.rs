@@ -6,6 +6,9 @@
 //! - the DTOs of both surfaces, with SPEC.md's JSON field names
 //!   ([`context`], [`customer`], [`job`], [`catalog`], [`quote`],
 //!   [`add_lines`], [`create_quote`], [`paging`], [`manifest`]);
+//! - a tool's install settings and outside origins: their declarations in
+//!   the manifest, the values a tenant sets and the values a tool reads
+//!   ([`settings`], [`manifest::read_permissions`]);
 //! - the wire protocol between a tool page and its host ([`handshake`],
 //!   [`rpc`], [`method`], and the SDK's reports of what a frame refused,
 //!   [`blocked`]) and its errors ([`error`], [`problem`]);
@@ -47,6 +50,7 @@ pub mod quote_header;
 pub mod quote_view;
 mod raw_batch;
 pub mod rpc;
+pub mod settings;
 pub mod tax;
 pub mod ui;
 

@@ -3,6 +3,12 @@
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::Error;
+use crate::error::Violations;
+use crate::input::{index, kind};
+use crate::settings::SettingDeclaration;
 
 /// How a tool is launched and what it may call.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -78,4 +84,228 @@ pub struct ToolManifest {
     pub description: String,
     /// Relative path of the HTML entry point.
     pub entry: String,
+    /// Install settings an administrator sets per tenant (none when absent).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub settings: Vec<SettingDeclaration>,
+    /// What the tool may reach beyond its own origin (nothing when absent).
+    #[serde(default, skip_serializing_if = "Permissions::is_empty")]
+    pub permissions: Permissions,
+}
+
+/// The manifest's `permissions`: today only the outside origins the tool's
+/// page may connect to (`fetch`, `XMLHttpRequest`, `WebSocket`,
+/// `EventSource`), which its origin's Content-Security-Policy adds to
+/// `connect-src`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Permissions {
+    /// Exact https origins, at most [`MAX_CONNECT_ORIGINS`], as checked by
+    /// [`check_connect_origin`].
+    #[serde(default)]
+    pub connect: Vec<String>,
+}
+
+impl Permissions {
+    /// Whether nothing is asked for.
+    pub fn is_empty(&self) -> bool {
+        self.connect.is_empty()
+    }
+}
+
+/// The permissions a manifest may ask for.
+pub const PERMISSIONS: [&str; 1] = ["connect"];
+
+/// Most origins `permissions.connect` may list.
+pub const MAX_CONNECT_ORIGINS: usize = 10;
+
+/// Longest origin, in bytes (a DNS name is at most 253).
+const ORIGIN_MAX_LEN: usize = 300;
+
+/// Reads the manifest's `permissions` field: an object whose only key is
+/// `connect`, an array of at most [`MAX_CONNECT_ORIGINS`] unique origins,
+/// each as [`check_connect_origin`] wants it.
+///
+/// # Errors
+///
+/// `INVALID_PARAMS` with every problem at its path (`permissions.storage`,
+/// `permissions.connect[2]`).
+pub fn read_permissions(value: &Value) -> Result<Permissions, Error> {
+    let mut errors = Violations::default();
+    let Value::Object(object) = value else {
+        errors.push(
+            "permissions",
+            format!(
+                "must be an object such as {{\"connect\": [\"https://api.example.com\"]}}, not {}",
+                kind(value)
+            ),
+        );
+        return errors.finish(None);
+    };
+    for key in object.keys() {
+        if !PERMISSIONS.contains(&key.as_str()) {
+            errors.push(
+                format!("permissions.{key}"),
+                format!(
+                    "unknown permission; a tool may ask only for {}",
+                    PERMISSIONS.join(", ")
+                ),
+            );
+        }
+    }
+    let mut connect = Vec::new();
+    match object.get("connect") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(origins)) if origins.len() > MAX_CONNECT_ORIGINS => errors.push(
+            "permissions.connect",
+            format!(
+                "lists {} origins; at most {MAX_CONNECT_ORIGINS} are allowed",
+                origins.len()
+            ),
+        ),
+        Some(Value::Array(origins)) => {
+            for (i, origin) in origins.iter().enumerate() {
+                let path = index("permissions.connect", i);
+                let Value::String(origin) = origin else {
+                    errors.push(path, format!("must be a string, not {}", kind(origin)));
+                    continue;
+                };
+                if connect.contains(origin) {
+                    errors.push(path, format!("{origin:?} is listed twice"));
+                } else if let Err(problem) = check_connect_origin(origin) {
+                    errors.push(path, problem);
+                } else {
+                    connect.push(origin.clone());
+                }
+            }
+        }
+        Some(other) => errors.push(
+            "permissions.connect",
+            format!("must be an array of https origins, not {}", kind(other)),
+        ),
+    }
+    errors.into_result(Permissions { connect })
+}
+
+/// Checks one origin of `permissions.connect`: exactly `https://`, a
+/// lower-case host (a DNS name or an IPv4 address) and an optional `:port`,
+/// nothing else (no path, not even `/`, no query, fragment, user name or
+/// wildcard): the form a browser writes an origin in, which the tool
+/// origin's policy names as it is.
+///
+/// # Errors
+///
+/// What is wrong, in words that say what to write instead.
+pub fn check_connect_origin(origin: &str) -> Result<(), String> {
+    if origin.len() > ORIGIN_MAX_LEN {
+        return Err(format!(
+            "the origin is longer than {ORIGIN_MAX_LEN} characters"
+        ));
+    }
+    let shown = format!("{origin:?}");
+    let Some(rest) = origin.strip_prefix("https://") else {
+        let problem = if origin.to_ascii_lowercase().starts_with("https://") {
+            "must start with https:// in lower case"
+        } else if origin.contains("://") {
+            "must be an https origin (https://…); other schemes are not allowed"
+        } else {
+            "must be an origin such as https://api.example.com"
+        };
+        return Err(format!("{shown} {problem}"));
+    };
+    if let Some(at) = rest.find(['/', '?', '#']) {
+        let what = match rest.as_bytes().get(at) {
+            Some(b'?') => "a query",
+            Some(b'#') => "a fragment",
+            _ if at + 1 == rest.len() => "a trailing /",
+            _ => "a path",
+        };
+        return Err(format!(
+            "{shown} must be an origin only, without {what}: write https://{}",
+            &rest[..at]
+        ));
+    }
+    if rest.contains('@') {
+        return Err(format!(
+            "{shown} must not contain a user name or password (…@)"
+        ));
+    }
+    if rest.contains('*') {
+        return Err(format!(
+            "{shown} must name one host exactly; wildcards (*) are not allowed"
+        ));
+    }
+    if rest.starts_with('[') {
+        return Err(format!(
+            "{shown}: an IPv6 address cannot be named in a Content-Security-Policy; use a DNS name"
+        ));
+    }
+    let (host, port) = match rest.rsplit_once(':') {
+        Some((host, port)) => (host, Some(port)),
+        None => (rest, None),
+    };
+    if host.bytes().any(|b| b.is_ascii_uppercase()) {
+        let lower = origin.to_ascii_lowercase();
+        return Err(format!(
+            "{shown} must have its host in lower case: write {lower}"
+        ));
+    }
+    if let Some(problem) = host_problem(host) {
+        return Err(format!("{shown}: {problem}"));
+    }
+    if let Some(port) = port {
+        let valid = !port.is_empty()
+            && port.len() <= 5
+            && port.bytes().all(|b| b.is_ascii_digit())
+            && !port.starts_with('0')
+            && port.parse::<u32>().is_ok_and(|n| n <= 65_535);
+        if !valid {
+            return Err(format!(
+                "{shown}: the port must be a number from 1 to 65535"
+            ));
+        }
+        if port == "443" {
+            return Err(format!(
+                "{shown}: leave out :443, the https default: write https://{host}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// What is wrong with an origin's host, if anything: a DNS name of
+/// lower-case letters, digits and inner hyphens (labels of 1 to 63, 253 in
+/// all), or an IPv4 address.
+fn host_problem(host: &str) -> Option<String> {
+    if host.is_empty() {
+        return Some("the host is missing".to_owned());
+    }
+    if host.len() > 253 {
+        return Some("the host is longer than 253 characters".to_owned());
+    }
+    let labels: Vec<&str> = host.split('.').collect();
+    let numeric = labels
+        .iter()
+        .all(|label| !label.is_empty() && label.bytes().all(|b| b.is_ascii_digit()));
+    if numeric {
+        return host
+            .parse::<std::net::Ipv4Addr>()
+            .is_err()
+            .then(|| format!("{host} is not an IPv4 address"));
+    }
+    for label in labels {
+        let valid = !label.is_empty()
+            && label.len() <= 63
+            && label
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            && !label.starts_with('-')
+            && !label.ends_with('-');
+        if !valid {
+            return Some(format!(
+                "{host:?} is not a host name: each dot-separated part must be 1 to 63 lower-case \
+                 letters, digits or inner hyphens"
+            ));
+        }
+    }
+    None
 }

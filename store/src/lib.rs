@@ -9,7 +9,8 @@
 //! Every read and write of a tenant's data is scoped to that tenant: another
 //! tenant's id behaves exactly like an id that does not exist (`NOT_FOUND`,
 //! or an `INVALID_PARAMS` violation where the id is a field of a request).
-//! Installed tools belong to the platform and are the same for every tenant.
+//! Installed tools belong to the platform and are the same for every tenant;
+//! the values of their install settings are each tenant's own.
 //!
 //! Failures come as one [`Error`]: a [`toolbridge_protocol::Error`] for what
 //! the caller did wrong, or [`Error::Database`].

@@ -17,7 +17,7 @@ use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
 use crate::Error;
 
 /// Every migration: its file name in `migrations/` and its SQL, oldest first.
-const FILES: [(&str, &str); 3] = [
+const FILES: [(&str, &str); 4] = [
     ("0001_init.sql", include_str!("../migrations/0001_init.sql")),
     (
         "0002_catalog_version.sql",
@@ -26,6 +26,10 @@ const FILES: [(&str, &str); 3] = [
     (
         "0003_tools.sql",
         include_str!("../migrations/0003_tools.sql"),
+    ),
+    (
+        "0004_tool_settings.sql",
+        include_str!("../migrations/0004_tool_settings.sql"),
     ),
 ];
 

@@ -3,9 +3,19 @@
 //!
 //! The store takes a manifest and files that the `bundle` crate has already
 //! checked; what it checks itself is the slug, which names the tool's origin.
+//!
+//! Each tenant's values of a tool's install settings are kept per tenant and
+//! tool, checked against the tool's declarations when set and pruned to
+//! those that still fit whenever the tool is installed again; removing a
+//! tool removes them.
+
+use std::collections::BTreeMap;
 
 use sqlx::Row;
-use toolbridge_protocol::manifest::{SLUG_RULE, ToolManifest, ToolType, is_tool_slug};
+use toolbridge_protocol::manifest::{Permissions, SLUG_RULE, ToolManifest, ToolType, is_tool_slug};
+use toolbridge_protocol::settings::{
+    SettingDeclaration, SettingValues, check_values, effective_values, retained_values,
+};
 use toolbridge_protocol::{Error as RuleError, Violation};
 
 use crate::util::{hex, now_iso, sha256};
@@ -40,7 +50,8 @@ pub struct ToolFile {
 }
 
 const TOOL_COLUMNS: &str = "t.slug, t.name, t.short_name, t.tool_type, t.version, \
-    t.description, t.entry, t.enabled, t.bundle_sha256, t.installed_at, \
+    t.description, t.entry, t.setting_declarations, t.connect_origins, t.enabled, \
+    t.bundle_sha256, t.installed_at, \
     (SELECT COUNT(*) FROM tool_files f WHERE f.slug = t.slug) AS file_count, \
     (SELECT COALESCE(SUM(LENGTH(f.body)), 0) FROM tool_files f WHERE f.slug = t.slug) AS total_bytes";
 
@@ -48,7 +59,9 @@ impl Store {
     /// Installs a checked bundle as the tool `slug`, replacing the tool's
     /// manifest and every file if it is installed already (in one
     /// transaction: readers see the old tool or the new one, never a mix).
-    /// Keeps an installed tool's enabled flag. Returns the tool it replaced.
+    /// Keeps an installed tool's enabled flag, and each tenant's setting
+    /// values that still fit the new declarations (the others are dropped).
+    /// Returns the tool it replaced.
     pub async fn install_tool(
         &self,
         slug: &str,
@@ -80,12 +93,14 @@ impl Store {
             .await?;
         sqlx::query(
             "INSERT INTO tools (slug, name, short_name, tool_type, version, description, entry, \
-             enabled, bundle_sha256, installed_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?) \
+             setting_declarations, connect_origins, enabled, bundle_sha256, installed_at) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?) \
              ON CONFLICT (slug) DO UPDATE SET name = excluded.name, \
              short_name = excluded.short_name, tool_type = excluded.tool_type, \
              version = excluded.version, description = excluded.description, \
-             entry = excluded.entry, bundle_sha256 = excluded.bundle_sha256, \
-             installed_at = excluded.installed_at",
+             entry = excluded.entry, setting_declarations = excluded.setting_declarations, \
+             connect_origins = excluded.connect_origins, \
+             bundle_sha256 = excluded.bundle_sha256, installed_at = excluded.installed_at",
         )
         .bind(slug)
         .bind(&manifest.name)
@@ -94,6 +109,8 @@ impl Store {
         .bind(&manifest.version)
         .bind(&manifest.description)
         .bind(&manifest.entry)
+        .bind(serde_json::to_string(&manifest.settings).map_err(|e| unwritable(&e))?)
+        .bind(serde_json::to_string(&manifest.permissions.connect).map_err(|e| unwritable(&e))?)
         .bind(&digest)
         .bind(now_iso())
         .execute(&mut *tx)
@@ -107,8 +124,72 @@ impl Store {
                 .execute(&mut *tx)
                 .await?;
         }
+        let stored: Vec<(String, String)> =
+            sqlx::query_as("SELECT tenant_id, setting_values FROM tool_settings WHERE slug = ?")
+                .bind(slug)
+                .fetch_all(&mut *tx)
+                .await?;
+        for (tenant_id, text) in stored {
+            let before = values_from_json(&text)?;
+            let kept = retained_values(&manifest.settings, &before);
+            if kept != before {
+                write_values(&mut tx, &tenant_id, slug, &kept).await?;
+            }
+        }
         tx.commit().await?;
         Ok(replaced)
+    }
+
+    /// The values each tool has stored for the tenant, by slug. Each value
+    /// fits its tool's current declarations; what a tool sees is
+    /// [`toolbridge_protocol::settings::effective_values`] of its
+    /// declarations and these.
+    pub async fn tenant_tool_settings(
+        &self,
+        tenant_id: &str,
+    ) -> Result<BTreeMap<String, SettingValues>, Error> {
+        let rows: Vec<(String, String)> = sqlx::query_as(
+            "SELECT slug, setting_values FROM tool_settings WHERE tenant_id = ? ORDER BY slug",
+        )
+        .bind(tenant_id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter()
+            .map(|(slug, text)| Ok((slug, values_from_json(&text)?)))
+            .collect()
+    }
+
+    /// Sets the tenant's values of the tool `slug`'s settings: `values` is
+    /// the complete JSON object, key to value (a key left out is unset and
+    /// falls back to its default). Checked against the installed tool's
+    /// declarations in the same transaction as the write. Returns the values
+    /// the tool now sees, or `None` when no tool `slug` is installed.
+    ///
+    /// # Errors
+    ///
+    /// `INVALID_PARAMS` with every problem, each with its key as the path
+    /// ([`toolbridge_protocol::settings::check_values`]).
+    pub async fn set_tool_settings(
+        &self,
+        tenant_id: &str,
+        slug: &str,
+        values: &serde_json::Value,
+    ) -> Result<Option<SettingValues>, Error> {
+        let _turn = self.writes.lock().await;
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let declarations: Option<String> =
+            sqlx::query_scalar("SELECT setting_declarations FROM tools WHERE slug = ?")
+                .bind(slug)
+                .fetch_optional(&mut *tx)
+                .await?;
+        let Some(declarations) = declarations else {
+            return Ok(None);
+        };
+        let declarations = declarations_from_json(&declarations)?;
+        let checked = check_values(&declarations, values)?;
+        write_values(&mut tx, tenant_id, slug, &checked).await?;
+        tx.commit().await?;
+        Ok(Some(effective_values(&declarations, &checked)))
     }
 
     /// Every installed tool, by slug.
@@ -163,8 +244,52 @@ impl Store {
     }
 }
 
+/// Stores `values` as the tenant's for the tool `slug`; no values, no row.
+async fn write_values(
+    tx: &mut sqlx::SqliteConnection,
+    tenant_id: &str,
+    slug: &str,
+    values: &SettingValues,
+) -> Result<(), Error> {
+    if values.is_empty() {
+        sqlx::query("DELETE FROM tool_settings WHERE tenant_id = ? AND slug = ?")
+            .bind(tenant_id)
+            .bind(slug)
+            .execute(&mut *tx)
+            .await?;
+    } else {
+        sqlx::query(
+            "INSERT INTO tool_settings (tenant_id, slug, setting_values, updated_at) \
+             VALUES (?, ?, ?, ?) ON CONFLICT (tenant_id, slug) DO UPDATE SET \
+             setting_values = excluded.setting_values, updated_at = excluded.updated_at",
+        )
+        .bind(tenant_id)
+        .bind(slug)
+        .bind(serde_json::to_string(values).map_err(|e| unwritable(&e))?)
+        .bind(now_iso())
+        .execute(&mut *tx)
+        .await?;
+    }
+    Ok(())
+}
+
+fn unwritable(error: &serde_json::Error) -> Error {
+    Error::Database(format!("a value could not be written as JSON: {error}"))
+}
+
+fn values_from_json(text: &str) -> Result<SettingValues, Error> {
+    serde_json::from_str(text).map_err(|error| Error::corrupt(format!("setting values: {error}")))
+}
+
+fn declarations_from_json(text: &str) -> Result<Vec<SettingDeclaration>, Error> {
+    serde_json::from_str(text)
+        .map_err(|error| Error::corrupt(format!("setting declarations: {error}")))
+}
+
 fn tool_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<InstalledTool, Error> {
     let tool_type: String = row.try_get("tool_type")?;
+    let settings: String = row.try_get("setting_declarations")?;
+    let connect: String = row.try_get("connect_origins")?;
     let file_count: i64 = row.try_get("file_count")?;
     let total_bytes: i64 = row.try_get("total_bytes")?;
     Ok(InstalledTool {
@@ -177,6 +302,11 @@ fn tool_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<InstalledTool, Error> 
             version: row.try_get("version")?,
             description: row.try_get("description")?,
             entry: row.try_get("entry")?,
+            settings: declarations_from_json(&settings)?,
+            permissions: Permissions {
+                connect: serde_json::from_str(&connect)
+                    .map_err(|error| Error::corrupt(format!("connect origins: {error}")))?,
+            },
         },
         enabled: row.try_get("enabled")?,
         bundle_sha256: row.try_get("bundle_sha256")?,

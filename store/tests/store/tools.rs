@@ -1,9 +1,11 @@
 //! Installed tools: install, replace, read, enable, remove.
 
+use serde_json::{Value, json};
 use toolbridge_protocol::ErrorCode;
-use toolbridge_protocol::manifest::{ToolManifest, ToolType};
+use toolbridge_protocol::manifest::{Permissions, ToolManifest, ToolType};
+use toolbridge_protocol::settings::{read_declarations, values_to_json};
 
-use crate::common::{assert_code, empty};
+use crate::common::{assert_code, demo, empty, paths, raw};
 
 fn manifest(version: &str) -> ToolManifest {
     ToolManifest {
@@ -13,8 +15,31 @@ fn manifest(version: &str) -> ToolManifest {
         version: version.to_owned(),
         description: "Adds demo lines.".to_owned(),
         entry: "index.html".to_owned(),
+        settings: Vec::new(),
+        permissions: Permissions::default(),
     }
 }
+
+/// `manifest(version)` declaring these settings and origins.
+fn declaring(version: &str, settings: &Value, connect: &[&str]) -> ToolManifest {
+    ToolManifest {
+        settings: read_declarations(settings).unwrap(),
+        permissions: Permissions {
+            connect: connect.iter().map(|&origin| origin.to_owned()).collect(),
+        },
+        ..manifest(version)
+    }
+}
+
+fn flooring_settings() -> Value {
+    json!([
+        {"key": "wastePercent", "label": "Waste allowance (%)", "type": "number", "default": 10},
+        {"key": "region", "label": "Region", "type": "select", "options": ["North", "South"], "required": true},
+        {"key": "supplier", "label": "Default supplier", "type": "string"}
+    ])
+}
+
+const FILES: [(&str, &[u8]); 1] = [("index.html", b"<p>x")];
 
 #[tokio::test]
 async fn a_tool_installs_with_its_files_and_a_new_version_replaces_them_all() {
@@ -112,4 +137,159 @@ async fn a_slug_that_cannot_name_an_origin_is_refused() {
         assert_code(outcome, ErrorCode::InvalidParams);
     }
     assert!(store.tools().await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn declarations_and_origins_are_kept_with_the_tool() {
+    let (store, _dir) = empty().await;
+    let declared = declaring(
+        "1.0.0",
+        &flooring_settings(),
+        &[
+            "https://api.vendor.example",
+            "https://prices.vendor.example:8443",
+        ],
+    );
+    store
+        .install_tool("floor", &declared, &FILES)
+        .await
+        .unwrap();
+    assert_eq!(
+        store.tool("floor").await.unwrap().unwrap().manifest,
+        declared
+    );
+    // A new version that declares nothing declares nothing.
+    store
+        .install_tool("floor", &manifest("2.0.0"), &FILES)
+        .await
+        .unwrap();
+    let tool = store.tool("floor").await.unwrap().unwrap();
+    assert!(tool.manifest.settings.is_empty() && tool.manifest.permissions.is_empty());
+}
+
+#[tokio::test]
+async fn each_tenant_has_its_own_checked_values() {
+    let demo = demo().await;
+    let store = &demo.store;
+    let (harbour, other) = (&demo.harbour.id, &demo.other.id);
+    store
+        .install_tool(
+            "floor",
+            &declaring("1.0.0", &flooring_settings(), &[]),
+            &FILES,
+        )
+        .await
+        .unwrap();
+
+    let seen = store
+        .set_tool_settings(
+            harbour,
+            "floor",
+            &json!({"region": "South", "supplier": "Acme"}),
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        values_to_json(&seen),
+        json!({"wastePercent": 10, "region": "South", "supplier": "Acme"})
+    );
+    let stored = store.tenant_tool_settings(harbour).await.unwrap();
+    assert_eq!(
+        values_to_json(&stored["floor"]),
+        json!({"region": "South", "supplier": "Acme"})
+    );
+    assert!(store.tenant_tool_settings(other).await.unwrap().is_empty());
+
+    // Every problem at once, by key; nothing is written.
+    let refused = store
+        .set_tool_settings(
+            harbour,
+            "floor",
+            &json!({"wastePercent": "12", "region": "East", "colour": "red"}),
+        )
+        .await;
+    assert_eq!(paths(refused), ["colour", "region", "wastePercent"]);
+    assert_eq!(
+        paths(store.set_tool_settings(other, "floor", &json!({})).await),
+        ["region"]
+    );
+    assert_eq!(
+        values_to_json(&store.tenant_tool_settings(harbour).await.unwrap()["floor"]),
+        json!({"region": "South", "supplier": "Acme"})
+    );
+
+    // The whole object replaces the last: a key left out is unset.
+    store
+        .set_tool_settings(harbour, "floor", &json!({"region": "North"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        values_to_json(&store.tenant_tool_settings(harbour).await.unwrap()["floor"]),
+        json!({"region": "North"})
+    );
+    assert_eq!(
+        store
+            .set_tool_settings(harbour, "nothing", &json!({}))
+            .await
+            .unwrap(),
+        None
+    );
+}
+
+#[tokio::test]
+async fn a_reinstall_drops_values_that_no_longer_fit_and_a_removal_drops_them_all() {
+    let demo = demo().await;
+    let store = &demo.store;
+    let harbour = &demo.harbour.id;
+    store
+        .install_tool(
+            "floor",
+            &declaring("1.0.0", &flooring_settings(), &[]),
+            &FILES,
+        )
+        .await
+        .unwrap();
+    store
+        .set_tool_settings(
+            harbour,
+            "floor",
+            &json!({"wastePercent": 12, "region": "South", "supplier": "Acme"}),
+        )
+        .await
+        .unwrap();
+    // 2.0.0: South is gone, supplier became a number, waste is unchanged.
+    let next = json!([
+        {"key": "wastePercent", "label": "Waste allowance (%)", "type": "number", "default": 10},
+        {"key": "region", "label": "Region", "type": "select", "options": ["North", "East"], "default": "North"},
+        {"key": "supplier", "label": "Supplier number", "type": "number"}
+    ]);
+    store
+        .install_tool("floor", &declaring("2.0.0", &next, &[]), &FILES)
+        .await
+        .unwrap();
+    assert_eq!(
+        values_to_json(&store.tenant_tool_settings(harbour).await.unwrap()["floor"]),
+        json!({"wastePercent": 12})
+    );
+    // Going back to 1.0.0 does not bring the dropped values back.
+    store
+        .install_tool(
+            "floor",
+            &declaring("1.0.0", &flooring_settings(), &[]),
+            &FILES,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        values_to_json(&store.tenant_tool_settings(harbour).await.unwrap()["floor"]),
+        json!({"wastePercent": 12})
+    );
+
+    assert!(store.remove_tool("floor").await.unwrap());
+    let rows: i64 = raw(&demo.dir)
+        .await
+        .fetch_scalar("SELECT COUNT(*) FROM tool_settings")
+        .await;
+    assert_eq!(rows, 0);
 }
