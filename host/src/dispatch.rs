@@ -311,9 +311,9 @@ enum Remote {
 }
 
 /// Answers at once when no backend request is needed: `context.get` once the
-/// user is known, `quotes.addLines`, `quotes.getOpen` and `ui.toast` always,
-/// and any call the tool's type forbids. Otherwise says what the backend (or
-/// the user) must be asked.
+/// user is known, `quotes.addLines`, `quotes.getOpen`, `settings.get` and
+/// `ui.toast` always, and any call the tool's type forbids. Otherwise says
+/// what the backend (or the user) must be asked.
 fn answer_now(
     shared: &Shared,
     caller: &Caller,
@@ -344,6 +344,7 @@ fn answer_now(
             .ok_or(Error::NoOpenQuote)
             .and_then(|view| json::to_js(&view))
             .map(|view| (Answer::Js(view), None))),
+        Method::SettingsGet => Ok(settings(shared, caller)),
         Method::UiToast => Ok(toast(shared, caller, params)),
         Method::UiConfirm => Err(Remote::Confirm),
         Method::UiOpenQuote => Err(Remote::OpenQuote),
@@ -451,6 +452,20 @@ struct NavigateArgument<'a> {
     quote_id: &'a str,
     url: &'a str,
     unsaved: bool,
+}
+
+/// `settings.get`: the install settings the page mounted the tool with (or
+/// last set with `setToolSettings`); `NOT_ALLOWED` when it passed none.
+fn settings(shared: &Shared, caller: &Caller) -> Outcome {
+    let tools = shared.tools.borrow();
+    let mounted = tools.get(caller.key).ok_or_else(gone)?;
+    let settings = mounted.tool.settings.as_ref().ok_or_else(|| {
+        Error::NotAllowed(format!(
+            "settings.get is not offered here: the host page mounted {} without settings (check bridge.supports(\"settings.get\") first)",
+            caller.name
+        ))
+    })?;
+    Ok((Answer::Js(json::to_js(settings)?), None))
 }
 
 /// `ui.toast`: the page's hook shows it, within the tool's toast limit.

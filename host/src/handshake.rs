@@ -2,7 +2,8 @@
 //! it comes from the window of a frame this host mounted *and* from that
 //! tool's registered origin. The welcome carries the tool type the page gave
 //! to `mount`, the extensions offered to it (from that type, the mount's
-//! options and the page's hooks), and transfers a fresh private port.
+//! options — `autoResize`, `settings` — and the page's hooks), and transfers
+//! a fresh private port.
 
 use std::rc::{Rc, Weak};
 
@@ -113,7 +114,10 @@ fn connect(shared: &Rc<Shared>, key: u32, instance: String) -> Result<(), String
         .frame
         .content_window()
         .ok_or("the tool's frame has no window")?;
-    let offers = shared.hooks.offers(mounted.tool.auto_resize.is_some());
+    let offers = shared.hooks.offers(
+        mounted.tool.auto_resize.is_some(),
+        mounted.tool.settings.is_some(),
+    );
     let welcome = Welcome::for_tool(mounted.tool.tool_type, &offers);
     let capabilities = welcome.capabilities.clone();
     let welcome =

@@ -58,10 +58,13 @@ pub(crate) struct Hooks {
 }
 
 impl Hooks {
-    /// What the page sets up for a tool now: the hooks set, and
-    /// auto-resize when the tool was mounted with bounds (`auto_resize`).
-    pub(crate) fn offers(&self, auto_resize: bool) -> Vec<Capability> {
+    /// What the page sets up for a tool now: the hooks set, auto-resize
+    /// when the tool was mounted with bounds (`auto_resize`), and the
+    /// settings extensions when it was mounted with settings (`settings`).
+    pub(crate) fn offers(&self, auto_resize: bool, settings: bool) -> Vec<Capability> {
         [
+            (Capability::SettingsGet, settings),
+            (Capability::SettingsChanged, settings),
             (Capability::UiAutoResize, auto_resize),
             (Capability::UiToast, self.toast.get().is_some()),
             (Capability::UiConfirm, self.confirm.get().is_some()),
@@ -88,7 +91,7 @@ impl Hooks {
         hook.get().ok_or_else(|| {
             Error::NotAllowed(format!(
                 "{capability} is not offered here: the host page has not set {} (check bridge.supports(\"{capability}\") first)",
-                capability.page_hook().unwrap_or("its hook")
+                capability.page_setup().unwrap_or("its hook")
             ))
         })
     }

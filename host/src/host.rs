@@ -10,6 +10,7 @@ use js_sys::{Function, Promise};
 use serde::Deserialize;
 use toolbridge_protocol::catalog::{Catalog, CatalogIndex};
 use toolbridge_protocol::context::BridgeContextDto;
+use toolbridge_protocol::manifest::{SLUG_RULE, is_tool_slug};
 use toolbridge_protocol::money::decimal_from_f64;
 use toolbridge_protocol::notification::SessionEndReason;
 use toolbridge_protocol::open_quote::{LineEdit, OpenQuote};
@@ -30,7 +31,7 @@ use crate::handshake;
 use crate::hooks::Hooks;
 use crate::json;
 use crate::listeners::Listeners;
-use crate::options::{HostOptions, ToolOptions};
+use crate::options::{HostOptions, ToolOptions, read_settings};
 use crate::registry::{MountedTool, Registry, SANDBOX};
 
 /// The catalog index with the `ETag` it came with.
@@ -587,6 +588,29 @@ impl Host {
         hook: Function,
     ) -> Function {
         self.shared.hooks.navigate.set(hook)
+    }
+
+    /// Replaces the install settings of every mounted frame of tool `slug`
+    /// that was mounted with settings, and tells each connected one with
+    /// `settings.changed`. A frame mounted without settings is left alone,
+    /// and a slug with no frame mounted is no mistake. Throws `USAGE`
+    /// naming the key for settings that are not a plain object of strings,
+    /// numbers and booleans.
+    #[wasm_bindgen(js_name = setToolSettings)]
+    pub fn set_tool_settings(
+        &self,
+        slug: &str,
+        #[wasm_bindgen(unchecked_param_type = "ToolSettings")] settings: &JsValue,
+    ) -> Result<(), JsValue> {
+        if !is_tool_slug(slug) {
+            return Err(HostError::usage(format!(
+                "setToolSettings: slug {slug:?} must be {SLUG_RULE}"
+            ))
+            .into());
+        }
+        let settings = read_settings(settings, "setToolSettings")?;
+        self.shared.set_tool_settings(slug, &settings);
+        Ok(())
     }
 
     /// The session ended: forgets the user and tells every connected tool

@@ -1,8 +1,12 @@
 //! The options the page passes to `new Host(…)` and `host.mount(…)`, read and
 //! checked so that a mistake is reported with the option's name.
 
+use js_sys::{Array, Object, Reflect};
 use serde::Deserialize;
+use serde_json::{Map, Value};
+use toolbridge_protocol::Error;
 use toolbridge_protocol::manifest::{SLUG_RULE, ToolType, is_tool_slug};
+use toolbridge_protocol::notification::read_settings_values;
 use toolbridge_protocol::ui::AutoResize;
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -35,23 +39,20 @@ fn default_timeout() -> u32 {
 impl HostOptions {
     /// Reads the constructor's argument.
     pub(crate) fn read(value: &JsValue) -> Result<Self, HostError> {
-        let key = JsValue::from_str("backend");
-        let backend = js_sys::Reflect::get(value, &key).unwrap_or(JsValue::UNDEFINED);
-        if backend.is_undefined() {
-            return json::read_js(value, "new Host(options)").map_err(HostError::Usage);
-        }
-        // The rest read as JSON, without the backend (which need not be
+        // The rest is read as JSON, without the backend (which need not be
         // JSON at all: an API client, a class instance).
-        let rest = js_sys::Object::assign(&js_sys::Object::new(), value.unchecked_ref());
-        let _ = js_sys::Reflect::delete_property(&rest, &key);
+        let (rest, backend) = split_off(value, "backend");
         let mut options: Self =
             json::read_js(&rest, "new Host(options)").map_err(HostError::Usage)?;
-        options.backend = Some(Custom::read(backend)?);
+        if !backend.is_undefined() {
+            options.backend = Some(Custom::read(backend)?);
+        }
         Ok(options)
     }
 }
 
-/// `host.mount(container, {slug, origin, type, entry?, title?, autoResize?})`.
+/// `host.mount(container, {slug, origin, type, entry?, title?, autoResize?,
+/// settings?})`.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct RawTool {
@@ -64,7 +65,7 @@ struct RawTool {
     #[serde(default)]
     title: Option<String>,
     #[serde(default)]
-    auto_resize: Option<serde_json::Value>,
+    auto_resize: Option<Value>,
 }
 
 /// A tool to mount, checked.
@@ -84,13 +85,19 @@ pub(crate) struct ToolOptions {
     /// The heights the frame may take when the tool sizes it; `None` keeps
     /// the page's own sizing.
     pub(crate) auto_resize: Option<AutoResize>,
+    /// The tool's install settings, which `settings.get` answers; `None`
+    /// when the page passed none (and then `settings.*` is not offered).
+    pub(crate) settings: Option<Map<String, Value>>,
 }
 
 impl ToolOptions {
     /// Reads and checks `mount`'s second argument.
     pub(crate) fn read(value: &JsValue) -> Result<Self, HostError> {
+        // The settings are read from the JavaScript object, where a value
+        // JSON would drop or change (a function, NaN) can be named.
+        let (rest, settings) = split_off(value, "settings");
         let raw: RawTool =
-            json::read_js(value, "mount(container, tool)").map_err(HostError::Usage)?;
+            json::read_js(&rest, "mount(container, tool)").map_err(HostError::Usage)?;
         if !is_tool_slug(&raw.slug) {
             return Err(HostError::usage(format!(
                 "mount: slug {:?} must be {SLUG_RULE}",
@@ -113,8 +120,14 @@ impl ToolOptions {
             )));
         }
         let auto_resize = raw.auto_resize.as_ref().map(bounds).transpose()?;
+        let settings = if settings.is_undefined() || settings.is_null() {
+            None
+        } else {
+            Some(read_settings(&settings, "mount")?)
+        };
         Ok(Self {
             auto_resize,
+            settings,
             title: raw.title.unwrap_or_else(|| raw.slug.clone()),
             slug: raw.slug,
             origin,
@@ -124,9 +137,83 @@ impl ToolOptions {
     }
 }
 
+/// `value` without its property `key` (a shallow copy, or `value` itself
+/// when it has no such property), and that property.
+fn split_off(value: &JsValue, key: &str) -> (JsValue, JsValue) {
+    let key = JsValue::from_str(key);
+    let taken = Reflect::get(value, &key).unwrap_or(JsValue::UNDEFINED);
+    if taken.is_undefined() {
+        return (value.clone(), taken);
+    }
+    let rest = Object::assign(&Object::new(), value.unchecked_ref());
+    let _ = Reflect::delete_property(&rest, &key);
+    (rest.into(), taken)
+}
+
+/// Install settings the page passes (to `mount` or `setToolSettings`,
+/// named by `what`): a plain object of strings, numbers and booleans. Every
+/// mistake is named by its key.
+pub(crate) fn read_settings(value: &JsValue, what: &str) -> Result<Map<String, Value>, HostError> {
+    let refuse = |problems: &[String]| HostError::usage(format!("{what}: {}", problems.join("; ")));
+    if !value.is_object() || Array::is_array(value) {
+        let got = if Array::is_array(value) {
+            "an array".to_owned()
+        } else if value.is_null() {
+            "null".to_owned()
+        } else if value.is_undefined() {
+            "undefined".to_owned()
+        } else {
+            format!("a {}", value.js_typeof().as_string().unwrap_or_default())
+        };
+        return Err(refuse(&[format!(
+            "settings must be an object of setting keys to strings, numbers and booleans (got {got})"
+        )]));
+    }
+    let mut problems = Vec::new();
+    let mut object = Map::new();
+    for entry in Object::entries(value.unchecked_ref()).iter() {
+        let entry: Array = entry.unchecked_into();
+        let key = entry.get(0).as_string().unwrap_or_default();
+        let item = entry.get(1);
+        // What JSON would drop or change is refused here; the rest is the
+        // protocol's to read.
+        let lost = match item.js_typeof().as_string().as_deref() {
+            Some("number") if !item.as_f64().is_some_and(f64::is_finite) => {
+                Some("a number that is not finite")
+            }
+            Some("undefined") => Some("undefined"),
+            Some("function") => Some("a function"),
+            Some("symbol") => Some("a symbol"),
+            Some("bigint") => Some("a BigInt"),
+            _ => None,
+        };
+        match (lost, json::from_js(&item)) {
+            (None, Some(json)) => {
+                object.insert(key, json);
+            }
+            (lost, _) => problems.push(format!(
+                "settings.{key} must be a string, number or boolean (got {})",
+                lost.unwrap_or("a value JSON cannot hold")
+            )),
+        }
+    }
+    if let Err(Error::InvalidParams(found)) = read_settings_values(&Value::Object(object.clone())) {
+        problems.extend(
+            found
+                .iter()
+                .map(|problem| format!("settings.{} {}", problem.path, problem.message)),
+        );
+    }
+    if problems.is_empty() {
+        Ok(object)
+    } else {
+        Err(refuse(&problems))
+    }
+}
+
 /// `autoResize: {min, max}`, whole CSS pixels.
-fn bounds(value: &serde_json::Value) -> Result<AutoResize, HostError> {
-    let number = |name: &str| value.get(name).and_then(serde_json::Value::as_f64);
+fn bounds(value: &Value) -> Result<AutoResize, HostError> {
+    let number = |name: &str| value.get(name).and_then(Value::as_f64);
     let only_bounds = value
         .as_object()
         .is_some_and(|object| object.keys().all(|key| key == "min" || key == "max"));

@@ -1,9 +1,11 @@
 //! What the host tells tools without being asked, as JSON-RPC notifications
-//! on their private ports (`quote.changed`, `session.ended`), and what it
+//! on their private ports (`quote.changed`, `session.ended`,
+//! `settings.changed`), and what it
 //! does with the notifications tools send it beyond `sdk.blocked`
 //! (`ui.resize`).
 
 use js_sys::JsString;
+use serde_json::{Map, Value};
 use toolbridge_protocol::capability::Capability;
 use toolbridge_protocol::manifest::ToolType;
 use toolbridge_protocol::notification::{HostEvent, SessionEndReason};
@@ -64,6 +66,25 @@ impl Shared {
         self.post_event(Capability::SessionEnded, || {
             encode(&HostEvent::SessionEnded(reason))
         });
+    }
+
+    /// Replaces the install settings of every mount of `slug` that has
+    /// settings (one without is left alone), and tells each of those that is
+    /// connected and was offered it with `settings.changed`.
+    pub(crate) fn set_tool_settings(&self, slug: &str, settings: &Map<String, Value>) {
+        let ports: Vec<MessagePort> = self
+            .tools
+            .borrow_mut()
+            .iter_mut()
+            .filter(|mounted| mounted.tool.slug == slug)
+            .filter_map(|mounted| {
+                mounted.tool.settings.as_mut()?.clone_from(settings);
+                let link = mounted.link.as_ref()?;
+                link.offers(Capability::SettingsChanged)
+                    .then(|| link.port.clone())
+            })
+            .collect();
+        post(&ports, || encode(&HostEvent::SettingsChanged(settings)));
     }
 
     /// Gives up the `ui.confirm` dialogs of the quoting extensions: their

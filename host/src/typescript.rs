@@ -51,13 +51,23 @@ export interface ToolOptions {
   /** Let the tool size its frame: heights in whole CSS pixels, 0 <= min <= max <= 10000. The frame
    * starts at `min`; each height the tool reports is rounded up and held within the bounds. */
   autoResize?: { min: number; max: number };
+  /** The tool's install settings, as the app's server answers them for the organisation (in
+   * `GET /api/tools`). With them the tool is offered `settings.get` (answering these) and
+   * `settings.changed` (see `host.setToolSettings`); without, neither. Not secret: the tool's page
+   * reads them, as every user of the organisation's tools can. */
+  settings?: ToolSettings;
 }
+
+/** A tool's install settings: setting keys to strings, numbers and booleans. */
+export type ToolSettings = Record<string, string | number | boolean>;
 
 /** An extension beyond bridge 2.1.0, as a welcome offers it and `bridge.supports` names it. */
 export type Capability =
   | "quotes.getOpen"
   | "quote.changed"
   | "session.ended"
+  | "settings.get"
+  | "settings.changed"
   | "ui.autoResize"
   | "ui.toast"
   | "ui.confirm"

@@ -2,7 +2,7 @@
 // (host/dist/toolbridge_host.d.ts): `tsc` must accept it, including every
 // `@ts-expect-error` below being an error.
 
-import init, { Host, type HostBackend, type CallRecord, type Capability, type ConfirmRequest, type DebugEntry, type EditorQuote, type HostErrorObject, type NavigateRequest, type QuoteChange, type ToastRequest, type ToolStatus } from "../dist/toolbridge_host.js";
+import init, { Host, type HostBackend, type ToolSettings, type CallRecord, type Capability, type ConfirmRequest, type DebugEntry, type EditorQuote, type HostErrorObject, type NavigateRequest, type QuoteChange, type ToastRequest, type ToolStatus } from "../dist/toolbridge_host.js";
 
 export async function mountEstimator(panel: HTMLElement, quoteId: string): Promise<number> {
   await init();
@@ -14,7 +14,10 @@ export async function mountEstimator(panel: HTMLElement, quoteId: string): Promi
     type: "quoting_extension",
     entry: "/index.html",
     autoResize: { min: 120, max: 900 },
+    settings: { wastePercent: 10, region: "North", showCost: false },
   });
+  const changed: ToolSettings = { wastePercent: 12 };
+  host.setToolSettings("estimator", changed);
   const frame: HTMLIFrameElement = tool.frame;
   frame.style.width = "100%";
   const off: () => void = host.onChange((current: EditorQuote | null, change: QuoteChange) => {
@@ -102,6 +105,10 @@ export function mistakes(host: Host, panel: HTMLElement): void {
   host.endSession("bored");
   // @ts-expect-error: a confirm hook answers a boolean
   host.onConfirm(() => "yes");
+  // @ts-expect-error: a setting's value is a string, number or boolean
+  host.mount(panel, { slug: "x", origin: "http://x.test", type: "standalone", settings: { region: ["North"] } });
+  // @ts-expect-error: setToolSettings names the tool by its slug
+  host.setToolSettings({ wastePercent: 12 });
   // @ts-expect-error: a backend answers Responses, not bodies
   new Host({ apiBase: "/api/v1", backend: { fetch: async () => ({ items: [] }) } });
   // @ts-expect-error: a backend is an object with fetch, not a URL

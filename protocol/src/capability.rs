@@ -5,8 +5,8 @@
 //! before it relies on one, so a tool written for a plain 2.1.0 host keeps
 //! working and an extension degrades cleanly where it is missing. What is
 //! offered follows from what the page installed (the tool's manifest type,
-//! the `autoResize` bounds it mounted the tool with, and the hooks it set),
-//! never from anything the tool says.
+//! the `autoResize` bounds and `settings` it mounted the tool with, and the
+//! hooks it set), never from anything the tool says.
 
 use std::fmt;
 
@@ -27,6 +27,13 @@ pub enum Capability {
     /// The `session.ended` event (every tool).
     #[serde(rename = "session.ended")]
     SessionEnded,
+    /// The `settings.get` method (the page mounted the tool with settings).
+    #[serde(rename = "settings.get")]
+    SettingsGet,
+    /// The `settings.changed` event (the page mounted the tool with
+    /// settings).
+    #[serde(rename = "settings.changed")]
+    SettingsChanged,
     /// The host sizes the tool's frame from the heights bridge.js reports.
     #[serde(rename = "ui.autoResize")]
     UiAutoResize,
@@ -43,10 +50,12 @@ pub enum Capability {
 
 impl Capability {
     /// Every capability, in the order a welcome lists them.
-    pub const ALL: [Capability; 7] = [
+    pub const ALL: [Capability; 9] = [
         Capability::QuotesGetOpen,
         Capability::QuoteChanged,
         Capability::SessionEnded,
+        Capability::SettingsGet,
+        Capability::SettingsChanged,
         Capability::UiAutoResize,
         Capability::UiToast,
         Capability::UiConfirm,
@@ -59,6 +68,8 @@ impl Capability {
             Capability::QuotesGetOpen => "quotes.getOpen",
             Capability::QuoteChanged => "quote.changed",
             Capability::SessionEnded => "session.ended",
+            Capability::SettingsGet => "settings.get",
+            Capability::SettingsChanged => "settings.changed",
             Capability::UiAutoResize => "ui.autoResize",
             Capability::UiToast => "ui.toast",
             Capability::UiConfirm => "ui.confirm",
@@ -76,6 +87,7 @@ impl Capability {
     pub fn of_method(method: Method) -> Option<Self> {
         match method {
             Method::QuotesGetOpen => Some(Capability::QuotesGetOpen),
+            Method::SettingsGet => Some(Capability::SettingsGet),
             Method::UiToast => Some(Capability::UiToast),
             Method::UiConfirm => Some(Capability::UiConfirm),
             Method::UiOpenQuote => Some(Capability::UiOpenQuote),
@@ -84,11 +96,13 @@ impl Capability {
     }
 
     /// Whether the capability depends on what the page set up (the mount's
-    /// `autoResize`, a hook) rather than on the tool's type.
+    /// `autoResize` or `settings`, a hook) rather than on the tool's type.
     pub fn is_up_to_the_page(self) -> bool {
         matches!(
             self,
-            Capability::UiAutoResize
+            Capability::SettingsGet
+                | Capability::SettingsChanged
+                | Capability::UiAutoResize
                 | Capability::UiToast
                 | Capability::UiConfirm
                 | Capability::UiOpenQuote
@@ -117,13 +131,18 @@ impl Capability {
             .collect()
     }
 
-    /// The page hook a `ui.*` method needs, by its name in the host's API
-    /// (`"host.onToast"`); `None` for the others.
-    pub fn page_hook(self) -> Option<&'static str> {
+    /// What the page must set up for this capability, by its name in the
+    /// host's API (`"host.onToast"`, `"the mount's settings option"`);
+    /// `None` for those that follow from the tool's type.
+    pub fn page_setup(self) -> Option<&'static str> {
         match self {
             Capability::UiToast => Some("host.onToast"),
             Capability::UiConfirm => Some("host.onConfirm"),
             Capability::UiOpenQuote => Some("host.onNavigate"),
+            Capability::SettingsGet | Capability::SettingsChanged => {
+                Some("the mount's settings option")
+            }
+            Capability::UiAutoResize => Some("the mount's autoResize option"),
             _ => None,
         }
     }
@@ -178,7 +197,11 @@ mod tests {
             ]
         );
         let all = Capability::ALL;
-        assert!(all.iter().filter(|c| c.is_up_to_the_page()).count() == 4);
+        assert!(all.iter().filter(|c| c.is_up_to_the_page()).count() == 6);
+        assert!(
+            all.iter()
+                .all(|c| c.is_up_to_the_page() == c.page_setup().is_some())
+        );
         assert_eq!(
             Capability::offered_to(ToolType::QuotingExtension, &all),
             Capability::ALL
@@ -187,6 +210,16 @@ mod tests {
         assert!(!standalone.contains(&Capability::QuotesGetOpen));
         assert!(!standalone.contains(&Capability::QuoteChanged));
         assert_eq!(standalone.len(), Capability::ALL.len() - 2);
+        // Settings are the page's to give, to a tool of either type.
+        let settings = [Capability::SettingsGet, Capability::SettingsChanged];
+        assert_eq!(
+            Capability::offered_to(ToolType::Standalone, &settings),
+            [
+                Capability::SessionEnded,
+                Capability::SettingsGet,
+                Capability::SettingsChanged
+            ]
+        );
         // The type decides the quote's capabilities, whatever the page says.
         let toast_only = [Capability::UiToast, Capability::QuotesGetOpen];
         assert_eq!(

@@ -44,6 +44,10 @@ pub enum Method {
     /// `quotes.getOpen` (extension): the open quote as the editor holds it.
     #[serde(rename = "quotes.getOpen")]
     QuotesGetOpen,
+    /// `settings.get` (extension): the tool's install settings, as the page
+    /// mounted it with them.
+    #[serde(rename = "settings.get")]
+    SettingsGet,
     /// `ui.toast` (extension): a toast in the host page.
     #[serde(rename = "ui.toast")]
     UiToast,
@@ -72,8 +76,9 @@ impl Method {
 
     /// The extension methods, each offered as the capability of the same
     /// name.
-    pub const EXTENSIONS: [Method; 4] = [
+    pub const EXTENSIONS: [Method; 5] = [
         Method::QuotesGetOpen,
+        Method::SettingsGet,
         Method::UiToast,
         Method::UiConfirm,
         Method::UiOpenQuote,
@@ -81,7 +86,7 @@ impl Method {
 
     /// Every method a host answers: the specification's, then the
     /// extensions.
-    pub const ALL: [Method; 13] = [
+    pub const ALL: [Method; 14] = [
         Method::ContextGet,
         Method::CustomersList,
         Method::ProductsList,
@@ -92,6 +97,7 @@ impl Method {
         Method::QuotesCreate,
         Method::QuotesAddLines,
         Method::QuotesGetOpen,
+        Method::SettingsGet,
         Method::UiToast,
         Method::UiConfirm,
         Method::UiOpenQuote,
@@ -110,6 +116,7 @@ impl Method {
             Method::QuotesCreate => "quotes.create",
             Method::QuotesAddLines => "quotes.addLines",
             Method::QuotesGetOpen => "quotes.getOpen",
+            Method::SettingsGet => "settings.get",
             Method::UiToast => "ui.toast",
             Method::UiConfirm => "ui.confirm",
             Method::UiOpenQuote => "ui.openQuote",

@@ -4,7 +4,8 @@
 //! - Tool → host: what bridge.js reports, `sdk.blocked` ([`crate::blocked`])
 //!   and `ui.resize` (the document's height, for auto-resize).
 //! - Host → tool: the events a tool subscribes to with `bridge.on`,
-//!   `quote.changed` and `session.ended`.
+//!   `quote.changed`, `session.ended` and `settings.changed` (with the
+//!   install settings the page passes, read by [`read_settings_values`]).
 //!
 //! Both directions travel only on the port the host handed over in the
 //! welcome, so nothing another window posts can pass for one.
@@ -12,11 +13,11 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::Error;
 use crate::blocked::{BLOCKED_METHOD, BlockedReport, read_blocked_params};
 use crate::quote_view::BridgeOpenQuoteDto;
 use crate::rpc::JSONRPC_VERSION;
 use crate::ui::read_resize;
+use crate::{Error, Violation};
 
 /// The method of the report bridge.js sends for auto-resize.
 pub const RESIZE_METHOD: &str = "ui.resize";
@@ -70,17 +71,24 @@ pub enum EventName {
     QuoteChanged,
     /// `session.ended` (every tool).
     SessionEnded,
+    /// `settings.changed` (tools the page mounted with settings).
+    SettingsChanged,
 }
 
 impl EventName {
     /// Every event.
-    pub const ALL: [EventName; 2] = [EventName::QuoteChanged, EventName::SessionEnded];
+    pub const ALL: [EventName; 3] = [
+        EventName::QuoteChanged,
+        EventName::SessionEnded,
+        EventName::SettingsChanged,
+    ];
 
     /// The wire name, also the notification's method.
     pub fn name(self) -> &'static str {
         match self {
             EventName::QuoteChanged => "quote.changed",
             EventName::SessionEnded => "session.ended",
+            EventName::SettingsChanged => "settings.changed",
         }
     }
 }
@@ -128,6 +136,9 @@ pub enum HostEvent<'q> {
     },
     /// `session.ended`: `{reason}`.
     SessionEnded(SessionEndReason),
+    /// `settings.changed`: `{settings}`, the tool's install settings now,
+    /// whole (as `settings.get` would answer).
+    SettingsChanged(&'q Map<String, Value>),
 }
 
 impl HostEvent<'_> {
@@ -136,6 +147,7 @@ impl HostEvent<'_> {
         match self {
             HostEvent::QuoteChanged { .. } => EventName::QuoteChanged,
             HostEvent::SessionEnded(_) => EventName::SessionEnded,
+            HostEvent::SettingsChanged(_) => EventName::SettingsChanged,
         }
     }
 
@@ -156,6 +168,10 @@ impl HostEvent<'_> {
         struct Ended {
             reason: SessionEndReason,
         }
+        #[derive(Serialize)]
+        struct Settings<'s> {
+            settings: &'s Map<String, Value>,
+        }
         let method = self.name().name();
         let text = match self {
             HostEvent::QuoteChanged { kind, quote } => serde_json::to_string(&Notification {
@@ -171,8 +187,52 @@ impl HostEvent<'_> {
                 method,
                 params: Ended { reason: *reason },
             }),
+            HostEvent::SettingsChanged(settings) => serde_json::to_string(&Notification {
+                jsonrpc: JSONRPC_VERSION,
+                method,
+                params: Settings { settings },
+            }),
         };
         text.map_err(|error| Error::Internal(format!("cannot encode {method}: {error}")))
+    }
+}
+
+/// Reads the install settings a page passes to a tool: a plain object of
+/// setting keys to strings, numbers and booleans. Which keys a tool
+/// declares and what each may hold is the server's to check; the host passes
+/// on what the page gives it, once it is that shape.
+///
+/// # Errors
+///
+/// `INVALID_PARAMS` with every problem: the whole (path `""`) when it is not
+/// an object, each value that is not a string, number or boolean at its key.
+pub fn read_settings_values(value: &Value) -> Result<Map<String, Value>, Error> {
+    let Some(object) = value.as_object() else {
+        return Err(Error::invalid(
+            "",
+            format!(
+                "must be an object of setting keys to strings, numbers and booleans (got {})",
+                crate::input::kind(value)
+            ),
+        ));
+    };
+    let problems: Vec<Violation> = object
+        .iter()
+        .filter(|(_, value)| !matches!(value, Value::String(_) | Value::Number(_) | Value::Bool(_)))
+        .map(|(key, value)| {
+            Violation::new(
+                key.clone(),
+                format!(
+                    "must be a string, number or boolean (got {})",
+                    crate::input::kind(value)
+                ),
+            )
+        })
+        .collect();
+    if problems.is_empty() {
+        Ok(object.clone())
+    } else {
+        Err(Error::InvalidParams(problems))
     }
 }
 
@@ -245,7 +305,50 @@ mod tests {
         }
         assert_eq!(
             EventName::ALL.map(EventName::name),
-            ["quote.changed", "session.ended"]
+            ["quote.changed", "session.ended", "settings.changed"]
         );
+        let settings =
+            read_settings_values(&json!({"wastePercent": 12, "region": "North"})).unwrap();
+        let changed = HostEvent::SettingsChanged(&settings);
+        assert_eq!(changed.name(), EventName::SettingsChanged);
+        let value: Value = serde_json::from_str(&changed.to_json().unwrap()).unwrap();
+        assert_eq!(
+            value,
+            json!({"jsonrpc": "2.0", "method": "settings.changed",
+                   "params": {"settings": {"wastePercent": 12, "region": "North"}}})
+        );
+    }
+
+    #[test]
+    fn settings_values_are_strings_numbers_and_booleans_each_problem_at_its_key() {
+        let read = read_settings_values(&json!({"a": "x", "b": 1.5, "c": false, "d": ""})).unwrap();
+        assert_eq!(read.len(), 4);
+        assert_eq!(read_settings_values(&json!({})).unwrap().len(), 0);
+        let error =
+            read_settings_values(&json!({"ok": 1, "list": [1], "nested": {"x": 1}, "none": null}))
+                .unwrap_err();
+        let problems: Vec<(&str, &str)> = error
+            .details()
+            .iter()
+            .map(|v| (v.path.as_str(), v.message.as_str()))
+            .collect();
+        assert_eq!(problems.len(), 3, "{problems:?}");
+        for (key, kind) in [
+            ("list", "an array"),
+            ("nested", "an object"),
+            ("none", "null"),
+        ] {
+            assert!(
+                problems.contains(&(
+                    key,
+                    &*format!("must be a string, number or boolean (got {kind})")
+                )),
+                "{key}: {problems:?}"
+            );
+        }
+        for whole in [json!([1]), json!("x"), json!(null)] {
+            let error = read_settings_values(&whole).unwrap_err();
+            assert_eq!(error.details()[0].path, "", "{whole}");
+        }
     }
 }

@@ -548,3 +548,225 @@ async fn mount_refuses_bad_auto_resize_bounds() {
         assert!(message.starts_with("mount: autoResize"), "{error}");
     }
 }
+
+// --- Install settings: settings.get and settings.changed -------------------------
+
+/// The settings the tests mount tools with.
+fn install_settings() -> Value {
+    json!({"wastePercent": 12, "region": "North", "showCost": false})
+}
+
+#[wasm_bindgen_test]
+async fn settings_get_answers_the_mount_s_settings_and_is_offered_only_with_them() {
+    sign_in(OFFICE).await;
+    let host = host();
+    let with = mount_with(
+        &host,
+        "estimator",
+        STANDALONE,
+        &sdk_query(&json!({})),
+        &json!({"settings": install_settings()}),
+    )
+    .await;
+    let extension = mount_with(
+        &host,
+        "other",
+        EXTENSION,
+        &sdk_query(&json!({})),
+        &json!({"settings": {}}),
+    )
+    .await;
+    let without = mount(&host, "lookup", STANDALONE, &sdk_query(&json!({}))).await;
+
+    assert_eq!(with.ok("settings.get", json!([])).await, install_settings());
+    // Empty settings are settings: the tool is offered them, and reads `{}`.
+    assert_eq!(extension.ok("settings.get", json!([])).await, json!({}));
+    let names = json!(["settings.get", "settings.changed"]);
+    for (tool, offered) in [(&with, true), (&extension, true), (&without, false)] {
+        let supports = tool
+            .command(json!({"command": "supports", "names": names}))
+            .await;
+        assert_eq!(
+            supports["result"],
+            json!({"settings.get": offered, "settings.changed": offered})
+        );
+    }
+    let info = with.command(json!({"command": "ready"})).await;
+    assert_eq!(
+        info["result"]["capabilities"],
+        json!(["session.ended", "settings.get", "settings.changed"])
+    );
+    // Never among the 2.1.0 methods.
+    assert_eq!(info["result"]["methods"].as_array().unwrap().len(), 8);
+
+    let error = without.fails("settings.get", json!([])).await;
+    assert_eq!(error["code"], "NOT_ALLOWED");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("mounted lookup without settings"),
+        "{error}"
+    );
+    let tools = to_json(&host.tools().unwrap());
+    assert_eq!(
+        tools[2]["capabilities"],
+        json!(["session.ended"]),
+        "{tools}"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn set_tool_settings_reaches_every_connected_mount_of_the_tool_in_order() {
+    sign_in(OFFICE).await;
+    let host = host();
+    let settings = json!({"settings": install_settings()});
+    let query = sdk_query(&json!({}));
+    let first = mount_with(&host, "estimator", STANDALONE, &query, &settings).await;
+    let second = mount_with(&host, "estimator", EXTENSION, &query, &settings).await;
+    let other_tool = mount_with(&host, "lookup", STANDALONE, &query, &settings).await;
+    let no_settings = mount(&host, "estimator", STANDALONE, &query).await;
+    for tool in [&first, &second, &other_tool, &no_settings] {
+        subscribe(tool, "settings.changed").await;
+    }
+    for waste in 1..=3 {
+        host.set_tool_settings(
+            "estimator",
+            &js(&json!({"wastePercent": waste, "region": "South"})),
+        )
+        .unwrap();
+    }
+    let expected: Vec<Value> = (1..=3)
+        .map(|waste| json!({"settings": {"wastePercent": waste, "region": "South"}}))
+        .collect();
+    for tool in [&first, &second] {
+        assert_eq!(heard(tool, "settings.changed", 3).await, expected);
+        // A key left out is gone: the settings are replaced whole.
+        assert_eq!(
+            tool.ok("settings.get", json!([])).await,
+            json!({"wastePercent": 3, "region": "South"})
+        );
+    }
+    // A reply travels behind any notification posted before it, so after a
+    // call the others would have heard one if it had been sent.
+    assert_eq!(
+        other_tool.ok("settings.get", json!([])).await,
+        install_settings()
+    );
+    assert_eq!(
+        no_settings.fails("settings.get", json!([])).await["code"],
+        "NOT_ALLOWED"
+    );
+    for tool in [&other_tool, &no_settings] {
+        let heard = tool
+            .command(json!({"command": "heard", "event": "settings.changed"}))
+            .await;
+        assert_eq!(heard["result"], json!([]));
+    }
+    // A tool with no frame mounted is no mistake.
+    host.set_tool_settings("not-mounted", &js(&json!({})))
+        .unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn settings_that_are_not_strings_numbers_or_booleans_throw_usage_naming_the_key() {
+    sign_in(OFFICE).await;
+    let host = host();
+    let container: web_sys::Element = web_sys::window()
+        .unwrap()
+        .document()
+        .unwrap()
+        .body()
+        .unwrap()
+        .into();
+    let with_value = |key: &str, value: &JsValue| {
+        let settings = js(&json!({"region": "North"}));
+        js_sys::Reflect::set(&settings, &JsValue::from_str(key), value).unwrap();
+        settings
+    };
+    let (_, function) = recorder();
+    let cases = [
+        (
+            with_value("wastePercent", &js(&json!([12]))),
+            "settings.wastePercent",
+            "an array",
+        ),
+        (
+            with_value("supplier", &js(&json!({"name": "A"}))),
+            "settings.supplier",
+            "an object",
+        ),
+        (
+            with_value("showCost", &JsValue::NULL),
+            "settings.showCost",
+            "null",
+        ),
+        (
+            with_value("markup", &JsValue::from_f64(f64::NAN)),
+            "settings.markup",
+            "not finite",
+        ),
+        (with_value("hook", &function), "settings.hook", "a function"),
+        (
+            js(&json!("wastePercent=12")),
+            "settings must be an object",
+            "a string",
+        ),
+        (js(&json!([1])), "settings must be an object", "an array"),
+    ];
+    for (settings, named, got) in &cases {
+        let options =
+            js(&json!({"slug": "estimator", "origin": tool_origin(), "type": STANDALONE}));
+        js_sys::Reflect::set(&options, &JsValue::from_str("settings"), settings).unwrap();
+        let error = error_json(&host.mount(&container, &options).err().unwrap());
+        assert_eq!(error["code"], "USAGE", "{error}");
+        let message = error["message"].as_str().unwrap();
+        assert!(message.starts_with("mount: "), "{message}");
+        assert!(
+            message.contains(named) && message.contains(got),
+            "{message}"
+        );
+        let error = error_json(&host.set_tool_settings("estimator", settings).unwrap_err());
+        assert_eq!(error["code"], "USAGE", "{error}");
+        let message = error["message"].as_str().unwrap();
+        assert!(message.starts_with("setToolSettings: "), "{message}");
+        assert!(
+            message.contains(named) && message.contains(got),
+            "{message}"
+        );
+    }
+    assert_eq!(to_json(&host.tools().unwrap()), json!([]));
+
+    // Every problem at once; and a refused change changes nothing.
+    let tool = mount_with(
+        &host,
+        "estimator",
+        STANDALONE,
+        &sdk_query(&json!({})),
+        &json!({"settings": install_settings()}),
+    )
+    .await;
+    let error = error_json(
+        &host
+            .set_tool_settings("estimator", &js(&json!({"a": [1], "b": 2, "c": {}})))
+            .unwrap_err(),
+    );
+    let message = error["message"].as_str().unwrap();
+    assert!(
+        message.contains("settings.a ")
+            && message.contains("settings.c ")
+            && !message.contains("settings.b "),
+        "{message}"
+    );
+    assert_eq!(tool.ok("settings.get", json!([])).await, install_settings());
+    let error = error_json(
+        &host
+            .set_tool_settings("Estimator Tool", &js(&json!({})))
+            .unwrap_err(),
+    );
+    assert_eq!(error["code"], "USAGE");
+    assert!(
+        error["message"].as_str().unwrap().contains("slug"),
+        "{error}"
+    );
+}

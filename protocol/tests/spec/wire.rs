@@ -100,6 +100,36 @@ fn wire_welcome_lists_extensions_as_capabilities_never_as_methods() {
 }
 
 #[test]
+fn wire_settings_are_offered_to_either_type_only_when_the_page_passes_them() {
+    let settings = [Capability::SettingsGet, Capability::SettingsChanged];
+    for tool_type in [ToolType::Standalone, ToolType::QuotingExtension] {
+        let without = Welcome::for_tool(tool_type, &[]);
+        assert!(
+            without
+                .capabilities
+                .iter()
+                .all(|c| !c.name().starts_with("settings.")),
+            "{tool_type}"
+        );
+        let with = serde_json::to_value(Welcome::for_tool(tool_type, &settings)).unwrap();
+        let names = with["capabilities"].as_array().unwrap();
+        assert!(names.contains(&json!("settings.get")), "{tool_type}");
+        assert!(names.contains(&json!("settings.changed")), "{tool_type}");
+        // An extension: never among the 2.1.0 methods.
+        assert!(
+            !with["methods"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("settings.get"))
+        );
+    }
+    assert_eq!(
+        Capability::of_method(Method::SettingsGet),
+        Some(Capability::SettingsGet)
+    );
+}
+
+#[test]
 fn wire_an_old_welcome_without_capabilities_reads_as_offering_none() {
     let old = json!({"toolbridge": "welcome", "protocol": 1, "toolType": "standalone",
         "methods": ["context.get"]});
@@ -115,7 +145,13 @@ fn wire_extension_methods_are_for_the_right_tools_and_roles() {
     let names: Vec<&str> = Method::EXTENSIONS.iter().map(|m| m.name()).collect();
     assert_eq!(
         names,
-        ["quotes.getOpen", "ui.toast", "ui.confirm", "ui.openQuote"]
+        [
+            "quotes.getOpen",
+            "settings.get",
+            "ui.toast",
+            "ui.confirm",
+            "ui.openQuote"
+        ]
     );
     for method in Method::EXTENSIONS {
         assert!(method.is_extension());
@@ -132,7 +168,12 @@ fn wire_extension_methods_are_for_the_right_tools_and_roles() {
             .to_string()
             .contains("quotes.getOpen is only for quoting_extension tools")
     );
-    for method in [Method::UiToast, Method::UiConfirm, Method::UiOpenQuote] {
+    for method in [
+        Method::SettingsGet,
+        Method::UiToast,
+        Method::UiConfirm,
+        Method::UiOpenQuote,
+    ] {
         assert!(
             method.authorize_tool(ToolType::Standalone).is_ok(),
             "{method}"
