@@ -61,6 +61,8 @@ pub(crate) struct BlockedRecord {
     /// What bridge.js saw: the dialog's text, the browser's message, the
     /// URL, or the sender's origin.
     pub(crate) detail: String,
+    /// One sentence for the tool's author: what to change so that it works.
+    pub(crate) advice: String,
 }
 
 /// An entry of the log.
@@ -142,10 +144,11 @@ impl DebugLog {
     pub(crate) fn blocked(&self, record: BlockedRecord) {
         if self.enabled() {
             let message = format!(
-                "[toolbridge host] tool {} tried {}, and was refused: {}",
+                "[toolbridge host] tool {} tried {}, and was refused: {}. {}",
                 record.tool,
                 record.what.describe(),
-                record.detail
+                record.detail,
+                record.advice
             );
             web_sys::console::warn_1(&JsValue::from_str(&message));
         }

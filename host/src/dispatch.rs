@@ -165,6 +165,7 @@ fn reject(shared: &Shared, caller: &Caller, started: f64, port: &MessagePort, da
             Ok(ToolNotification::Blocked(report)) => shared.debug.blocked(BlockedRecord {
                 tool: caller.slug.clone(),
                 what: report.kind,
+                advice: report.advice(),
                 detail: report.detail,
             }),
             Ok(ToolNotification::Resize(height)) => shared.resize_frame(caller.key, height),

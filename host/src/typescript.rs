@@ -186,6 +186,9 @@ export interface BlockedRecord {
   what: "modal" | "securityError" | "policy" | "appRequest" | "forgedWelcome";
   /** The dialog's text, the browser's message, the URL, or the sender's origin. */
   detail: string;
+  /** One sentence telling the tool's author what to change, e.g. "an inline script was refused:
+   * move it into a .js file and load it with <script src>". */
+  advice: string;
 }
 
 /** An entry of `host.debugLog()`. */

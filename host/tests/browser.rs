@@ -378,6 +378,14 @@ async fn a_report_of_what_the_frame_refused_is_logged_for_its_tool_and_not_answe
         .command(report(json!({"kind": "modal", "detail": "alert(): hi"})))
         .await;
     assert_eq!(logged["result"], Value::Null, "{logged}");
+    raw.command(report(
+        json!({"kind": "policy", "detail": "script-src-elem inline"}),
+    ))
+    .await;
+    raw.command(report(
+        json!({"kind": "policy", "detail": "connect-src https://prices.vendor.example/list?x=1"}),
+    ))
+    .await;
     let malformed = raw
         .command(report(json!({"kind": "popup", "detail": "window.open"})))
         .await;
@@ -386,9 +394,29 @@ async fn a_report_of_what_the_frame_refused_is_logged_for_its_tool_and_not_answe
     let log = to_json(&host.debug_log().unwrap());
     let entries = log.as_array().unwrap();
     let blocked: Vec<&Value> = entries.iter().filter(|e| e["kind"] == "blocked").collect();
+    assert_eq!(blocked.len(), 3, "{log}");
     assert_eq!(
-        blocked,
-        [&json!({"kind": "blocked", "tool": "raw", "what": "modal", "detail": "alert(): hi"})]
+        (
+            &blocked[0]["tool"],
+            &blocked[0]["what"],
+            &blocked[0]["detail"]
+        ),
+        (&json!("raw"), &json!("modal"), &json!("alert(): hi"))
+    );
+    // Each says what to change, in protocol's words.
+    let advice: Vec<&str> = blocked
+        .iter()
+        .map(|entry| entry["advice"].as_str().unwrap())
+        .collect();
+    assert!(advice[0].contains("bridge.ui.toast"), "{advice:?}");
+    assert!(
+        advice[1].starts_with("an inline script was refused: move it into a .js file"),
+        "{advice:?}"
+    );
+    assert!(
+        advice[2].contains("https://prices.vendor.example")
+            && advice[2].contains("permissions.connect"),
+        "{advice:?}"
     );
     let dropped = entries
         .iter()
@@ -397,9 +425,11 @@ async fn a_report_of_what_the_frame_refused_is_logged_for_its_tool_and_not_answe
     assert_eq!(dropped["tool"], "raw", "{dropped}");
     let reason = dropped["reason"].as_str().unwrap();
     assert!(reason.contains("params.kind"), "{reason}");
+    let heard = to_json(&heard);
+    assert_eq!(heard.as_array().unwrap().len(), 3, "{heard}");
     assert_eq!(
-        to_json(&heard),
-        json!([{"tool": "raw", "what": "modal", "detail": "alert(): hi"}])
+        heard[0],
+        json!({"tool": "raw", "what": "modal", "detail": "alert(): hi", "advice": advice[0]})
     );
     // Neither counts as a call.
     assert!(entries.iter().all(|e| e["kind"] != "call"), "{log}");

@@ -2,7 +2,7 @@
 // (host/dist/toolbridge_host.d.ts): `tsc` must accept it, including every
 // `@ts-expect-error` below being an error.
 
-import init, { Host, type HostBackend, type ToolSettings, type CallRecord, type Capability, type ConfirmRequest, type DebugEntry, type EditorQuote, type HostErrorObject, type NavigateRequest, type QuoteChange, type ToastRequest, type ToolStatus } from "../dist/toolbridge_host.js";
+import init, { Host, type BlockedRecord, type HostBackend, type ToolSettings, type CallRecord, type Capability, type ConfirmRequest, type DebugEntry, type EditorQuote, type HostErrorObject, type NavigateRequest, type QuoteChange, type ToastRequest, type ToolStatus } from "../dist/toolbridge_host.js";
 
 export async function mountEstimator(panel: HTMLElement, quoteId: string): Promise<number> {
   await init();
@@ -44,6 +44,7 @@ export async function mountEstimator(panel: HTMLElement, quoteId: string): Promi
     console.log(request.url, request.quoteId, request.toolName);
     return !request.unsaved;
   });
+  host.onBlocked((record: BlockedRecord) => console.warn(`${record.tool}: ${record.advice} (${record.what}: ${record.detail})`));
   host.onCall((record: CallRecord) => console.log(record.tool, record.method, record.durationMs, record.outcome));
   const log: DebugEntry[] = host.debugLog();
   const tools: ToolStatus[] = host.tools();
