@@ -14,7 +14,12 @@
 //!   `quotes.create` checked by `toolbridge-protocol` and then posted, and
 //!   `quotes.addLines` (only for `quoting_extension` tools) merged into the
 //!   open quote in memory with no network call ([`editor`]);
-//! - maps backend answers to bridge error codes in one place ([`backend`]);
+//! - answers `settings.get` from the install settings the page mounted the
+//!   tool with, and tells it of each [`Host::set_tool_settings`] with
+//!   `settings.changed` ([`tool_events`]);
+//! - maps backend answers to bridge error codes in one place ([`backend`]),
+//!   reaching the REST API with the browser's `fetch` or through the page's
+//!   own `backend.fetch(request)`;
 //! - records every call and every dropped message ([`debug`]).
 //!
 //! ```js
