@@ -6,13 +6,15 @@ use std::sync::Arc;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::middleware;
-use axum::routing::{delete, get, patch};
+use axum::routing::{delete, get, patch, post, put};
 use toolbridge_store::Store;
 
 use crate::events::Events;
 use crate::rate_limit::RateLimiter;
 use crate::tools::{ToolSites, sites};
-use crate::{api, app_files, cors, events, request_id, sdk_files, session, settings, tools};
+use crate::{
+    api, app_files, cors, dev_reports, events, request_id, sdk_files, session, settings, tools,
+};
 
 /// What every handler may use.
 #[derive(Clone)]
@@ -118,6 +120,11 @@ pub fn router(state: AppState) -> Router {
             "/api/settings/tools/{slug}",
             patch(settings::tools::toggle).delete(settings::tools::remove),
         )
+        .route(
+            "/api/settings/tools/{slug}/settings",
+            put(settings::tools::set_settings),
+        )
+        .route("/api/dev-tools/{slug}/blocked", post(dev_reports::blocked))
         .fallback(app_files::fallback)
         .layer(middleware::from_fn_with_state(
             state.clone(),

@@ -1,7 +1,8 @@
 //! Live updates for the app's pages: `GET /api/events`, a stream of
 //! Server-Sent Events with every quote created, saved or sent in the
 //! signed-in user's tenant, whoever made the change (this page, another
-//! user, or an integrator through the REST API).
+//! user, or an integrator through the REST API), and every change an
+//! administrator of the tenant made to a tool's install settings.
 
 use std::convert::Infallible;
 
@@ -16,6 +17,7 @@ use tokio_stream::wrappers::BroadcastStream;
 use tokio_stream::wrappers::errors::BroadcastStreamRecvError;
 use toolbridge_protocol::problem::Problem;
 use toolbridge_protocol::quote::{BridgeQuoteDto, QuoteDto};
+use toolbridge_protocol::settings::{SettingValue, SettingValues};
 
 use crate::app::AppState;
 use crate::auth::{self, Principal};
@@ -66,11 +68,27 @@ pub struct QuoteEvent {
     pub by: Actor,
 }
 
+/// The data of a `toolSettings` event: a tool's install settings changed.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct ToolSettingsEvent {
+    /// The tool's slug.
+    pub slug: String,
+    /// The values the tool now sees, as `GET /api/tools` lists them.
+    pub settings: std::collections::BTreeMap<String, SettingValue>,
+}
+
+/// What a published event is about.
+#[derive(Debug, Clone)]
+enum Payload {
+    Quote(QuoteEvent),
+    ToolSettings(ToolSettingsEvent),
+}
+
 /// An event and the tenant it belongs to.
 #[derive(Debug, Clone)]
 struct Published {
     tenant_id: String,
-    event: QuoteEvent,
+    event: Payload,
 }
 
 /// The channel every change goes through.
@@ -102,19 +120,33 @@ impl Events {
         // No page listening is no error.
         let _ = self.sender.send(Published {
             tenant_id: principal.tenant_id().to_owned(),
-            event: QuoteEvent {
+            event: Payload::Quote(QuoteEvent {
                 kind,
                 quote: quote.summary(),
                 by,
-            },
+            }),
+        });
+    }
+
+    /// Tells the tenant's open pages that the tool `slug`'s settings are
+    /// now `settings` (the values the tool sees).
+    pub fn tool_settings(&self, tenant_id: &str, slug: &str, settings: &SettingValues) {
+        // No page listening is no error.
+        let _ = self.sender.send(Published {
+            tenant_id: tenant_id.to_owned(),
+            event: Payload::ToolSettings(ToolSettingsEvent {
+                slug: slug.to_owned(),
+                settings: settings.clone(),
+            }),
         });
     }
 }
 
-/// `GET /api/events`: `quote` events with a [`QuoteEvent`] as JSON data;
-/// a `resync` event when this stream missed some (reload what is shown).
+/// `GET /api/events`: `quote` events with a [`QuoteEvent`] as JSON data,
+/// `toolSettings` events with a [`ToolSettingsEvent`]; a `resync` event
+/// when this stream missed some (reload what is shown).
 #[utoipa::path(get, path = "/api/events", tag = "session",
-    responses((status = 200, description = "text/event-stream: `quote` events (data: QuoteEvent) and `resync` events", content_type = "text/event-stream"), (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "an API key; this stream is for the app's pages", body = Problem, content_type = "application/problem+json")))]
+    responses((status = 200, description = "text/event-stream: `quote` events (data: QuoteEvent), `toolSettings` events (data: ToolSettingsEvent) and `resync` events", content_type = "text/event-stream"), (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "an API key; this stream is for the app's pages", body = Problem, content_type = "application/problem+json")))]
 pub async fn stream(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -123,10 +155,12 @@ pub async fn stream(
     let tenant_id = principal.user()?.tenant_id.clone();
     let events = BroadcastStream::new(state.events.sender.subscribe()).filter_map(move |item| {
         let event = match item {
-            Ok(published) if published.tenant_id == tenant_id => Event::default()
-                .event("quote")
-                .json_data(&published.event)
-                .ok(),
+            Ok(published) if published.tenant_id == tenant_id => match &published.event {
+                Payload::Quote(event) => Event::default().event("quote").json_data(event).ok(),
+                Payload::ToolSettings(event) => {
+                    Event::default().event("toolSettings").json_data(event).ok()
+                }
+            },
             Ok(_) => None,
             Err(BroadcastStreamRecvError::Lagged(missed)) => {
                 Some(Event::default().event("resync").data(missed.to_string()))

@@ -15,6 +15,7 @@ pub mod auth;
 mod built_files;
 pub mod conditional;
 pub mod cors;
+pub mod dev_reports;
 pub mod digest;
 pub mod error;
 pub mod events;

@@ -19,7 +19,7 @@ use crate::api::{catalog, directory, quotes};
 use crate::auth::KeyedAnswers;
 use crate::error::{ApiError, ErrorHeaders};
 use crate::request_id::RequestIdHeader;
-use crate::{events, session, settings, tools};
+use crate::{dev_reports, events, session, settings, tools};
 
 /// The REST API v1 and the session API.
 #[derive(OpenApi)]
@@ -37,6 +37,7 @@ use crate::{events, session, settings, tools};
         tools::listing::list, events::stream,
         settings::keys::list, settings::keys::create, settings::keys::revoke,
         settings::tools::list, settings::tools::upload, settings::tools::toggle, settings::tools::remove,
+        settings::tools::set_settings, dev_reports::blocked,
     ),
     components(schemas(
         toolbridge_protocol::problem::Problem,

@@ -1,6 +1,7 @@
 //! `/api/settings/tools`: every installed tool (enabled or not), upload of a
 //! bundle .zip (checked by every bundle rule; refusals name the entry and
-//! the rule), enable or disable, remove.
+//! the rule), enable or disable, remove, and the values of a tool's install
+//! settings for the administrator's tenant.
 
 use axum::Json;
 use axum::body::{Body, to_bytes};
@@ -10,7 +11,8 @@ use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use toolbridge_bundle::MAX_COMPRESSED_BYTES;
 use toolbridge_protocol::problem::Problem;
-use toolbridge_store::InstalledTool;
+use toolbridge_protocol::settings::{SettingDeclaration, SettingValue, SettingValues};
+use toolbridge_store::{InstalledTool, User};
 
 use super::administrator;
 use crate::app::AppState;
@@ -26,9 +28,13 @@ use crate::tools::{self, Installed};
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct InstalledListing {
-    /// The tool as the app's tool list shows it.
+    /// The tool as the app's tool list shows it, with the values of its
+    /// settings for the administrator's tenant.
     #[serde(flatten)]
     pub tool: ToolListing,
+    /// The install settings its manifest declares (`[]` when none), for the
+    /// settings form.
+    pub setting_declarations: Vec<SettingDeclaration>,
     /// Whether the app offers it.
     pub enabled: bool,
     /// When it was installed (ISO 8601, UTC).
@@ -40,9 +46,10 @@ pub struct InstalledListing {
 }
 
 impl InstalledListing {
-    fn new(sites: &ToolSites, tool: InstalledTool) -> Self {
+    fn new(sites: &ToolSites, tool: InstalledTool, stored: Option<&SettingValues>) -> Self {
         Self {
-            tool: ToolListing::new(sites, &tool.slug, &tool.manifest, false),
+            tool: ToolListing::new(sites, &tool.slug, &tool.manifest, false, stored),
+            setting_declarations: tool.manifest.settings,
             enabled: tool.enabled,
             installed_at: tool.installed_at,
             file_count: tool.file_count,
@@ -91,12 +98,16 @@ pub async fn list(
     State(state): State<AppState>,
     headers: HeaderMap,
 ) -> Result<Json<Vec<InstalledListing>>, ApiError> {
-    administrator(&state, &headers).await?;
+    let user = administrator(&state, &headers).await?;
     let installed = state.store.tools().await?;
+    let stored = state.store.tenant_tool_settings(&user.tenant_id).await?;
     Ok(Json(
         installed
             .into_iter()
-            .map(|tool| InstalledListing::new(&state.tool_sites, tool))
+            .map(|tool| {
+                let values = stored.get(&tool.slug);
+                InstalledListing::new(&state.tool_sites, tool, values)
+            })
             .collect(),
     ))
 }
@@ -116,7 +127,7 @@ pub async fn upload(
     query: Query,
     body: Body,
 ) -> Result<Response, ApiError> {
-    administrator(&state, &headers).await?;
+    let user = administrator(&state, &headers).await?;
     let limit = usize::try_from(MAX_COMPRESSED_BYTES).unwrap_or(usize::MAX);
     let bytes = to_bytes(body, limit)
         .await
@@ -131,9 +142,13 @@ pub async fn upload(
     let Installed { tool, replaced } =
         tools::install(&state.store, &bundle, query.get("slug").map(String::as_str)).await?;
     let sites = &state.tool_sites;
+    // The values kept for the new version, and those the old one showed
+    // (from its own declarations; the install may have dropped some).
+    let stored = state.store.tenant_tool_settings(&user.tenant_id).await?;
+    let values = stored.get(&tool.slug);
     let answer = Upload {
-        tool: InstalledListing::new(sites, tool),
-        replaced: replaced.map(|old| InstalledListing::new(sites, old)),
+        replaced: replaced.map(|old| InstalledListing::new(sites, old, values)),
+        tool: InstalledListing::new(sites, tool, values),
     };
     Ok((StatusCode::CREATED, Json(answer)).into_response())
 }
@@ -148,17 +163,49 @@ pub async fn toggle(
     PathParam(slug): PathParam,
     body: JsonBody,
 ) -> Result<Json<InstalledListing>, ApiError> {
-    administrator(&state, &headers).await?;
+    let user = administrator(&state, &headers).await?;
     let Toggle { enabled } = typed(body.value)?;
     if !state.store.set_tool_enabled(&slug, enabled).await? {
         return Err(unknown(&slug));
     }
-    let tool = state
+    listing(&state, &user, &slug).await.map(Json)
+}
+
+/// `PUT /api/settings/tools/{slug}/settings`: sets the values of the
+/// tool's install settings for the administrator's tenant. The body is the
+/// complete object, key to value; a key left out is unset and falls back to
+/// its default. The tenant's open pages hear of it (a `toolSettings` event).
+#[utoipa::path(put, path = "/api/settings/tools/{slug}/settings", tag = "settings", operation_id = "setToolSettings",
+    params(("slug" = String, Path, description = "the tool's slug")),
+    request_body(description = "every value, by the key its manifest declares (string, number or boolean); not secret: every user of the tenant's tools reads them", content((BTreeMap<String, SettingValue> = "application/json"))),
+    responses((status = 200, body = InstalledListing), BodyErrors, (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "not an Admin or Super User, or an API key", body = Problem, content_type = "application/problem+json"), (status = 404, description = "no such tool", body = Problem, content_type = "application/problem+json"), (status = 422, description = "a value breaks its declaration: errors[] names each by its key", body = Problem, content_type = "application/problem+json")))]
+pub async fn set_settings(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    PathParam(slug): PathParam,
+    body: JsonBody,
+) -> Result<Json<InstalledListing>, ApiError> {
+    let user = administrator(&state, &headers).await?;
+    let settings = state
         .store
-        .tool(&slug)
+        .set_tool_settings(&user.tenant_id, &slug, &body.value)
         .await?
         .ok_or_else(|| unknown(&slug))?;
-    Ok(Json(InstalledListing::new(&state.tool_sites, tool)))
+    state
+        .events
+        .tool_settings(&user.tenant_id, &slug, &settings);
+    listing(&state, &user, &slug).await.map(Json)
+}
+
+/// The tool `slug` as the settings page lists it for `user`'s tenant.
+async fn listing(state: &AppState, user: &User, slug: &str) -> Result<InstalledListing, ApiError> {
+    let tool = state.store.tool(slug).await?.ok_or_else(|| unknown(slug))?;
+    let stored = state.store.tenant_tool_settings(&user.tenant_id).await?;
+    Ok(InstalledListing::new(
+        &state.tool_sites,
+        tool,
+        stored.get(slug),
+    ))
 }
 
 /// `DELETE /api/settings/tools/{slug}`: removes the tool and its files.

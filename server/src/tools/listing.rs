@@ -1,5 +1,9 @@
 //! `GET /api/tools`: the tools the signed-in user's app page may mount, each
-//! with what `host.mount` takes (slug, origin, type, entry page, title).
+//! with what `host.mount` takes (slug, origin, type, entry page, title, the
+//! install settings' values for the user's tenant) and the outside origins
+//! it talks to.
+
+use std::collections::BTreeMap;
 
 use axum::Json;
 use axum::extract::State;
@@ -7,6 +11,7 @@ use axum::http::HeaderMap;
 use serde::Serialize;
 use toolbridge_protocol::manifest::{ToolManifest, ToolType};
 use toolbridge_protocol::problem::Problem;
+use toolbridge_protocol::settings::{SettingValue, SettingValues, effective_values};
 
 use crate::app::AppState;
 use crate::auth;
@@ -36,11 +41,27 @@ pub struct ToolListing {
     pub entry: String,
     /// Whether it is a folder served live (`toolbridge serve --dev-tool`).
     pub dev: bool,
+    /// The values of its install settings for the user's tenant, key to
+    /// value: the declared defaults with the tenant's own values over them
+    /// (`{}` when it declares none). Not secret: every user reads them.
+    pub settings: BTreeMap<String, SettingValue>,
+    /// The outside origins its page may connect to, as its manifest's
+    /// `permissions.connect` declares them.
+    pub connect: Vec<String>,
 }
 
 impl ToolListing {
-    /// The listing of the tool `slug` with this manifest.
-    pub(crate) fn new(sites: &ToolSites, slug: &str, manifest: &ToolManifest, dev: bool) -> Self {
+    /// The listing of the tool `slug` with this manifest, for a tenant that
+    /// stored `stored` for it.
+    pub(crate) fn new(
+        sites: &ToolSites,
+        slug: &str,
+        manifest: &ToolManifest,
+        dev: bool,
+        stored: Option<&SettingValues>,
+    ) -> Self {
+        let none = SettingValues::new();
+        let settings = effective_values(&manifest.settings, stored.unwrap_or(&none));
         Self {
             slug: slug.to_owned(),
             name: manifest.name.clone(),
@@ -51,6 +72,8 @@ impl ToolListing {
             origin: sites.origin(slug),
             entry: entry_path(&manifest.entry),
             dev,
+            settings,
+            connect: manifest.permissions.connect.clone(),
         }
     }
 }
@@ -63,7 +86,9 @@ pub async fn list(
     State(state): State<AppState>,
     headers: HeaderMap,
 ) -> Result<Json<Vec<ToolListing>>, ApiError> {
-    auth::authenticate(&state, &headers).await?.user()?;
+    let principal = auth::authenticate(&state, &headers).await?;
+    let tenant_id = &principal.user()?.tenant_id;
+    let stored = state.store.tenant_tool_settings(tenant_id).await?;
     let sites = &state.tool_sites;
     let mut listed: Vec<ToolListing> = Vec::new();
     for dev in sites.dev_tools() {
@@ -72,13 +97,25 @@ pub async fn list(
         let Ok(folder) = read_folder(dev.dir.clone()).await else {
             continue;
         };
-        listed.push(ToolListing::new(sites, &dev.slug, folder.manifest(), true));
+        listed.push(ToolListing::new(
+            sites,
+            &dev.slug,
+            folder.manifest(),
+            true,
+            stored.get(&dev.slug),
+        ));
     }
     for tool in state.store.tools().await? {
         if !tool.enabled || listed.iter().any(|known| known.slug == tool.slug) {
             continue;
         }
-        listed.push(ToolListing::new(sites, &tool.slug, &tool.manifest, false));
+        listed.push(ToolListing::new(
+            sites,
+            &tool.slug,
+            &tool.manifest,
+            false,
+            stored.get(&tool.slug),
+        ));
     }
     listed.sort_by(|a, b| a.slug.cmp(&b.slug));
     Ok(Json(listed))

@@ -8,8 +8,9 @@
 //! entry page, and the platform's SDK at `/sdk/bridge.js`, so a tool loads it
 //! with one root-relative script tag wherever it is installed. Every answer
 //! carries a Content-Security-Policy: scripts from the tool's own origin only
-//! (plus `'wasm-unsafe-eval'` for the SDK's WebAssembly), and framing only by
-//! the app's pages.
+//! (plus `'wasm-unsafe-eval'` for the SDK's WebAssembly), connections to the
+//! tool's own origin and the outside origins its manifest declares
+//! (`permissions.connect`), and framing only by the app's pages.
 
 use std::path::PathBuf;
 
@@ -165,18 +166,19 @@ pub async fn middleware(State(state): State<AppState>, request: Request, next: N
         return next.run(request).await;
     };
     let label = label.to_ascii_lowercase();
-    match serve(
+    // Filled in once the tool's manifest is read.
+    let mut connect = Vec::new();
+    let response = serve(
         &state,
         &label,
         request.method(),
         request.uri().path(),
         request.headers(),
+        &mut connect,
     )
     .await
-    {
-        Ok(response) => with_policy(&state, response),
-        Err(error) => with_policy(&state, error.into_response()),
-    }
+    .unwrap_or_else(IntoResponse::into_response);
+    with_policy(&state, response, &connect)
 }
 
 /// The tool's files as one source: the store, or a folder read just now.
@@ -191,6 +193,7 @@ async fn serve(
     method: &Method,
     path: &str,
     headers: &HeaderMap,
+    connect: &mut Vec<String>,
 ) -> Result<Response, ApiError> {
     if method != Method::GET && method != Method::HEAD {
         let mut response = ApiError::not_allowed(format!(
@@ -216,6 +219,7 @@ async fn serve(
     let (entry, source) = if let Some(dev) = state.tool_sites.dev_tool(slug) {
         let folder = read_folder(dev.dir.clone()).await?;
         let entry = folder.manifest().entry.clone();
+        connect.clone_from(&folder.manifest().permissions.connect);
         (entry, Source::Folder(Box::new(folder)))
     } else {
         let tool = state.store.tool(slug).await?.ok_or_else(|| {
@@ -228,6 +232,7 @@ async fn serve(
                 "the tool {slug:?} is installed but disabled"
             )));
         }
+        *connect = tool.manifest.permissions.connect;
         (tool.manifest.entry, Source::Installed)
     };
     if path == "/" {
@@ -284,17 +289,24 @@ pub(crate) async fn read_folder(dir: PathBuf) -> Result<Bundle, ApiError> {
         .map_err(ApiError::from)
 }
 
-/// Adds the headers every answer of a tool origin carries.
-fn with_policy(state: &AppState, mut response: Response) -> Response {
+/// Adds the headers every answer of a tool origin carries; `connect` are
+/// the outside origins the tool declares, each already an exact https
+/// origin (checked with the rest of the manifest).
+fn with_policy(state: &AppState, mut response: Response, connect: &[String]) -> Response {
     let ancestors: Vec<String> = state
         .tool_sites
         .app_origins()
         .into_iter()
         .chain(state.allowed_origins.iter().cloned())
         .collect();
+    let connect_src: String = std::iter::once("'self'")
+        .chain(connect.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join(" ");
     let policy = format!(
         "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; img-src 'self' data:; \
-         object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors {}",
+         connect-src {connect_src}; object-src 'none'; base-uri 'none'; form-action 'self'; \
+         frame-ancestors {}",
         ancestors.join(" ")
     );
     let headers = response.headers_mut();

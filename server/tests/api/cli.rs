@@ -186,3 +186,219 @@ fn the_first_start_installs_the_example_tools() {
         );
     }
 }
+
+/// A server started as a user starts it, with a folder served live, read
+/// as it prints.
+struct Serving {
+    child: std::process::Child,
+    address: String,
+    stderr: std::sync::mpsc::Receiver<String>,
+}
+
+impl Serving {
+    fn start(work: &Path, dev_tool: &Path) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toolbridge"))
+            .args([
+                "serve",
+                "--port",
+                "0",
+                "--seed-products",
+                "20",
+                "--example-tools",
+                "none",
+            ])
+            .arg("--dev-tool")
+            .arg(dev_tool)
+            .current_dir(work)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let mut address = None;
+        for line in BufReader::new(stdout).lines() {
+            let line = line.unwrap();
+            if let Some(rest) = line.strip_prefix("toolbridge listening on ") {
+                address = rest.split_whitespace().next().map(str::to_owned);
+                break;
+            }
+        }
+        let stderr = child.stderr.take().unwrap();
+        let (lines, received) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if lines.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Self {
+            child,
+            address: address.expect("the server said where it listens"),
+            stderr: received,
+        }
+    }
+
+    /// The next stderr line that starts with `prefix`, if one comes within
+    /// `wait`.
+    fn next_stderr_line(&self, prefix: &str, wait: std::time::Duration) -> Option<String> {
+        let until = std::time::Instant::now() + wait;
+        while let Some(left) = until.checked_duration_since(std::time::Instant::now()) {
+            match self.stderr.recv_timeout(left) {
+                Ok(line) if line.starts_with(prefix) => return Some(line),
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+        None
+    }
+}
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test]
+async fn serve_prints_a_dev_tools_refusal_with_what_to_change() {
+    let work = tempfile::tempdir().unwrap();
+    let folder = work.path().join("ten-lines");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::write(
+        folder.join("manifest.json"),
+        r#"{"name":"Ten lines","shortName":"Ten lines","type":"standalone","version":"1.0.0","description":"d","entry":"index.html"}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        folder.join("index.html"),
+        "<!doctype html><script>go()</script>",
+    )
+    .unwrap();
+    let server = Serving::start(work.path(), &folder);
+
+    let client = reqwest::Client::new();
+    let signed_in = client
+        .post(format!("{}/api/session", server.address))
+        .header("sec-fetch-site", "same-origin")
+        .json(&serde_json::json!({"email": "office@harbour.test", "password": "demo-password"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(signed_in.status(), 200);
+    let cookie = signed_in.headers()["set-cookie"].to_str().unwrap();
+    let cookie = cookie.split(';').next().unwrap().to_owned();
+    let report = |slug: &str, body: serde_json::Value| {
+        client
+            .post(format!("{}/api/dev-tools/{slug}/blocked", server.address))
+            .header("cookie", &cookie)
+            .header("sec-fetch-site", "same-origin")
+            .json(&body)
+            .send()
+    };
+
+    let inline = serde_json::json!({"kind": "policy", "detail": "script-src-elem inline"});
+    let answer = report("ten-lines", inline.clone()).await.unwrap();
+    assert_eq!(answer.status(), 204);
+    let advice = toolbridge_protocol::blocked::read_blocked_params(&inline)
+        .unwrap()
+        .advice();
+    assert!(
+        advice.starts_with("an inline script was refused"),
+        "{advice}"
+    );
+    let printed = server.next_stderr_line("dev tool ", std::time::Duration::from_secs(10));
+    assert_eq!(
+        printed.as_deref(),
+        Some(format!("dev tool ten-lines: {advice} (policy: script-src-elem inline)").as_str())
+    );
+
+    // A slug that is not a folder under development, and a report that is not one: nothing is
+    // printed.
+    let answer = report(
+        "elsewhere",
+        serde_json::json!({"kind": "modal", "detail": "hi"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(answer.status(), 404);
+    let answer = report("ten-lines", serde_json::json!({"kind": "modal"}))
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 422);
+    let printed = server.next_stderr_line("dev tool ", std::time::Duration::from_millis(500));
+    assert_eq!(printed, None);
+}
+
+#[test]
+fn validate_install_and_list_show_declared_settings_and_origins() {
+    let work = tempfile::tempdir().unwrap();
+    let folder = work.path().join("prices");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::write(
+        folder.join("manifest.json"),
+        serde_json::json!({
+            "name": "Vendor prices", "shortName": "Prices", "type": "standalone",
+            "version": "1.0.0", "description": "d", "entry": "index.html",
+            "settings": [
+                {"key": "markup", "label": "Markup (%)", "type": "number", "default": 10},
+                {"key": "region", "label": "Region", "type": "select", "options": ["North", "South"], "required": true}
+            ],
+            "permissions": {"connect": ["https://api.vendor.example", "https://prices.vendor.example:8443"]}
+        })
+        .to_string(),
+    )
+    .unwrap();
+    std::fs::write(folder.join("index.html"), "<!doctype html>").unwrap();
+    let packed = toolbridge(work.path(), &["tool", "pack", "prices", "-o", "prices.zip"]);
+    assert!(packed.status.success(), "{}", text(&packed));
+
+    let validated = text(&toolbridge(
+        work.path(),
+        &["tool", "validate", "prices.zip"],
+    ));
+    for expected in [
+        "connects     talks to https://api.vendor.example and https://prices.vendor.example:8443",
+        "settings     2",
+        "markup               number, default 10: Markup (%)",
+        "region               select of North | South, required: Region",
+    ] {
+        assert!(validated.contains(expected), "{expected:?} in {validated}");
+    }
+    let installed = text(&toolbridge(
+        work.path(),
+        &["tool", "install", "prices.zip", "--db", "tools.sqlite3"],
+    ));
+    assert!(
+        installed.contains(
+            "It talks to https://api.vendor.example and https://prices.vendor.example:8443"
+        ),
+        "{installed}"
+    );
+    assert!(installed.contains("It has 2 setting(s)"), "{installed}");
+    let listed = text(&toolbridge(
+        work.path(),
+        &["tool", "list", "--db", "tools.sqlite3"],
+    ));
+    assert!(listed.contains("settings: markup, region"), "{listed}");
+    assert!(
+        listed
+            .contains("talks to https://api.vendor.example and https://prices.vendor.example:8443"),
+        "{listed}"
+    );
+
+    // A malformed origin is refused with its rule and path.
+    let manifest = std::fs::read_to_string(folder.join("manifest.json"))
+        .unwrap()
+        .replace("https://api.vendor.example", "http://api.vendor.example");
+    std::fs::write(folder.join("manifest.json"), manifest).unwrap();
+    let refused = toolbridge(work.path(), &["tool", "pack", "prices", "-o", "bad.zip"]);
+    assert!(!refused.status.success());
+    let said = text(&refused);
+    assert!(
+        said.contains("manifest.json: permissions.connect[0]: \"http://api.vendor.example\" must be an https origin"),
+        "{said}"
+    );
+    assert!(said.contains("[permissions]"), "{said}");
+}

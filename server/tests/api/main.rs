@@ -15,5 +15,6 @@ mod quotes;
 mod rate_limits;
 mod reads;
 mod settings;
+mod tool_settings;
 mod tools;
 mod writers;

@@ -161,7 +161,7 @@ async fn every_operation_with_a_json_body_documents_400_and_413() {
             );
         }
     }
-    assert_eq!(bodies, 6);
+    assert_eq!(bodies, 8);
 }
 
 #[tokio::test]

@@ -291,6 +291,8 @@ async fn the_app_page_lists_the_enabled_tools_ready_to_mount() {
             "origin": format!("http://demo.tools.localhost:{}", server.port),
             "entry": "/index.html",
             "dev": false,
+            "settings": {},
+            "connect": [],
         }])
     );
 

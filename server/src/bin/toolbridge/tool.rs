@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use clap::Subcommand;
 use toolbridge_bundle::{Bundle, MAX_COMPRESSED_BYTES};
+use toolbridge_protocol::manifest::ToolManifest;
+use toolbridge_protocol::settings::{SettingDeclaration, SettingType};
 use toolbridge_server::tools;
 
 use crate::{Database, open};
@@ -103,6 +105,16 @@ pub(crate) async fn run(command: ToolCommand) -> Result<(), String> {
                 tool.slug,
                 tools::sites::DEFAULT_DOMAIN
             );
+            if let Some(origins) = talks_to(&tool.manifest) {
+                println!("It {origins}, as its manifest declares.");
+            }
+            if !tool.manifest.settings.is_empty() {
+                println!(
+                    "It has {} setting(s); an admin sets them per organisation in Settings → Tools:",
+                    tool.manifest.settings.len()
+                );
+                print_settings(&tool.manifest.settings);
+            }
             Ok(())
         }
         ToolCommand::List { database } => {
@@ -122,6 +134,18 @@ pub(crate) async fn run(command: ToolCommand) -> Result<(), String> {
                     tool.total_bytes,
                     tool.manifest.name
                 );
+                let keys: Vec<&str> = tool
+                    .manifest
+                    .settings
+                    .iter()
+                    .map(|setting| setting.key.as_str())
+                    .collect();
+                if !keys.is_empty() {
+                    println!("{:<20} settings: {}", "", keys.join(", "));
+                }
+                if let Some(origins) = talks_to(&tool.manifest) {
+                    println!("{:<20} {origins}", "");
+                }
             }
             Ok(())
         }
@@ -215,6 +239,48 @@ fn describe(bundle: &Bundle) {
         bundle.file_count(),
         bundle.total_bytes()
     );
+    if let Some(origins) = talks_to(manifest) {
+        println!("  connects     {origins}");
+    }
+    if !manifest.settings.is_empty() {
+        println!("  settings     {}", manifest.settings.len());
+        print_settings(&manifest.settings);
+    }
+}
+
+/// `talks to https://a.example and https://b.example`, or `None` for a
+/// tool that declares no outside origin.
+fn talks_to(manifest: &ToolManifest) -> Option<String> {
+    let origins = &manifest.permissions.connect;
+    let (last, rest) = origins.split_last()?;
+    Some(if rest.is_empty() {
+        format!("talks to {last}")
+    } else {
+        format!("talks to {} and {last}", rest.join(", "))
+    })
+}
+
+/// One line per declared setting: key, type, what else is declared, label.
+fn print_settings(settings: &[SettingDeclaration]) {
+    for setting in settings {
+        let mut kind = setting.setting_type.token().to_owned();
+        if setting.setting_type == SettingType::Select {
+            kind = format!("select of {}", setting.options.join(" | "));
+        }
+        let mut notes = Vec::new();
+        if setting.required {
+            notes.push("required".to_owned());
+        }
+        if let Some(default) = &setting.default {
+            notes.push(format!("default {default}"));
+        }
+        let notes = if notes.is_empty() {
+            String::new()
+        } else {
+            format!(", {}", notes.join(", "))
+        };
+        println!("    {:<20} {kind}{notes}: {}", setting.key, setting.label);
+    }
 }
 
 async fn set_enabled(database: &Database, slug: &str, enabled: bool) -> Result<(), String> {
