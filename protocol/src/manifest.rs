@@ -245,6 +245,7 @@ pub fn check_connect_origin(origin: &str) -> Result<(), String> {
     };
     if host.bytes().any(|b| b.is_ascii_uppercase()) {
         let lower = origin.to_ascii_lowercase();
+        let lower = lower.strip_suffix(":443").unwrap_or(&lower);
         return Err(format!(
             "{shown} must have its host in lower case: write {lower}"
         ));
