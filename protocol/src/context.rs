@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::Error;
+
 /// `context.get()`: the signed-in user and their tenant.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -68,6 +70,19 @@ impl Role {
     /// Field users read quotes but do not create or change them.
     pub fn can_write_quotes(self) -> bool {
         !matches!(self, Role::Field)
+    }
+
+    /// `NOT_ALLOWED` for a role that may not create or change quotes, with
+    /// the message the backend answers.
+    pub fn check_quote_write(self) -> Result<(), Error> {
+        if self.can_write_quotes() {
+            Ok(())
+        } else {
+            Err(Error::NotAllowed(format!(
+                "{} users can read quotes but not create or change them",
+                self.label()
+            )))
+        }
     }
 
     /// Field users see no cost prices, costs or margins.

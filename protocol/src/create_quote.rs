@@ -5,12 +5,14 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::error::{Error, Violations};
+use crate::add_lines::{LineType, Unit};
+use crate::error::{Error, Violation, Violations};
 use crate::input::{Fields, Floor};
 use crate::limits::{
     CREATE_MAX_LINES, CREATE_MAX_QTY, CREATE_MAX_UNIT_PRICE, CREATE_MIN_LINES, EMAIL_MAX_CHARS,
     TEXT_MAX_CHARS,
 };
+use crate::quote::QuoteLine;
 use crate::tax::fraction_rate;
 
 // The schema attributes below state, for the OpenAPI document, the bounds
@@ -381,4 +383,152 @@ fn looks_like_email(text: &str) -> bool {
         && !domain.starts_with('.')
         && !domain.ends_with('.')
         && !text.chars().any(char::is_whitespace)
+}
+
+/// Days a new quote stays valid.
+pub const NEW_QUOTE_EXPIRY_DAYS: u32 = 30;
+
+/// The reference a new quote without a `quoteRef` gets: `Q-` and the next
+/// number of the tenant's sequence (a backend skips numbers whose reference
+/// a quote already has).
+pub fn generated_reference(sequence: u64) -> String {
+    format!("Q-{sequence}")
+}
+
+/// The key a customer's email is matched by within a tenant (`upsertByEmail`
+/// matches without regard to case).
+pub fn email_key(email: &str) -> String {
+    email.to_lowercase()
+}
+
+/// The key a product's sku is matched by within a tenant (a line's
+/// `productCode` links without regard to case).
+pub fn sku_key(sku: &str) -> String {
+    sku.to_lowercase()
+}
+
+/// A customer a new quote creates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewCustomer {
+    /// Name.
+    pub name: String,
+    /// Email; empty when none was given.
+    pub email: String,
+    /// Phone; empty when none was given.
+    pub phone: String,
+}
+
+impl CustomerChoice {
+    /// The customer to create when the backend finds none to use: for
+    /// `UpsertByEmail` one named after the email unless a name was given, for
+    /// `New` the one described. `None` for the choices that never create one.
+    pub fn customer_to_create(&self) -> Option<NewCustomer> {
+        match self {
+            CustomerChoice::UpsertByEmail { email, name, phone } => Some(NewCustomer {
+                name: name.clone().unwrap_or_else(|| email.clone()),
+                email: email.clone(),
+                phone: phone.clone().unwrap_or_default(),
+            }),
+            CustomerChoice::New { name, email, phone } => Some(NewCustomer {
+                name: name.clone(),
+                email: email.clone().unwrap_or_default(),
+                phone: phone.clone().unwrap_or_default(),
+            }),
+            CustomerChoice::Existing { .. } | CustomerChoice::FromJob { .. } => None,
+        }
+    }
+}
+
+/// The violation for a REST `customerId` the tenant has no customer with.
+pub fn unknown_customer(customer_id: &str) -> Violation {
+    Violation::new(
+        "customerId",
+        format!("no customer has the id \"{customer_id}\""),
+    )
+}
+
+/// The violation for line `line`'s REST `skuId` that is no active product.
+pub fn unknown_sku_id(line: usize, sku_id: &str) -> Violation {
+    Violation::new(
+        format!("lines[{line}].skuId"),
+        format!("no active product has the id \"{sku_id}\""),
+    )
+}
+
+/// The violation for a `quoteRef` another quote of the tenant already has.
+pub fn taken_reference(reference: &str) -> Violation {
+    Violation::new(
+        "quoteRef",
+        format!("another quote already has the reference \"{reference}\""),
+    )
+}
+
+/// The error for a `jobId` the tenant has no job with.
+pub fn unknown_job(job_id: &str) -> Error {
+    Error::NotFound(format!("job {job_id} not found"))
+}
+
+/// A catalog product a new quote's line links to, as the backend found it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinkedProduct {
+    /// Its id.
+    pub id: String,
+    /// Its sku.
+    pub sku: String,
+    /// Its name.
+    pub name: String,
+    /// Its unit of measure.
+    pub unit: Unit,
+    /// BUY per unit.
+    pub cost_price: Decimal,
+}
+
+impl NewQuoteLine {
+    /// The product code a backend looks an active product up by (with
+    /// [`sku_key`]), for a bridge line that gives one.
+    pub fn product_code(&self) -> Option<&str> {
+        match &self.product {
+            LineProduct::Code(code) => Some(code),
+            LineProduct::SkuId(_) | LineProduct::None => None,
+        }
+    }
+
+    /// The line this request line becomes as line `line_no` of a new quote.
+    /// Linked to `product` when the backend found one: its name (unless the
+    /// line has a description), sku, unit and cost price. Otherwise
+    /// free-form: its product code as the description when it has none, a
+    /// unit of items, costing its unit price. No tax rate means
+    /// `default_tax_rate`, the tenant's.
+    pub fn to_quote_line(
+        &self,
+        line_no: u32,
+        product: Option<&LinkedProduct>,
+        default_tax_rate: Decimal,
+    ) -> QuoteLine {
+        let code = self.product_code().map(str::to_owned);
+        let description = self
+            .description
+            .clone()
+            .or_else(|| product.map(|p| p.name.clone()))
+            .or_else(|| code.clone())
+            .unwrap_or_default();
+        QuoteLine {
+            line_no,
+            line_type: LineType::Product,
+            linked_item_id: product.map(|p| p.id.clone()),
+            product_code: product.map(|p| p.sku.clone()).or(code),
+            description,
+            specification: None,
+            location: None,
+            qty: self.qty,
+            unit: product.map_or(Unit::Item, |p| p.unit),
+            unit_price: self.unit_price,
+            cost_price: product.map_or(self.unit_price, |p| p.cost_price),
+            tax_rate: self.tax_rate.unwrap_or(default_tax_rate),
+            section: None,
+            group_id: 0,
+            injected: false,
+            parent_line_no: None,
+        }
+    }
 }

@@ -98,6 +98,33 @@ pub struct ListRequest {
     pub codes: Option<Vec<String>>,
 }
 
+impl ListRequest {
+    /// From REST query parameters (`?page=2&pageSize=100`, or
+    /// `?codes=A,B` where a list takes codes): the codes are split at commas,
+    /// trimmed, and blanks dropped; with `codes` present, paging is the
+    /// default whatever `page` and `pageSize` say.
+    pub fn from_query(
+        page: Option<&str>,
+        page_size: Option<&str>,
+        codes: Option<&str>,
+    ) -> Result<Self, Error> {
+        let codes = codes.map(|codes| {
+            codes
+                .split(',')
+                .map(str::trim)
+                .filter(|code| !code.is_empty())
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        });
+        let paging = if codes.is_some() {
+            PageRequest::default()
+        } else {
+            PageRequest::from_query(page, page_size)?
+        };
+        Ok(Self { paging, codes })
+    }
+}
+
 /// Most `codes` one list call may ask for.
 pub const MAX_CODES: usize = 500;
 

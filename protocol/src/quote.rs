@@ -164,6 +164,27 @@ pub struct QuoteHeader {
     pub expiry_days: u32,
 }
 
+impl QuoteHeader {
+    /// `QUOTE_LOCKED` unless the quote is a Draft, the only state whose
+    /// lines and header can change.
+    pub fn check_editable(&self) -> Result<(), Error> {
+        if self.status.is_editable() {
+            Ok(())
+        } else {
+            Err(Error::QuoteLocked(format!(
+                "quote {} is {} and can no longer be changed; only Draft quotes can be edited",
+                self.reference, self.status
+            )))
+        }
+    }
+}
+
+/// `NOT_FOUND` for a quote id the tenant has no quote with (`quote_id` as
+/// looked up: its [`crate::catalog::id_key`]).
+pub fn quote_not_found(quote_id: &str) -> Error {
+    Error::NotFound(format!("quote {quote_id} not found"))
+}
+
 // The schema attributes state, for the OpenAPI document, the bounds that
 // `open_quote::check_lines` holds every saved line to (the numbers of
 // `crate::limits`, written out because utoipa takes only literals; a server

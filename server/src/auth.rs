@@ -7,7 +7,6 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use toolbridge_protocol::context::Role;
 use toolbridge_store::{ApiKey, Scope, User};
 use utoipa::Modify;
 use utoipa::openapi::schema::{ObjectBuilder, Type};
@@ -55,13 +54,8 @@ impl Principal {
                 "this API key lacks the `{}` scope",
                 scope.as_str()
             ))),
-            Principal::User(user)
-                if scope == Scope::QuotesWrite && !user.role.can_write_quotes() =>
-            {
-                Err(ApiError::not_allowed(format!(
-                    "{} users can read quotes but not create or change them",
-                    Role::label(user.role)
-                )))
+            Principal::User(user) if scope == Scope::QuotesWrite => {
+                Ok(user.role.check_quote_write()?)
             }
             Principal::User(_) => Ok(()),
         }

@@ -8,11 +8,14 @@ use toolbridge_protocol::Decimal;
 use toolbridge_protocol::Violation;
 use toolbridge_protocol::add_lines::{LineType, Unit};
 use toolbridge_protocol::catalog::id_key;
-use toolbridge_protocol::create_quote::{CustomerChoice, LineProduct, NewQuote, NewQuoteLine};
+use toolbridge_protocol::create_quote::{
+    CustomerChoice, LineProduct, LinkedProduct, NewCustomer, NewQuote, NewQuoteLine, email_key,
+    generated_reference, sku_key, taken_reference, unknown_customer, unknown_job, unknown_sku_id,
+};
 use toolbridge_protocol::money::Totals;
 use toolbridge_protocol::open_quote::OpenQuote;
 use toolbridge_protocol::quote::{
-    PricedLine, QuoteDto, QuoteHeader, QuoteLine, QuoteStatus, QuoteType,
+    PricedLine, QuoteDto, QuoteHeader, QuoteLine, QuoteStatus, QuoteType, quote_not_found,
 };
 use toolbridge_protocol::quote_header::HeaderChange;
 
@@ -20,7 +23,8 @@ use crate::util::{decimal, new_id, now_iso, to_u32};
 use crate::{Created, Error, Idempotency, Store};
 
 /// Days a new quote stays valid.
-pub(crate) const NEW_QUOTE_EXPIRY_DAYS: u32 = 30;
+pub(crate) const NEW_QUOTE_EXPIRY_DAYS: u32 =
+    toolbridge_protocol::create_quote::NEW_QUOTE_EXPIRY_DAYS;
 /// Longest `Idempotency-Key`.
 const IDEMPOTENCY_KEY_MAX_CHARS: usize = 255;
 /// Lines per multi-row `INSERT` (18 parameters each).
@@ -47,21 +51,8 @@ fn status_from_name(name: &str) -> Result<QuoteStatus, Error> {
     QuoteStatus::from_name(name).ok_or_else(|| Error::corrupt(format_args!("status {name:?}")))
 }
 
-/// `QUOTE_LOCKED` unless the quote is a Draft.
-fn check_editable(header: &QuoteHeader) -> Result<(), Error> {
-    if header.status.is_editable() {
-        Ok(())
-    } else {
-        Err(Rule::QuoteLocked(format!(
-            "quote {} is {} and can no longer be changed; only Draft quotes can be edited",
-            header.reference, header.status
-        ))
-        .into())
-    }
-}
-
 fn not_found(quote_id: &str) -> Error {
-    Rule::NotFound(format!("quote {quote_id} not found")).into()
+    quote_not_found(quote_id).into()
 }
 
 /// A quote of the tenant in full; `NOT_FOUND` when the tenant has none with
@@ -252,20 +243,7 @@ enum CustomerPlan {
     /// A customer of the tenant.
     Existing(String),
     /// A customer to create.
-    Create {
-        name: String,
-        email: Option<String>,
-        phone: Option<String>,
-    },
-}
-
-/// The product a new line links to.
-struct LinkedProduct {
-    id: String,
-    sku: String,
-    name: String,
-    unit: Unit,
-    cost_price: Decimal,
+    Create(NewCustomer),
 }
 
 type ProductRow = (String, String, String, String, String);
@@ -299,10 +277,7 @@ async fn resolve_customer(
             if let Some(id) = found {
                 return Ok(Some((CustomerPlan::Existing(id), None)));
             }
-            violations.push(Violation::new(
-                "customerId",
-                format!("no customer has the id \"{customer_id}\""),
-            ));
+            violations.push(unknown_customer(customer_id));
             Ok(None)
         }
         CustomerChoice::FromJob { job_id } => {
@@ -314,38 +289,27 @@ async fn resolve_customer(
                     .await?;
             match found {
                 Some((job, customer)) => Ok(Some((CustomerPlan::Existing(customer), Some(job)))),
-                None => Err(Rule::NotFound(format!("job {job_id} not found")).into()),
+                None => Err(unknown_job(job_id).into()),
             }
         }
-        CustomerChoice::UpsertByEmail { email, name, phone } => {
+        CustomerChoice::UpsertByEmail { email, .. } => {
             let found: Option<String> = sqlx::query_scalar(
                 "SELECT id FROM customers WHERE tenant_id = ? AND email_lower = ? \
                  ORDER BY name, id LIMIT 1",
             )
             .bind(tenant_id)
-            .bind(email.to_lowercase())
+            .bind(email_key(email))
             .fetch_optional(&mut *conn)
             .await?;
-            Ok(Some((
-                match found {
-                    Some(id) => CustomerPlan::Existing(id),
-                    None => CustomerPlan::Create {
-                        name: name.clone().unwrap_or_else(|| email.clone()),
-                        email: Some(email.clone()),
-                        phone: phone.clone(),
-                    },
-                },
-                None,
-            )))
+            Ok(match (found, choice.customer_to_create()) {
+                (Some(id), _) => Some((CustomerPlan::Existing(id), None)),
+                (None, Some(customer)) => Some((CustomerPlan::Create(customer), None)),
+                (None, None) => None,
+            })
         }
-        CustomerChoice::New { name, email, phone } => Ok(Some((
-            CustomerPlan::Create {
-                name: name.clone(),
-                email: email.clone(),
-                phone: phone.clone(),
-            },
-            None,
-        ))),
+        CustomerChoice::New { .. } => Ok(choice
+            .customer_to_create()
+            .map(|customer| (CustomerPlan::Create(customer), None))),
     }
 }
 
@@ -365,7 +329,7 @@ async fn resolve_lines(
                           WHERE tenant_id = ? AND active = 1 AND sku_lower = ?";
     let mut resolved = Vec::with_capacity(lines.len());
     for (i, line) in lines.iter().enumerate() {
-        let (product, code) = match &line.product {
+        let product = match &line.product {
             LineProduct::SkuId(sku_id) => {
                 let row: Option<ProductRow> = sqlx::query_as(BY_ID)
                     .bind(tenant_id)
@@ -373,48 +337,22 @@ async fn resolve_lines(
                     .fetch_optional(&mut *conn)
                     .await?;
                 if row.is_none() {
-                    violations.push(Violation::new(
-                        format!("lines[{i}].skuId"),
-                        format!("no active product has the id \"{sku_id}\""),
-                    ));
+                    violations.push(unknown_sku_id(i, sku_id));
                 }
-                (row.map(linked).transpose()?, None)
+                row.map(linked).transpose()?
             }
             LineProduct::Code(code) => {
                 let row: Option<ProductRow> = sqlx::query_as(BY_SKU)
                     .bind(tenant_id)
-                    .bind(code.to_lowercase())
+                    .bind(sku_key(code))
                     .fetch_optional(&mut *conn)
                     .await?;
-                (row.map(linked).transpose()?, Some(code.clone()))
+                row.map(linked).transpose()?
             }
-            LineProduct::None => (None, None),
+            LineProduct::None => None,
         };
         let line_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
-        let description = line
-            .description
-            .clone()
-            .or_else(|| product.as_ref().map(|p| p.name.clone()))
-            .or_else(|| code.clone())
-            .unwrap_or_default();
-        resolved.push(QuoteLine {
-            line_no,
-            line_type: LineType::Product,
-            linked_item_id: product.as_ref().map(|p| p.id.clone()),
-            product_code: product.as_ref().map(|p| p.sku.clone()).or(code),
-            description,
-            specification: None,
-            location: None,
-            qty: line.qty,
-            unit: product.as_ref().map_or(Unit::Item, |p| p.unit),
-            unit_price: line.unit_price,
-            cost_price: product.as_ref().map_or(line.unit_price, |p| p.cost_price),
-            tax_rate: line.tax_rate.unwrap_or(default_tax_rate),
-            section: None,
-            group_id: 0,
-            injected: false,
-            parent_line_no: None,
-        });
+        resolved.push(line.to_quote_line(line_no, product.as_ref(), default_tax_rate));
     }
     Ok(resolved)
 }
@@ -428,7 +366,7 @@ async fn next_reference(conn: &mut SqliteConnection, tenant_id: &str) -> Result<
         .bind(tenant_id)
         .fetch_one(&mut *conn)
         .await?;
-        let reference = format!("Q-{seq}");
+        let reference = generated_reference(u64::try_from(seq).unwrap_or_default());
         if !reference_taken(conn, tenant_id, &reference).await? {
             return Ok(reference);
         }
@@ -511,12 +449,11 @@ async fn customer_for_quote(
     tenant_id: &str,
     plan: CustomerPlan,
 ) -> Result<String, Error> {
-    let (name, email, phone) = match plan {
+    let NewCustomer { name, email, phone } = match plan {
         CustomerPlan::Existing(id) => return Ok(id),
-        CustomerPlan::Create { name, email, phone } => (name, email, phone),
+        CustomerPlan::Create(customer) => customer,
     };
     let id = new_id();
-    let email = email.unwrap_or_default();
     sqlx::query(
         "INSERT INTO customers (id, tenant_id, name, email, email_lower, phone) \
          VALUES (?, ?, ?, ?, ?, ?)",
@@ -525,8 +462,8 @@ async fn customer_for_quote(
     .bind(tenant_id)
     .bind(name)
     .bind(&email)
-    .bind(email.to_lowercase())
-    .bind(phone.unwrap_or_default())
+    .bind(email_key(&email))
+    .bind(phone)
     .execute(&mut *conn)
     .await?;
     Ok(id)
@@ -582,10 +519,7 @@ impl Store {
             resolve_customer(&mut tx, tenant_id, &request.customer, &mut violations).await?;
         if let Some(reference) = &request.quote_ref {
             if reference_taken(&mut tx, tenant_id, reference).await? {
-                violations.push(Violation::new(
-                    "quoteRef",
-                    format!("another quote already has the reference \"{reference}\""),
-                ));
+                violations.push(taken_reference(reference));
             }
         }
         let lines = resolve_lines(
@@ -673,7 +607,7 @@ impl Store {
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         let current = load_quote(&mut tx, tenant_id, &quote_id).await?;
         let header = current.header;
-        check_editable(&header)?;
+        header.check_editable()?;
         let proposed = QuoteDto {
             header,
             lines: lines
@@ -706,7 +640,7 @@ impl Store {
         let _turn = self.writes.lock().await;
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         let header = load_quote(&mut tx, tenant_id, &quote_id).await?.header;
-        check_editable(&header)?;
+        header.check_editable()?;
         let customer_id = match &change.customer_id {
             Some(id) => {
                 let id = id_key(id);

@@ -65,18 +65,9 @@ pub fn page<S: BuildHasher>(query: &HashMap<String, String, S>) -> Result<PageRe
 
 /// `page`, `pageSize` and `codes=A,B` from the query.
 pub fn list<S: BuildHasher>(query: &HashMap<String, String, S>) -> Result<ListRequest, ApiError> {
-    let codes = query.get("codes").map(|codes| {
-        codes
-            .split(',')
-            .map(str::trim)
-            .filter(|code| !code.is_empty())
-            .map(str::to_owned)
-            .collect::<Vec<_>>()
-    });
-    let paging = if codes.is_some() {
-        PageRequest::default()
-    } else {
-        page(query)?
-    };
-    Ok(ListRequest { paging, codes })
+    Ok(ListRequest::from_query(
+        query.get("page").map(String::as_str),
+        query.get("pageSize").map(String::as_str),
+        query.get("codes").map(String::as_str),
+    )?)
 }

@@ -1,0 +1,1 @@
+//! The example tools' own tests and the package's, in a real browser (written next).
