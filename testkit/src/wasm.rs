@@ -13,6 +13,166 @@ use web_sys::{Headers, ResponseInit};
 
 use crate::backend;
 
+#[wasm_bindgen(typescript_custom_section)]
+const TYPES: &'static str = r#"
+/** An amount written as a decimal string, so that it stays exact: "89.50", "0.25". */
+export type DecimalString = string;
+
+/** A role token. */
+export type FixtureRole = "super_user" | "admin" | "office" | "field";
+
+/** A unit token. */
+export type FixtureUnit = "T_ITEM" | "T_SQUARE_METRE" | "T_LINEAR_METRE";
+
+/** A tool's install settings: setting keys to strings, numbers and booleans. */
+export type FixtureSettings = Record<string, string | number | boolean>;
+
+/**
+ * The data a test host starts from. Every field is optional; a row without an `id` gets one.
+ * A mistake throws an Error naming its path (`products[2].sellPrice: must be a decimal string…`).
+ */
+export interface TestFixtures {
+  /** The signed-in user (default: "Test User", role "office"). */
+  user?: { name?: string; email?: string; role?: FixtureRole };
+  /** The organisation (default: "Test Tenant", en-NZ, tax rate "0.15", references from Q-1). */
+  tenant?: {
+    id?: string;
+    name?: string;
+    cultureCode?: string;
+    /** The default tax rate of new quote lines, a fraction from "0" to "1". */
+    taxRate?: DecimalString;
+    /** The last number used for generated references: the next quote is Q-<n+1>. */
+    quoteSequence?: number;
+  };
+  customers?: { id?: string; name: string; email?: string; phone?: string }[];
+  taskTemplates?: {
+    id?: string;
+    code: string;
+    name: string;
+    unitPrice: DecimalString;
+    /** Default: the unit price. */
+    costPrice?: DecimalString;
+    active?: boolean;
+  }[];
+  products?: {
+    id?: string;
+    sku: string;
+    name: string;
+    /** Default "T_ITEM". */
+    unit?: FixtureUnit;
+    sellPrice: DecimalString;
+    /** Default: the sell price. */
+    costPrice?: DecimalString;
+    active?: boolean;
+    /** The task lines the host adds after a line of this product: a template's code and the
+     * task quantity per unit of the product. */
+    taskSequence?: { taskTemplate: string; qtyPerUnit: DecimalString }[];
+  }[];
+  costItems?: { id?: string; code: string; name: string; type?: string; active?: boolean }[];
+  jobs?: { id?: string; ref: string; customerId: string; status?: string; closed?: boolean }[];
+  quotes?: {
+    id?: string;
+    /** Default: the next Q-<n>. */
+    ref?: string;
+    customerId: string;
+    jobId?: string;
+    title?: string;
+    type?: "Quote" | "Estimate";
+    status?: "Draft" | "Sent" | "Accepted" | "Rejected" | "Expired";
+    /** "2025-01-31" or "2025-01-31T09:30:00Z"; default now. */
+    date?: string;
+    expiryDays?: number;
+    lines?: {
+      lineNo?: number;
+      lineType?: "product" | "task" | "cost";
+      linkedItemId?: string;
+      productCode?: string;
+      description: string;
+      specification?: string;
+      location?: string;
+      qty: DecimalString;
+      unit?: FixtureUnit;
+      unitPrice: DecimalString;
+      costPrice?: DecimalString;
+      taxRate?: DecimalString;
+      section?: string;
+      groupId?: number;
+      injected?: boolean;
+      parentLineNo?: number;
+    }[];
+    groupKeys?: Record<string, number>;
+  }[];
+  /** The id or reference of the quote open in the editor; none when absent. */
+  openQuote?: string | null;
+  /** The tool's install settings, which `settings.get` answers (effective values: the
+   * manifest's defaults are not applied for you). Absent: the tool is offered no settings. */
+  settings?: FixtureSettings;
+}
+
+/** A customer as the backend holds it. */
+export interface BackendCustomer {
+  id: string;
+  name: string;
+  email: string;
+  phone: string;
+}
+
+/** The signed-in user, as `context.get()` answers. */
+export interface BackendUser {
+  userName: string;
+  userEmail: string;
+  userRole: FixtureRole;
+  tenantName: string;
+  tenantId: string;
+  cultureCode: string;
+}
+
+/** A quote as the backend holds it (`GET /quotes/{id}`). */
+export interface BackendQuote {
+  id: string;
+  ref: string;
+  customerId: string;
+  customerName: string;
+  jobId?: string;
+  title?: string;
+  quoteType: "Quote" | "Estimate";
+  status: "Draft" | "Sent" | "Accepted" | "Rejected" | "Expired";
+  date: string;
+  expiryDays: number;
+  lines: {
+    lineNo: number;
+    lineType: "product" | "task" | "cost";
+    linkedItemId?: string;
+    productCode?: string;
+    description: string;
+    specification?: string;
+    location?: string;
+    qty: number;
+    unit: FixtureUnit;
+    unitPrice: number;
+    costPrice: number;
+    taxRate: number;
+    section?: string;
+    groupId: number;
+    injected: boolean;
+    parentLineNo?: number;
+    nett: number;
+    tax: number;
+    total: number;
+    cost: number;
+  }[];
+  groupKeys: Record<string, number>;
+  totals: { cost: number; margin: number; marginPercent: number; nett: number; tax: number; total: number };
+}
+
+/** A request the backend answered: the path is below the API base, with its query. */
+export interface BackendRequest {
+  method: string;
+  path: string;
+  status: number;
+}
+"#;
+
 /// A JSON value in JavaScript form.
 fn to_js<T: Serialize>(value: &T) -> JsValue {
     serde_json::to_string(value)
@@ -119,19 +279,19 @@ impl MemoryBackend {
 
     /// Every quote (created ones too), in the order they were made, each as
     /// `GET /quotes/{id}` answers it.
-    #[wasm_bindgen(getter, unchecked_return_type = "Quote[]")]
+    #[wasm_bindgen(getter, unchecked_return_type = "BackendQuote[]")]
     pub fn quotes(&self) -> JsValue {
         to_js(&self.core.borrow().quotes())
     }
 
     /// Every customer (created ones too), in the order they were made.
-    #[wasm_bindgen(getter, unchecked_return_type = "Customer[]")]
+    #[wasm_bindgen(getter, unchecked_return_type = "BackendCustomer[]")]
     pub fn customers(&self) -> JsValue {
         to_js(&self.core.borrow().customers())
     }
 
     /// The signed-in user, as `context.get()` reads it.
-    #[wasm_bindgen(getter, unchecked_return_type = "BridgeContext")]
+    #[wasm_bindgen(getter, unchecked_return_type = "BackendUser")]
     pub fn user(&self) -> JsValue {
         to_js(self.core.borrow().user())
     }
@@ -143,15 +303,9 @@ impl MemoryBackend {
     }
 
     /// The install settings the fixtures give, or `null`.
-    #[wasm_bindgen(
-        getter,
-        unchecked_return_type = "Record<string, string | number | boolean> | null"
-    )]
+    #[wasm_bindgen(getter, unchecked_return_type = "FixtureSettings | null")]
     pub fn settings(&self) -> JsValue {
-        self.core
-            .borrow()
-            .settings()
-            .map_or(JsValue::NULL, to_js)
+        self.core.borrow().settings().map_or(JsValue::NULL, to_js)
     }
 
     /// Every request answered so far: `{method, path, status}`, the path

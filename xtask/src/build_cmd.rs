@@ -5,6 +5,7 @@
 use crate::bridge_js;
 use crate::error::Error;
 use crate::host_module;
+use crate::npm_package;
 use crate::pins::WASM_TARGET;
 use crate::process::{Ctx, run_step};
 use crate::setup;
@@ -32,6 +33,10 @@ const BUILDS: &[Build] = &[
     Build {
         what: "host module (ES module + wasm)",
         run: host_module,
+    },
+    Build {
+        what: "npm package @toolbridge/sdk",
+        run: npm_package,
     },
 ];
 
@@ -87,4 +92,13 @@ fn bridge_js(ctx: &Ctx) -> Result<String, Error> {
 fn host_module(ctx: &Ctx) -> Result<String, Error> {
     let script = host_module::build(ctx)?;
     Ok(format!("{} (with its .wasm and .d.ts)", ctx.shown(&script)))
+}
+
+fn npm_package(ctx: &Ctx) -> Result<String, Error> {
+    let tarball = npm_package::build(ctx)?;
+    Ok(format!(
+        "{} (its files in {})",
+        ctx.shown(&tarball),
+        ctx.shown(&npm_package::stage_dir(ctx))
+    ))
 }

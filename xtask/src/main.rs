@@ -23,6 +23,7 @@ mod host_module;
 mod js_tools;
 mod json;
 mod load;
+mod npm_package;
 mod pins;
 mod process;
 mod readme_tool;
@@ -32,6 +33,7 @@ mod serve;
 mod server_build;
 mod setup;
 mod test;
+mod tool_kit;
 mod toolbridge_server;
 mod wasm_crate;
 mod wasm_names;
@@ -56,13 +58,16 @@ commands:
   test [--fuzz] [--long] [--only TEXT]
                           run setup, then every check suite (fmt, clippy, native tests, wasm32
                           builds, the SDK and the host module in Chromium and Firefox, the
-                          typings, the app end to end, API conformance, the release server
-                          killed mid-write); ends with `N passed, N failed` (--fuzz adds the
+                          typings, the npm package in a scratch TypeScript project, the example
+                          tools' own tests, the app end to end, API conformance, the release
+                          server killed mid-write); ends with `N passed, N failed` (--fuzz adds the
                           fuzz targets, 60 s each; --long runs them 5 min each and adds the
                           release server under load with faults; --only runs just the suites
                           whose name contains TEXT, e.g. --only 'host in chromium')
-  build                   build the workspace, the protocol crate for wasm32, and the SDK as
-                          sdk/dist/bridge.js with sdk/dist/bridge.d.ts
+  build                   build the workspace, the protocol crate for wasm32, the SDK as
+                          sdk/dist/bridge.js with sdk/dist/bridge.d.ts, the host module in
+                          host/dist, and the npm package @toolbridge/sdk (bridge.js, its types
+                          and the test kit) as target/npm/toolbridge-sdk-<SDK version>.tgz
   bench [--quick]         measure the budgets: bridge.js size (gzip -9), the host module's
                           addLines and context.get() in Chromium (against the release server
                           with 100 000 products), and the REST API under load (wrk against the

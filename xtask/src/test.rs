@@ -14,10 +14,12 @@ use crate::error::Error;
 use crate::fuzz;
 use crate::host_module;
 use crate::js_tools;
+use crate::npm_package;
 use crate::pins::WASM_TARGET;
 use crate::process::{self, Ctx, Stream, describe};
 use crate::reliability::{self, Reliability};
 use crate::setup;
+use crate::tool_kit;
 use crate::toolbridge_server::Profile;
 
 /// Which invocation runs a suite: every `cargo xtask test`, or only with `--fuzz` / `--long`.
@@ -132,6 +134,26 @@ const SUITES: &[Suite] = &[
         name: "host module typings",
         group: Group::Always,
         run: host_typings,
+    },
+    // Builds the npm package (and host/dist/, in no time after the suite above), installs it
+    // offline into a scratch TypeScript project, type-checks a small tool there (and a misspelt
+    // method, which must not compile), and runs the tool's test in Chromium.
+    Suite {
+        name: "sdk package",
+        group: Group::Always,
+        run: sdk_package,
+    },
+    // Each example tool's own tests on the package's test host, and again against a copy of the
+    // tool with its logic broken on purpose, where they must fail.
+    Suite {
+        name: "tools in chromium",
+        group: Group::Always,
+        run: tool_tests_in_chromium,
+    },
+    Suite {
+        name: "tools in firefox",
+        group: Group::Always,
+        run: tool_tests_in_firefox,
     },
     // Builds host/dist/ (again, if an earlier suite changed nothing, in no time) for the app.
     Suite {
@@ -323,12 +345,12 @@ fn fmt(ctx: &Ctx) -> Outcome {
 /// for wasm32.
 fn clippy(ctx: &Ctx) -> Outcome {
     let runs: [&[&str]; 4] = [
-        // The e2e and reliability suites build only with their features.
+        // The e2e, reliability and tool suites build only with their features.
         &[
             "--workspace",
             "--all-targets",
             "--features",
-            "toolbridge-e2e/e2e,toolbridge-e2e/reliability",
+            "toolbridge-e2e/e2e,toolbridge-e2e/reliability,toolbridge-testkit/browser",
         ],
         &[
             "-p",
@@ -544,6 +566,91 @@ fn parse_test_result(line: &str) -> Option<Outcome> {
         seen = true;
     }
     seen.then_some(outcome)
+}
+
+/// Five checks and the browser test's: the package builds; it installs offline into the scratch
+/// project; the project's tool and test compile against it; a misspelt method does not; and the
+/// tool's test passes in Chromium (every test counts).
+fn sdk_package(ctx: &Ctx) -> Outcome {
+    let checks = 5;
+    let tarball = match npm_package::build(ctx) {
+        Ok(tarball) => tarball,
+        Err(error) => {
+            println!("test: {error}");
+            return Outcome {
+                passed: 0,
+                failed: checks,
+            };
+        }
+    };
+    let mut outcome = Outcome::PASS;
+    let project = match tool_kit::install_project(ctx, &tarball) {
+        Ok(project) => project,
+        Err(error) => {
+            println!("test: {error}");
+            outcome.failed += checks - 1;
+            return outcome;
+        }
+    };
+    outcome += Outcome::PASS;
+    let compiled = match tool_kit::compile(ctx, &project) {
+        Ok(command) => single_check(command),
+        Err(why) => {
+            println!("test: {why}");
+            Outcome::FAIL
+        }
+    };
+    outcome += compiled;
+    outcome += match tool_kit::misspelt_method_is_refused(ctx, &project) {
+        Ok(()) => Outcome::PASS,
+        Err(why) => {
+            println!("test: {why}");
+            Outcome::FAIL
+        }
+    };
+    if compiled.failed > 0 {
+        println!("test: the scratch tool did not compile, so its test cannot run");
+        outcome += Outcome::FAIL;
+        return outcome;
+    }
+    let package = project.join("node_modules").join("@toolbridge").join("sdk");
+    outcome += match tool_kit::prepare(ctx, &CHROMIUM, "package::", &package, Some(&project)) {
+        Ok(prepared) => counted_tests(prepared.command),
+        Err(error) => {
+            println!("test: {error}");
+            Outcome::FAIL
+        }
+    };
+    outcome
+}
+
+fn tool_tests_in_chromium(ctx: &Ctx) -> Outcome {
+    tool_tests_in_browser(ctx, &CHROMIUM)
+}
+
+fn tool_tests_in_firefox(ctx: &Ctx) -> Outcome {
+    tool_tests_in_browser(ctx, &FIREFOX)
+}
+
+/// The example tools' tests (`example-tools/tests/`) in one headless browser, on the package as
+/// staged by its build; every test counts.
+fn tool_tests_in_browser(ctx: &Ctx, browser: &Browser) -> Outcome {
+    let prepared = npm_package::build(ctx).and_then(|_| {
+        tool_kit::prepare(
+            ctx,
+            browser,
+            "example_tools",
+            &npm_package::stage_dir(ctx),
+            None,
+        )
+    });
+    match prepared {
+        Ok(prepared) => counted_tests(prepared.command),
+        Err(error) => {
+            println!("test: {error}");
+            Outcome::FAIL
+        }
+    }
 }
 
 fn e2e_in_chromium(ctx: &Ctx) -> Outcome {

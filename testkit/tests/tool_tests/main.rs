@@ -1,1 +1,165 @@
-//! The example tools' own tests and the package's, in a real browser (written next).
+//! Tool tests written with `@toolbridge/sdk/testing`, in a real headless browser: each example
+//! tool's own tests (`example-tools/tests/`), and the small tool of the package's scratch
+//! TypeScript project. `cargo xtask test` builds and stages the package, starts the browser's
+//! driver and names both here.
+//!
+//! Each example tool's tests also run against a copy of the tool with its logic broken on
+//! purpose (one mutation, served in place of the file): they must fail then, or they test
+//! nothing.
+
+// Test code: a panic is how a helper reports a failed expectation.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod browser;
+mod site;
+
+use std::path::PathBuf;
+
+use browser::{outcomes, setting};
+use site::{Mutation, Site};
+
+/// The repository's `example-tools` folder.
+fn example_tools() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../example-tools")
+}
+
+/// The package's files as installed (the unpacked tarball).
+fn package() -> PathBuf {
+    PathBuf::from(setting("TOOLBRIDGE_KIT_PACKAGE"))
+}
+
+/// The package at the path an import map names, and its bridge.js where the platform serves it
+/// to tools.
+fn with_package(site: Site) -> Site {
+    let package = package();
+    site.mount("/node_modules/@toolbridge/sdk/", &package)
+        .mount("/sdk/bridge.js", package.join("bridge.js"))
+}
+
+/// Runs an example tool's test page, with `mutation` made to the tool when given.
+async fn example_tool_page(page: &str, mutation: Option<Mutation>) -> Vec<browser::Outcome> {
+    let mut site = with_package(Site::default()).mount("/example-tools/", example_tools());
+    if let Some(mutation) = mutation {
+        site = site.mutate(mutation);
+    }
+    let served = site.serve().await;
+    outcomes(&format!("{}/example-tools/tests/{page}", served.origin)).await
+}
+
+/// Every test of the page passed.
+async fn passes(page: &str) {
+    let outcomes = example_tool_page(page, None).await;
+    let failed: Vec<&str> = outcomes
+        .iter()
+        .filter(|outcome| !outcome.ok)
+        .map(|outcome| outcome.name.as_str())
+        .collect();
+    assert!(failed.is_empty(), "{page}: failed: {failed:?}");
+}
+
+/// With the tool broken by `mutation`, each test named in `catch` fails.
+async fn catches(page: &str, mutation: Mutation, catch: &[&str]) {
+    let outcomes = example_tool_page(page, Some(mutation)).await;
+    for name in catch {
+        let outcome = outcomes
+            .iter()
+            .find(|outcome| outcome.name == *name)
+            .unwrap_or_else(|| panic!("{page} has no test {name:?}"));
+        assert!(
+            !outcome.ok,
+            "{page}: {name:?} passed with the tool broken ({} → {})",
+            mutation.find, mutation.replace
+        );
+    }
+}
+
+mod example_tools {
+    use super::*;
+
+    const FLOORING: &str = "flooring-estimator.html";
+    const QUICK_QUOTE: &str = "quick-quote.html";
+    const JOB_LOOKUP: &str = "job-lookup.html";
+
+    #[tokio::test]
+    async fn the_flooring_estimator_passes_its_tests() {
+        passes(FLOORING).await;
+    }
+
+    #[tokio::test]
+    async fn the_flooring_estimator_tests_fail_when_the_waste_allowance_is_not_added() {
+        catches(
+            FLOORING,
+            Mutation {
+                path: "/example-tools/flooring-estimator/app.js",
+                find: "qty: round2(room.area * (1 + estimate.waste / 100)),",
+                replace: "qty: round2(room.area),",
+            },
+            &[
+                "rooms become sections, groups, task lines and totals",
+                "takes its default waste allowance and markup from settings, and follows changes",
+            ],
+        )
+        .await;
+    }
+
+    #[tokio::test]
+    async fn quick_quote_passes_its_tests() {
+        passes(QUICK_QUOTE).await;
+    }
+
+    #[tokio::test]
+    async fn quick_quote_tests_fail_when_the_email_is_not_checked_first() {
+        catches(
+            QUICK_QUOTE,
+            Mutation {
+                path: "/example-tools/quick-quote/app.js",
+                find: "} else if (!ui.customerEmail.checkValidity()) {",
+                replace: "} else if (false) {",
+            },
+            &["refuses an invalid email before any call"],
+        )
+        .await;
+    }
+
+    #[tokio::test]
+    async fn job_lookup_passes_its_tests() {
+        passes(JOB_LOOKUP).await;
+    }
+
+    #[tokio::test]
+    async fn job_lookup_tests_fail_when_the_search_minds_letter_case() {
+        catches(
+            JOB_LOOKUP,
+            Mutation {
+                path: "/example-tools/job-lookup/app.js",
+                find: ".some((text) => text && text.toLowerCase().includes(query));",
+                replace: ".some((text) => text && text.includes(query));",
+            },
+            &[
+                "filters the loaded page as you type, in any letter case",
+                "searches every page",
+            ],
+        )
+        .await;
+    }
+}
+
+mod package {
+    use super::*;
+
+    /// The scratch project's small tool, compiled from TypeScript against the installed package,
+    /// passes its test, which imports the package's testing entry.
+    #[tokio::test]
+    async fn the_scratch_tool_passes_its_test() {
+        let project = PathBuf::from(setting("TOOLBRIDGE_KIT_PROJECT"));
+        // Nothing at /sdk/bridge.js: the tool imports bridge.js from the package.
+        let served = Site::default().mount("/", &project).serve().await;
+        let outcomes = outcomes(&format!("{}/test.html", served.origin)).await;
+        let failed: Vec<&str> = outcomes
+            .iter()
+            .filter(|outcome| !outcome.ok)
+            .map(|outcome| outcome.name.as_str())
+            .collect();
+        assert!(failed.is_empty(), "failed: {failed:?}");
+    }
+}
