@@ -5,14 +5,25 @@ import { assert, assertEqual, createTestHost, fill, runTests, waitFor } from "@t
 import { business, draftQuote } from "./fixtures.js";
 
 const ENTRY = "/example-tools/flooring-estimator/index.html";
+// Its install settings come from what its manifest declares, as on the platform.
+const MANIFEST = await (await fetch("/example-tools/flooring-estimator/manifest.json")).json();
 
 // The tool keeps preferences in localStorage, which the test page shares: start clean.
 localStorage.clear();
 
-/** A test host with a draft quote open and the estimator mounted and loaded. */
-async function openEstimator({ lines = [], settings = { wastePercent: 10, markupPercent: 40 } } = {}) {
-  const host = await createTestHost(business({ quotes: [draftQuote(lines)], openQuote: "Q-0999" }));
-  const tool = host.mount({ entry: ENTRY, type: "quoting_extension", settings, title: "Flooring" });
+/**
+ * A test host with a draft quote open and the estimator mounted and loaded; `stored` are the
+ * install settings an admin saved (none: the manifest's defaults), `manifest` null for an app
+ * that passes the tool no settings.
+ */
+async function openEstimator({ lines = [], stored, manifest = MANIFEST } = {}) {
+  const fixtures = business({ quotes: [draftQuote(lines)], openQuote: "Q-0999" });
+  if (manifest) {
+    fixtures.manifest = manifest;
+    fixtures.settings = stored ?? {};
+  }
+  const host = await createTestHost(fixtures);
+  const tool = host.mount({ entry: ENTRY, type: "quoting_extension", title: "Flooring" });
   await tool.ready();
   await waitFor(() => !tool.$("#add-to-quote").disabled, { message: "the catalog loading" });
   return { host, tool };
@@ -102,23 +113,32 @@ await runTests({
   },
 
   async "takes its default waste allowance and markup from settings, and follows changes"() {
-    const { host, tool } = await openEstimator({ settings: { wastePercent: 12, markupPercent: 55 } });
+    const { host, tool } = await openEstimator({ stored: { wastePercent: 12 } });
+    assert(tool.capabilities.includes("settings.changed"), "settings offered");
     await waitFor(() => tool.$("#waste").value === "12", { message: "the waste allowance from settings" });
-    assertEqual(tool.$("#markup").value, "55");
-    host.setSettings({ wastePercent: 8, markupPercent: 30 });
-    await waitFor(() => tool.$("#waste").value === "8", { message: "the changed waste allowance" });
-    assertEqual(tool.$("#markup").value, "30");
+    assertEqual(tool.$("#markup").value, "40", "the declared default markup");
+    // The admin saves a markup and clears the waste allowance, which falls back to its default.
+    assertEqual(host.setSettings({ markupPercent: 30 }), { wastePercent: 10, markupPercent: 30 });
+    await waitFor(() => tool.$("#markup").value === "30", { message: "the changed markup" });
+    assertEqual(tool.$("#waste").value, "10");
+    let refused = "";
+    try {
+      host.setSettings({ markupPercent: "thirty" });
+    } catch (error) {
+      refused = error.message;
+    }
+    assert(refused.includes("markupPercent: must be a number"), `a text for a number: ${refused}`);
 
     fillRoom(tool, 0, { name: "Study", length: 2.5, width: 4, description: "Cork tiles", buyPrice: 40 });
     tool.$("#add-to-quote").click();
     await waitFor(() => host.quote.lines.length === 1, { message: "the line being added" });
     const [added] = host.quote.lines;
-    // 10 m² with 8% waste; 40 × 1.3.
-    assertEqual([added.qty, added.unitPrice, added.costPrice], [10.8, 52, 40]);
+    // 10 m² with 10% waste; 40 × 1.3.
+    assertEqual([added.qty, added.unitPrice, added.costPrice], [11, 52, 40]);
   },
 
   async "without settings it keeps its own defaults"() {
-    const { tool } = await openEstimator({ settings: null });
+    const { tool } = await openEstimator({ manifest: null });
     assert(!tool.capabilities.includes("settings.get"), "no settings offered");
     assertEqual([tool.$("#waste").value, tool.$("#markup").value], ["10", "40"]);
   },

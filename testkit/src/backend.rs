@@ -196,6 +196,14 @@ impl MemoryBackend {
         self.data.settings.as_ref()
     }
 
+    /// The install settings the tool sees for an admin's `values`: checked
+    /// against the settings the fixtures' manifest declares (every problem
+    /// with its key as the path, as the platform refuses them) and laid over
+    /// their defaults; without a manifest, the values as they are.
+    pub fn install_settings(&self, values: &Value) -> Result<Map<String, Value>, Rule> {
+        fixtures::install_settings(self.data.declarations.as_deref(), values)
+    }
+
     /// Every request answered so far: method, path with query, status.
     pub fn requests(&self) -> &[Answered] {
         &self.log

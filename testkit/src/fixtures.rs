@@ -37,6 +37,9 @@ use toolbridge_protocol::quote::{
     PricedLine, QuoteDto, QuoteHeader, QuoteLine, QuoteStatus, QuoteType,
 };
 use toolbridge_protocol::quote_header::MAX_EXPIRY_DAYS;
+use toolbridge_protocol::settings::{
+    SettingDeclaration, check_values, effective_values, read_declarations, values_to_json,
+};
 use toolbridge_protocol::{Decimal, Error as Rule, Violation};
 
 use crate::error::Error;
@@ -135,7 +138,10 @@ pub(crate) struct Data {
     pub(crate) quotes: Vec<QuoteDto>,
     /// The id of the quote to open in the editor.
     pub(crate) open_quote: Option<String>,
-    /// The tool's install settings.
+    /// The settings the tool's manifest declares, when the fixtures give
+    /// its manifest.
+    pub(crate) declarations: Option<Vec<SettingDeclaration>>,
+    /// The tool's install settings, as the tool sees them.
     pub(crate) settings: Option<Map<String, Value>>,
 }
 
@@ -149,6 +155,7 @@ const TOP: &[&str] = &[
     "jobs",
     "quotes",
     "openQuote",
+    "manifest",
     "settings",
 ];
 
@@ -166,6 +173,26 @@ const QUOTE_FIELDS: &[&str] = &[
     "lines",
     "groupKeys",
 ];
+
+/// The install settings a tool sees for `values`: with the manifest's
+/// `declarations`, the values checked as an admin's are (every problem with
+/// its key as the path) over the declared defaults; without, the values as
+/// they are, strings, numbers and booleans.
+pub(crate) fn install_settings(
+    declarations: Option<&[SettingDeclaration]>,
+    values: &Value,
+) -> Result<Map<String, Value>, Rule> {
+    match declarations {
+        Some(declarations) => {
+            let checked = check_values(declarations, values)?;
+            match values_to_json(&effective_values(declarations, &checked)) {
+                Value::Object(settings) => Ok(settings),
+                _ => Ok(Map::new()),
+            }
+        }
+        None => read_settings_values(values),
+    }
+}
 
 /// Reads and checks fixtures; `now` dates quotes that give no date.
 pub(crate) fn read(value: &Value, ids: &mut Ids, now: &str) -> Result<Data, Error> {
@@ -194,7 +221,9 @@ struct Object<'v> {
 }
 
 fn join(path: &str, key: &str) -> String {
-    if path.is_empty() {
+    if key.is_empty() {
+        path.to_owned()
+    } else if path.is_empty() {
         key.to_owned()
     } else {
         format!("{path}.{key}")
@@ -439,17 +468,22 @@ impl Reader<'_> {
         let jobs = self.jobs(&top, &customers);
         let quotes = self.quotes(&top, &customers, &jobs, &any_tenant, now);
         let open_quote = self.open_quote(&top, &quotes);
-        let settings = match top.map.get("settings") {
-            None | Some(Value::Null) => None,
-            Some(settings) => match read_settings_values(settings) {
-                Ok(settings) => Some(settings),
-                Err(error) => {
-                    for violation in error.details() {
-                        self.push(join("settings", &violation.path), &violation.message);
+        let declarations = self.declarations(&top);
+        let settings = match (top.map.get("settings"), &declarations) {
+            (None | Some(Value::Null), None) => None,
+            (settings, declarations) => {
+                let empty = Value::Object(Map::new());
+                let settings = settings.filter(|value| !value.is_null()).unwrap_or(&empty);
+                match install_settings(declarations.as_deref(), settings) {
+                    Ok(settings) => Some(settings),
+                    Err(error) => {
+                        for violation in error.details() {
+                            self.push(join("settings", &violation.path), &violation.message);
+                        }
+                        None
                     }
-                    None
                 }
-            },
+            }
         };
         Some(Data {
             user: user?,
@@ -461,8 +495,37 @@ impl Reader<'_> {
             jobs,
             quotes,
             open_quote,
+            declarations,
             settings,
         })
+    }
+
+    /// The settings declared by `manifest`, the tool's `manifest.json`, when
+    /// the fixtures give it (its other fields are not read).
+    fn declarations(&mut self, top: &Object<'_>) -> Option<Vec<SettingDeclaration>> {
+        let manifest = top.map.get("manifest").filter(|value| !value.is_null())?;
+        let Some(manifest) = manifest.as_object() else {
+            self.push(
+                "manifest",
+                format!(
+                    "must be the tool's manifest.json, an object (got {})",
+                    kind(manifest)
+                ),
+            );
+            return None;
+        };
+        let Some(declared) = manifest.get("settings") else {
+            return Some(Vec::new());
+        };
+        match read_declarations(declared) {
+            Ok(declarations) => Some(declarations),
+            Err(error) => {
+                for violation in error.details() {
+                    self.push(join("manifest", &violation.path), &violation.message);
+                }
+                None
+            }
+        }
     }
 
     fn tenant(&mut self, value: Option<&Value>) -> Option<Tenant> {
@@ -1221,6 +1284,40 @@ mod tests {
         assert_eq!(quote.totals.total, Decimal::new(2358, 2));
         assert_eq!(data.open_quote.as_deref(), Some("q1"));
         assert_eq!(data.settings.unwrap()["wastePercent"], 12);
+    }
+
+    #[test]
+    fn with_the_manifest_settings_are_checked_and_defaulted_as_the_platform_does() {
+        let manifest = json!({"name": "Flooring", "settings": [
+            {"key": "wastePercent", "label": "Waste (%)", "type": "number", "default": 10},
+            {"key": "region", "label": "Region", "type": "select", "options": ["North", "South"]}
+        ]});
+        let data = read(
+            &json!({"manifest": manifest, "settings": {"region": "South"}}),
+            &mut Ids::default(),
+            "2025-01-31T09:30:00Z",
+        )
+        .unwrap();
+        assert_eq!(
+            Value::Object(data.settings.unwrap()),
+            json!({"wastePercent": 10, "region": "South"})
+        );
+        assert_eq!(
+            problems(
+                &json!({"manifest": manifest, "settings": {"wastePercent": "12", "colour": 1}})
+            ),
+            [
+                "settings.colour: is not a setting of this tool; its settings are wastePercent, region",
+                "settings.wastePercent: must be a number, not a string",
+            ]
+        );
+        assert_eq!(
+            problems(
+                &json!({"manifest": {"settings": [{"key": "1x", "label": "X", "type": "text"}]}})
+            )
+            .len(),
+            2
+        );
     }
 
     #[test]

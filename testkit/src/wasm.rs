@@ -104,8 +104,13 @@ export interface TestFixtures {
   }[];
   /** The id or reference of the quote open in the editor; none when absent. */
   openQuote?: string | null;
-  /** The tool's install settings, which `settings.get` answers (effective values: the
-   * manifest's defaults are not applied for you). Absent: the tool is offered no settings. */
+  /** The tool's manifest.json (only its `settings` declarations are read). With it, `settings`
+   * are an admin's values: checked against the declarations as the platform checks them and
+   * laid over the declared defaults, and the tool is offered settings even without any. */
+  manifest?: { settings?: unknown[]; [field: string]: unknown };
+  /** The tool's install settings, which `settings.get` answers: an admin's values over the
+   * manifest's defaults when `manifest` is given, else exactly these. Neither: the tool is
+   * offered no settings. */
   settings?: FixtureSettings;
 }
 
@@ -306,6 +311,34 @@ impl MemoryBackend {
     #[wasm_bindgen(getter, unchecked_return_type = "FixtureSettings | null")]
     pub fn settings(&self) -> JsValue {
         self.core.borrow().settings().map_or(JsValue::NULL, to_js)
+    }
+
+    /// The install settings the tool sees for an admin's `values`: checked
+    /// against the settings the fixtures' `manifest` declares and laid over
+    /// their defaults (without a manifest, the values as they are). Throws an
+    /// `Error` naming each refused key (also as `errors`: `[{path, message}]`).
+    #[wasm_bindgen(js_name = installSettings, unchecked_return_type = "FixtureSettings")]
+    pub fn install_settings(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "FixtureSettings")] values: &JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let value = js_sys::JSON::stringify(values)
+            .ok()
+            .and_then(|text| text.as_string())
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or(serde_json::Value::Null);
+        self.core
+            .borrow()
+            .install_settings(&value)
+            .map(|settings| to_js(&settings))
+            .map_err(|refused| {
+                let lines: Vec<String> =
+                    refused.details().iter().map(ToString::to_string).collect();
+                error(
+                    &format!("the settings are not valid:\n  {}", lines.join("\n  ")),
+                    Some(to_js(&refused.details())),
+                )
+            })
     }
 
     /// Every request answered so far: `{method, path, status}`, the path

@@ -69,8 +69,8 @@ export interface MountOptions {
   entry: string;
   /** The tool's manifest type. */
   type: ToolType;
-  /** The tool's install settings (default: the fixtures' `settings`; without any, the tool is
-   * offered no settings). */
+  /** The tool's install settings as it sees them (default: the fixtures' `settings` over the
+   * defaults of their `manifest`; without either, the tool is offered no settings). */
   settings?: ToolSettings;
   /** Let the tool size its frame within these heights. */
   autoResize?: { min: number; max: number };
@@ -142,8 +142,10 @@ export interface TestHost {
   /** Opens a quote the backend holds, by id or reference. */
   openQuote(idOrRef: string): Promise<EditorQuote>;
   mount(options: MountOptions): TestTool;
-  /** Changes the install settings of tool `slug`'s frames (default "tool"): `settings.changed`. */
-  setSettings(settings: ToolSettings, slug?: string): void;
+  /** An admin saves `values` as tool `slug`'s install settings (default "tool"): checked against
+   * the fixtures' `manifest` (throws naming each refused key) and laid over its defaults; the
+   * tool's frames hear `settings.changed`. Returns the settings the tool now sees. */
+  setSettings(values: ToolSettings, slug?: string): ToolSettings;
   waitFor<T>(check: () => T | Promise<T>, options?: WaitOptions): Promise<T>;
   destroy(): void;
 }

@@ -229,10 +229,16 @@ class TestHost {
     return tool;
   }
 
-  /** Changes the install settings of every mounted frame of tool `slug` (default "tool"), which
-   * hear `settings.changed`, as when an admin saves them in the app. */
-  setSettings(settings, slug = "tool") {
+  /**
+   * An admin saves `values` as the install settings of tool `slug` (default "tool"): with the
+   * fixtures' `manifest`, they are checked against its declarations (an Error names each refused
+   * key) and laid over its defaults. Every mounted frame of the tool hears `settings.changed`.
+   * Resolves with the settings the tool now sees.
+   */
+  setSettings(values, slug = "tool") {
+    const settings = this.backend.installSettings(values);
     this.host.setToolSettings(slug, settings);
+    return settings;
   }
 
   /** Waits for `check()` to be truthy: see `waitFor`. */
