@@ -1,8 +1,9 @@
-//! The tool the README teaches, taken from the README itself, for the end-to-end suites to run
-//! as a `--dev-tool` folder: a fenced block whose info string names a file of the example's folder
-//! (```` ```html my-tool/index.html ````) is that file. From the same blocks comes the mistake every
-//! first tool makes, its script written inline in the page, which the tool origin refuses and the
-//! app must explain.
+//! The tool the README teaches, and its test, taken from the README itself: a fenced block whose
+//! info string names a file of the example's folders (```` ```html my-tool/index.html ````,
+//! ```` ```js my-tool-tests/tool.test.js ````) is that file. The end-to-end suites serve the tool
+//! as a `--dev-tool` folder, with the mistake every first tool makes beside it (its script written
+//! inline in the page, which the tool origin refuses and the app must explain); the tool kit's
+//! suites run its test on the test host.
 
 use std::path::{Path, PathBuf};
 
@@ -12,8 +13,11 @@ use crate::files::{create_dir, read_text, write};
 /// The folder the README's example lives in.
 const FOLDER: &str = "my-tool";
 
-/// The README's files of [`FOLDER`]: `(name inside the folder, contents)`, in README order.
-fn example_files(readme: &str) -> Vec<(String, String)> {
+/// The folder of the example's test page.
+const TESTS_FOLDER: &str = "my-tool-tests";
+
+/// The README's files of `folder`: `(name inside the folder, contents)`, in README order.
+fn example_files(readme: &str, folder: &str) -> Vec<(String, String)> {
     let mut files = Vec::new();
     let mut open: Option<(String, String)> = None;
     for line in readme.lines() {
@@ -30,7 +34,7 @@ fn example_files(readme: &str) -> Vec<(String, String)> {
                 let name = info
                     .split_whitespace()
                     .nth(1)
-                    .and_then(|path| path.strip_prefix(FOLDER)?.strip_prefix('/'));
+                    .and_then(|path| path.strip_prefix(folder)?.strip_prefix('/'));
                 // Other blocks are read past, not collected.
                 open = Some((name.unwrap_or_default().to_owned(), String::new()));
             }
@@ -41,11 +45,36 @@ fn example_files(readme: &str) -> Vec<(String, String)> {
     files
 }
 
+/// Writes `files` into the folder `dir`.
+fn write_files(dir: &Path, files: &[(String, String)]) -> Result<(), Error> {
+    create_dir(dir)?;
+    for (name, body) in files {
+        write(&dir.join(name), body.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// The README's example tool and its tests, written under `dir` as `my-tool/` and
+/// `my-tool-tests/`.
+pub(crate) fn write_example(root: &Path, dir: &Path) -> Result<(), Error> {
+    let readme = read_text(&root.join("README.md"))?;
+    for folder in [FOLDER, TESTS_FOLDER] {
+        let files = example_files(&readme, folder);
+        if files.is_empty() {
+            return Err(Error::failed(format!(
+                "README.md has no ```… {folder}/… blocks: the tool kit's suites run the README's example tool and its test from them"
+            )));
+        }
+        write_files(&dir.join(folder), &files)?;
+    }
+    Ok(())
+}
+
 /// The example's folders, written under `dir`: the README's own (`my-tool`) and the same page
 /// with its script inline (`inline-script`). Answers both paths, for `--dev-tool`.
 pub(crate) fn write_folders(root: &Path, dir: &Path) -> Result<[PathBuf; 2], Error> {
     let readme = read_text(&root.join("README.md"))?;
-    let files = example_files(&readme);
+    let files = example_files(&readme, FOLDER);
     let file = |name: &str| {
         files
             .iter()
@@ -70,10 +99,7 @@ pub(crate) fn write_folders(root: &Path, dir: &Path) -> Result<[PathBuf; 2], Err
     }
 
     let own = dir.join(FOLDER);
-    create_dir(&own)?;
-    for (name, body) in &files {
-        write(&own.join(name), body.as_bytes())?;
-    }
+    write_files(&own, &files)?;
 
     // The same tool, its script in the page after the paragraph it fills.
     let inline = dir.join("inline-script");
@@ -98,7 +124,7 @@ mod tests {
     fn only_the_blocks_that_name_a_file_of_the_folder_are_taken() {
         let readme = "intro\n```json my-tool/manifest.json\n{}\n```\n```sh\nrun\n```\n\
                       ```html my-tool/index.html\n<p>\n```\n```js other/tool.js\nno\n```\n";
-        let files = example_files(readme);
+        let files = example_files(readme, FOLDER);
         assert_eq!(
             files,
             vec![

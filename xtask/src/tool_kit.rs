@@ -15,6 +15,7 @@ use crate::files::create_dir;
 use crate::js_tools::{self, TSC};
 use crate::npm_package;
 use crate::process::{Ctx, describe};
+use crate::readme_tool;
 
 /// The scratch project's template, relative to the workspace root.
 const TEMPLATE: &str = "testkit/scratch-project";
@@ -115,6 +116,9 @@ pub(crate) fn prepare(
 ) -> Result<Prepared, Error> {
     let dir = ctx.target_dir().join("tool-tests").join(browser.name);
     create_dir(&dir)?;
+    // The README's example tool and its test, as the README has them now.
+    let readme = dir.join("readme");
+    readme_tool::write_example(ctx.root(), &readme)?;
     let driver = WebDriver::start(ctx, browser, &dir)?;
     let mut command = ctx.cargo();
     command
@@ -132,7 +136,8 @@ pub(crate) fn prepare(
         ])
         .env("TOOLBRIDGE_KIT_BROWSER", browser.name)
         .env("TOOLBRIDGE_KIT_WEBDRIVER", driver.url())
-        .env("TOOLBRIDGE_KIT_PACKAGE", package);
+        .env("TOOLBRIDGE_KIT_PACKAGE", package)
+        .env("TOOLBRIDGE_KIT_README", &readme);
     if let Some(project) = project {
         command.env("TOOLBRIDGE_KIT_PROJECT", project);
     }

@@ -76,6 +76,25 @@ async fn catches(page: &str, mutation: Mutation, catch: &[&str]) {
 mod example_tools {
     use super::*;
 
+    /// The README's first tool (`my-tool/`) passes the test the README gives for it
+    /// (`my-tool-tests/`), both taken from the README by `cargo xtask test`.
+    #[tokio::test]
+    async fn the_readme_tool_passes_the_readme_test() {
+        let readme = PathBuf::from(setting("TOOLBRIDGE_KIT_README"));
+        let served = with_package(Site::default())
+            .mount("/my-tool/", readme.join("my-tool"))
+            .mount("/my-tool-tests/", readme.join("my-tool-tests"))
+            .serve()
+            .await;
+        let outcomes = outcomes(&format!("{}/my-tool-tests/index.html", served.origin)).await;
+        let failed: Vec<&str> = outcomes
+            .iter()
+            .filter(|outcome| !outcome.ok)
+            .map(|outcome| outcome.name.as_str())
+            .collect();
+        assert!(failed.is_empty(), "the README's test: failed: {failed:?}");
+    }
+
     const FLOORING: &str = "flooring-estimator.html";
     const QUICK_QUOTE: &str = "quick-quote.html";
     const JOB_LOOKUP: &str = "job-lookup.html";
