@@ -187,6 +187,36 @@ pub(crate) async fn json(response: Response) -> (u16, Value) {
     (status, body)
 }
 
+/// `method path` as the signed-in user of `cookie`, with an optional JSON body: the status and
+/// the JSON answer.
+pub(crate) async fn call(
+    server: &Server,
+    cookie: &str,
+    method: reqwest::Method,
+    path: &str,
+    body: Option<&Value>,
+) -> (u16, Value) {
+    let mut request = server.as_user(cookie, method, path);
+    if let Some(body) = body {
+        request = request.json(body);
+    }
+    json(request.send().await.unwrap()).await
+}
+
+/// Uploads `zip` as a tool bundle in Settings → Tools, as the signed-in user of `cookie`.
+pub(crate) async fn upload(server: &Server, cookie: &str, zip: Vec<u8>) -> (u16, Value) {
+    json(
+        server
+            .as_user(cookie, reqwest::Method::POST, "/api/settings/tools")
+            .header("content-type", "application/zip")
+            .body(zip)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await
+}
+
 /// A REST quote body for `customer` with one line of `product`.
 pub(crate) fn quote_body(customer: &str, product: &str) -> Value {
     serde_json::json!({"customerId": customer, "lines": [{"skuId": product, "qty": 2, "unitPrice": 89.5}]})

@@ -4,38 +4,9 @@
 use std::io::Write;
 
 use reqwest::Method;
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::harness::{Server, json};
-
-/// `method path` as the signed-in user of `cookie`, with an optional JSON body.
-async fn call(
-    server: &Server,
-    cookie: &str,
-    method: Method,
-    path: &str,
-    body: Option<Value>,
-) -> (u16, Value) {
-    let mut request = server.as_user(cookie, method, path);
-    if let Some(body) = body {
-        request = request.json(&body);
-    }
-    json(request.send().await.unwrap()).await
-}
-
-/// Uploads `zip` as a tool bundle.
-async fn upload(server: &Server, cookie: &str, zip: Vec<u8>) -> (u16, Value) {
-    json(
-        server
-            .as_user(cookie, Method::POST, "/api/settings/tools")
-            .header("content-type", "application/zip")
-            .body(zip)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await
-}
+use crate::harness::{Server, call, json, upload};
 
 /// A bundle .zip of a small tool, packed as `toolbridge tool pack` packs it.
 fn good_zip(version: &str) -> Vec<u8> {
@@ -74,7 +45,7 @@ async fn an_admin_creates_lists_and_revokes_api_tokens() {
         &admin,
         Method::POST,
         "/api/settings/keys",
-        Some(json!({"name": "ERP sync", "scopes": ["customers:read", "quotes:write"], "rateLimit": {"requests": 30, "windowSecs": 60}})),
+        Some(&json!({"name": "ERP sync", "scopes": ["customers:read", "quotes:write"], "rateLimit": {"requests": 30, "windowSecs": 60}})),
     )
     .await;
     assert_eq!(status, 201, "{created}");
@@ -141,7 +112,7 @@ async fn a_bad_token_request_names_every_problem() {
         &admin,
         Method::POST,
         "/api/settings/keys",
-        Some(json!({"name": "x", "scopes": ["quotes:read", "everything"], "rateLimit": {"requests": 1, "windowSecs": 1}})),
+        Some(&json!({"name": "x", "scopes": ["quotes:read", "everything"], "rateLimit": {"requests": 1, "windowSecs": 1}})),
     )
     .await;
     assert_eq!(status, 422, "{body}");
@@ -151,7 +122,7 @@ async fn a_bad_token_request_names_every_problem() {
         &admin,
         Method::POST,
         "/api/settings/keys",
-        Some(json!({"name": "", "scopes": [], "rateLimit": {"requests": 0, "windowSecs": 60}})),
+        Some(&json!({"name": "", "scopes": [], "rateLimit": {"requests": 0, "windowSecs": 60}})),
     )
     .await;
     assert_eq!(status, 422, "{body}");
@@ -169,7 +140,7 @@ async fn a_bad_token_request_names_every_problem() {
         &admin,
         Method::POST,
         "/api/settings/keys",
-        Some(
+        Some(&
             json!({"name": "", "scopes": ["nope"], "rateLimit": {"requests": 0, "windowSecs": 60}}),
         ),
     )
@@ -253,7 +224,7 @@ async fn an_uploaded_bundle_is_installed_toggled_and_removed() {
         &admin,
         Method::PATCH,
         "/api/settings/tools/deck",
-        Some(json!({"enabled": false})),
+        Some(&json!({"enabled": false})),
     )
     .await;
     assert_eq!(status, 200, "{toggled}");

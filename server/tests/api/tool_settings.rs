@@ -10,7 +10,7 @@ use reqwest::Method;
 use serde_json::{Value, json};
 use toolbridge_server::tools::{self, DevTool, ToolSites};
 
-use crate::harness::{Server, json};
+use crate::harness::{Server, call, json, upload};
 
 const PAGE: &str = "<!doctype html><title>T</title><script src=\"/sdk/bridge.js\"></script>";
 
@@ -271,32 +271,19 @@ fn declared() -> Value {
     })
 }
 
-/// `method path` as the signed-in user of `cookie`, with an optional body.
-async fn call(
-    server: &Server,
-    cookie: &str,
-    method: Method,
-    path: &str,
-    body: Option<&Value>,
-) -> (u16, Value) {
-    let mut request = server.as_user(cookie, method, path);
-    if let Some(body) = body {
-        request = request.json(body);
-    }
-    json(request.send().await.unwrap()).await
-}
-
-async fn upload(server: &Server, cookie: &str, zip: Vec<u8>) -> (u16, Value) {
-    json(
-        server
-            .as_user(cookie, Method::POST, "/api/settings/tools")
-            .header("content-type", "application/zip")
-            .body(zip)
-            .send()
-            .await
-            .unwrap(),
+/// A server with the tool `floor` installed (declaring [`declared`]'s settings), and its
+/// tenant's admin signed in.
+async fn floor_installed() -> (Server, String) {
+    let server = Server::start().await;
+    let admin = server.sign_in("admin@harbour.test").await;
+    let (status, installed) = upload(
+        &server,
+        &admin,
+        zip(&manifest("Floor", "1.0.0", &declared())),
     )
-    .await
+    .await;
+    assert_eq!(status, 201, "{installed}");
+    (server, admin)
 }
 
 async fn put_settings(server: &Server, cookie: &str, slug: &str, values: &Value) -> (u16, Value) {
@@ -457,15 +444,7 @@ async fn an_admin_sets_a_tools_settings_and_the_tenants_pages_read_and_hear_them
 
 #[tokio::test]
 async fn invalid_values_are_refused_naming_each_key() {
-    let server = Server::start().await;
-    let admin = server.sign_in("admin@harbour.test").await;
-    let (status, _) = upload(
-        &server,
-        &admin,
-        zip(&manifest("Floor", "1.0.0", &declared())),
-    )
-    .await;
-    assert_eq!(status, 201);
+    let (server, admin) = floor_installed().await;
     let (status, _) = put_settings(
         &server,
         &admin,
@@ -544,15 +523,7 @@ async fn invalid_values_are_refused_naming_each_key() {
 
 #[tokio::test]
 async fn only_admins_set_values_and_only_of_installed_tools() {
-    let server = Server::start().await;
-    let admin = server.sign_in("admin@harbour.test").await;
-    let (status, _) = upload(
-        &server,
-        &admin,
-        zip(&manifest("Floor", "1.0.0", &declared())),
-    )
-    .await;
-    assert_eq!(status, 201);
+    let (server, admin) = floor_installed().await;
     let body = json!({"region": "North"});
     for email in ["office@harbour.test", "field@harbour.test"] {
         let cookie = server.sign_in(email).await;
@@ -606,15 +577,7 @@ async fn only_admins_set_values_and_only_of_installed_tools() {
 
 #[tokio::test]
 async fn a_reinstall_drops_stored_values_that_no_longer_fit() {
-    let server = Server::start().await;
-    let admin = server.sign_in("admin@harbour.test").await;
-    let (status, _) = upload(
-        &server,
-        &admin,
-        zip(&manifest("Floor", "1.0.0", &declared())),
-    )
-    .await;
-    assert_eq!(status, 201);
+    let (server, admin) = floor_installed().await;
     let (status, _) = put_settings(
         &server,
         &admin,
