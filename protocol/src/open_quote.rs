@@ -72,6 +72,35 @@ impl OpenQuote {
         }
     }
 
+    /// A Draft quote's lines replaced by `lines` (and its group keys by
+    /// `group_keys`), as a save makes them: each line priced, every line
+    /// checked as [`Self::from_dto`] checks an opened quote, and the totals
+    /// summed. `QUOTE_LOCKED` unless `header` is a Draft's.
+    ///
+    /// # Errors
+    ///
+    /// `QUOTE_LOCKED`, or `INVALID_PARAMS` naming each bad line.
+    pub fn saved(
+        header: QuoteHeader,
+        lines: Vec<QuoteLine>,
+        group_keys: BTreeMap<String, u32>,
+    ) -> Result<QuoteDto, Error> {
+        header.check_editable()?;
+        let proposed = QuoteDto {
+            header,
+            lines: lines
+                .into_iter()
+                .map(|line| PricedLine {
+                    amounts: line.amounts(),
+                    line,
+                })
+                .collect(),
+            group_keys,
+            totals: Totals::default(),
+        };
+        Ok(Self::from_dto(proposed)?.to_dto())
+    }
+
     /// Opens a quote the backend returned, checking its lines against the
     /// same bounds a merge keeps (positive bounded quantities, bounded
     /// non-negative prices, fractional tax, short sections, unique line

@@ -606,21 +606,7 @@ impl Store {
         let _turn = self.writes.lock().await;
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         let current = load_quote(&mut tx, tenant_id, &quote_id).await?;
-        let header = current.header;
-        header.check_editable()?;
-        let proposed = QuoteDto {
-            header,
-            lines: lines
-                .into_iter()
-                .map(|line| PricedLine {
-                    amounts: line.amounts(),
-                    line,
-                })
-                .collect(),
-            group_keys,
-            totals: Totals::default(),
-        };
-        let quote = OpenQuote::from_dto(proposed)?.to_dto();
+        let quote = OpenQuote::saved(current.header, lines, group_keys)?;
         write_lines(&mut tx, &quote).await?;
         tx.commit().await?;
         Ok(quote)

@@ -690,21 +690,8 @@ impl MemoryBackend {
                 Rule::invalid(path, error.into_inner().to_string())
             })?;
         let position = self.find_quote(id)?;
-        let current = &self.data.quotes[position];
-        current.header.check_editable()?;
-        let proposed = QuoteDto {
-            header: current.header.clone(),
-            lines: lines
-                .into_iter()
-                .map(|line| PricedLine {
-                    amounts: line.amounts(),
-                    line,
-                })
-                .collect(),
-            group_keys,
-            totals: Totals::default(),
-        };
-        let saved = OpenQuote::from_dto(proposed)?.to_dto();
+        let header = self.data.quotes[position].header.clone();
+        let saved = OpenQuote::saved(header, lines, group_keys)?;
         self.data.quotes[position] = saved.clone();
         Ok(Response::json(200, &saved))
     }

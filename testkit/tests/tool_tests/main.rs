@@ -46,15 +46,19 @@ async fn example_tool_page(page: &str, mutation: Option<Mutation>) -> Vec<browse
     outcomes(&format!("{}/example-tools/tests/{page}", served.origin)).await
 }
 
-/// Every test of the page passed.
-async fn passes(page: &str) {
-    let outcomes = example_tool_page(page, None).await;
+/// Fails naming each of the page's tests that did not pass.
+fn assert_all_passed(page: &str, outcomes: &[browser::Outcome]) {
     let failed: Vec<&str> = outcomes
         .iter()
         .filter(|outcome| !outcome.ok)
         .map(|outcome| outcome.name.as_str())
         .collect();
     assert!(failed.is_empty(), "{page}: failed: {failed:?}");
+}
+
+/// Every test of the page passed.
+async fn passes(page: &str) {
+    assert_all_passed(page, &example_tool_page(page, None).await);
 }
 
 /// With the tool broken by `mutation`, each test named in `catch` fails.
@@ -86,13 +90,8 @@ mod example_tools {
             .mount("/my-tool-tests/", readme.join("my-tool-tests"))
             .serve()
             .await;
-        let outcomes = outcomes(&format!("{}/my-tool-tests/index.html", served.origin)).await;
-        let failed: Vec<&str> = outcomes
-            .iter()
-            .filter(|outcome| !outcome.ok)
-            .map(|outcome| outcome.name.as_str())
-            .collect();
-        assert!(failed.is_empty(), "the README's test: failed: {failed:?}");
+        let page = format!("{}/my-tool-tests/index.html", served.origin);
+        assert_all_passed("the README's test", &outcomes(&page).await);
     }
 
     const FLOORING: &str = "flooring-estimator.html";
@@ -173,12 +172,7 @@ mod package {
         let project = PathBuf::from(setting("TOOLBRIDGE_KIT_PROJECT"));
         // Nothing at /sdk/bridge.js: the tool imports bridge.js from the package.
         let served = Site::default().mount("/", &project).serve().await;
-        let outcomes = outcomes(&format!("{}/test.html", served.origin)).await;
-        let failed: Vec<&str> = outcomes
-            .iter()
-            .filter(|outcome| !outcome.ok)
-            .map(|outcome| outcome.name.as_str())
-            .collect();
-        assert!(failed.is_empty(), "failed: {failed:?}");
+        let page = format!("{}/test.html", served.origin);
+        assert_all_passed("the scratch tool's test", &outcomes(&page).await);
     }
 }
