@@ -233,7 +233,7 @@ class TestHost {
    * An admin saves `values` as the install settings of tool `slug` (default "tool"): with the
    * fixtures' `manifest`, they are checked against its declarations (an Error names each refused
    * key) and laid over its defaults. Every mounted frame of the tool hears `settings.changed`.
-   * Resolves with the settings the tool now sees.
+   * Returns the settings the tool now sees.
    */
   setSettings(values, slug = "tool") {
     const settings = this.backend.installSettings(values);
