@@ -97,6 +97,10 @@ pub(crate) fn wasm_test_command(
         .env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER", runner)
         .env("WASM_BINDGEN_TEST_NO_ORIGIN_ISOLATION", "1")
         .env("WASM_BINDGEN_TEST_TIMEOUT", timeout_secs.to_string());
+    // The runner starts the driver, which starts the browser: both inherit these.
+    for (name, value) in browser.driver_env {
+        command.env(name, value);
+    }
     Ok(command)
 }
 
