@@ -482,7 +482,28 @@ struct Pair<'a> {
     in_memory: Normaliser<'a>,
 }
 
-impl Pair<'_> {
+impl<'a> Pair<'a> {
+    /// The server signed in as `cookie`, and a memory backend on `fixtures`; `known` are the
+    /// ids and dates both sides hold from the start.
+    fn new(
+        server: &'a Server,
+        cookie: String,
+        fixtures: &Value,
+        known: &'a HashSet<String>,
+    ) -> Self {
+        let normaliser = || Normaliser {
+            known,
+            made: HashMap::new(),
+        };
+        Self {
+            server,
+            cookie,
+            memory: MemoryBackend::new(fixtures).unwrap(),
+            on_server: normaliser(),
+            in_memory: normaliser(),
+        }
+    }
+
     async fn same(&mut self, call: Call) -> Answer {
         let answered = self.server.send(&self.cookie, &call).await;
         let translated = self.in_memory_terms(&call);
@@ -694,20 +715,7 @@ async fn the_memory_backend_answers_as_the_server_does() {
     let email = "office@harbour.test";
     let cookie = server.sign_in(email).await;
     let (fixtures, known) = fixtures_of(&server, &cookie, email).await;
-    let memory = MemoryBackend::new(&fixtures).unwrap();
-    let mut pair = Pair {
-        server: &server,
-        cookie,
-        memory,
-        on_server: Normaliser {
-            known: &known,
-            made: HashMap::new(),
-        },
-        in_memory: Normaliser {
-            known: &known,
-            made: HashMap::new(),
-        },
-    };
+    let mut pair = Pair::new(&server, cookie, &fixtures, &known);
     pair.lists().await;
     pair.catalog_index().await;
     let created = pair.create_quotes().await;
@@ -732,20 +740,7 @@ async fn a_field_user_reads_but_cannot_write_on_either() {
     let email = "field@harbour.test";
     let cookie = server.sign_in(email).await;
     let (fixtures, known) = fixtures_of(&server, &cookie, email).await;
-    let memory = MemoryBackend::new(&fixtures).unwrap();
-    let mut pair = Pair {
-        server: &server,
-        cookie,
-        memory,
-        on_server: Normaliser {
-            known: &known,
-            made: HashMap::new(),
-        },
-        in_memory: Normaliser {
-            known: &known,
-            made: HashMap::new(),
-        },
-    };
+    let mut pair = Pair::new(&server, cookie, &fixtures, &known);
     pair.same(get("/me")).await;
     let quotes = pair.same(get("/quotes")).await;
     let id = body_of(&quotes)["items"][0]["id"]
