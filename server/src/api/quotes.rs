@@ -16,12 +16,14 @@ use toolbridge_protocol::problem::Problem;
 use toolbridge_protocol::quote::{BridgeQuoteDto, QuoteDto, QuoteLine};
 use toolbridge_protocol::quote_header::{QuoteHeaderChangeRequest, validate_header_change};
 use toolbridge_store::{Idempotency, Scope};
+use utoipa::IntoResponses;
+use utoipa::openapi::{RefOr, Response as ApiResponse};
 
 use super::{PageParams, PathParam, Query, page};
 use crate::app::AppState;
 use crate::auth::Principal;
 use crate::digest::sha256_hex;
-use crate::error::ApiError;
+use crate::error::{ApiError, problem_response};
 use crate::events::QuoteChange;
 use crate::json::{BodyErrors, JsonBody, typed};
 
@@ -159,7 +161,7 @@ pub struct SaveLines {
 #[utoipa::path(put, path = "/api/v1/quotes/{id}/lines", tag = "quotes", operation_id = "saveQuoteLines",
     params(("id" = String, Path, description = "quote id")),
     request_body = SaveLines,
-    responses((status = 200, body = QuoteDto), BodyErrors, (status = 403, description = "the key lacks the scope, or the user's role may not change quotes", body = Problem, content_type = "application/problem+json"), (status = 404, description = "no such quote for this tenant", body = Problem, content_type = "application/problem+json"), (status = 409, description = "the quote is no longer a Draft", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the request breaks a rule; errors[] lists each with its path", body = Problem, content_type = "application/problem+json")),
+    responses((status = 200, body = QuoteDto), DraftChangeRefusals),
     security(("api_key" = ["quotes:write"])))]
 pub async fn save_lines(
     State(state): State<AppState>,
@@ -182,7 +184,7 @@ pub async fn save_lines(
 #[utoipa::path(patch, path = "/api/v1/quotes/{id}", tag = "quotes", operation_id = "updateQuoteHeader",
     params(("id" = String, Path, description = "quote id")),
     request_body = QuoteHeaderChangeRequest,
-    responses((status = 200, body = QuoteDto), BodyErrors, (status = 403, description = "the key lacks the scope, or the user's role may not change quotes", body = Problem, content_type = "application/problem+json"), (status = 404, description = "no such quote for this tenant", body = Problem, content_type = "application/problem+json"), (status = 409, description = "the quote is no longer a Draft", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the request breaks a rule; errors[] lists each with its path", body = Problem, content_type = "application/problem+json")),
+    responses((status = 200, body = QuoteDto), DraftChangeRefusals),
     security(("api_key" = ["quotes:write"])))]
 pub async fn update_header(
     State(state): State<AppState>,
@@ -200,11 +202,47 @@ pub async fn update_header(
     Ok(Json(updated))
 }
 
+/// OpenAPI: why a change to a quote (sending it, and [`DraftChangeRefusals`])
+/// is refused: 403, 404 and 409.
+pub struct DraftRefusals;
+
+impl IntoResponses for DraftRefusals {
+    fn responses() -> BTreeMap<String, RefOr<ApiResponse>> {
+        [
+            (
+                "403",
+                "the key lacks the scope, or the user's role may not change quotes",
+            ),
+            ("404", "no such quote for this tenant"),
+            ("409", "the quote is no longer a Draft"),
+        ]
+        .into_iter()
+        .map(|(status, description)| (status.to_owned(), problem_response(description).into()))
+        .collect()
+    }
+}
+
+/// OpenAPI: why a change to a Draft's header or lines is refused: a body
+/// that cannot be read ([`BodyErrors`]), [`DraftRefusals`], and a 422.
+pub struct DraftChangeRefusals;
+
+impl IntoResponses for DraftChangeRefusals {
+    fn responses() -> BTreeMap<String, RefOr<ApiResponse>> {
+        let mut responses = BodyErrors::responses();
+        responses.extend(DraftRefusals::responses());
+        responses.insert(
+            "422".to_owned(),
+            problem_response("the request breaks a rule; errors[] lists each with its path").into(),
+        );
+        responses
+    }
+}
+
 /// `POST /api/v1/quotes/{id}/send`: Send Quote; a Draft becomes Sent and
 /// locked (`QUOTE_LOCKED` / 409 for any other state).
 #[utoipa::path(post, path = "/api/v1/quotes/{id}/send", tag = "quotes", operation_id = "sendQuote",
     params(("id" = String, Path, description = "quote id")),
-    responses((status = 200, body = QuoteDto), (status = 403, description = "the key lacks the scope, or the user's role may not change quotes", body = Problem, content_type = "application/problem+json"), (status = 404, description = "no such quote for this tenant", body = Problem, content_type = "application/problem+json"), (status = 409, description = "the quote is no longer a Draft", body = Problem, content_type = "application/problem+json")),
+    responses((status = 200, body = QuoteDto), DraftRefusals),
     security(("api_key" = ["quotes:write"])))]
 pub async fn send(
     State(state): State<AppState>,
