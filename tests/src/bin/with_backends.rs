@@ -1,0 +1,2 @@
+//! `with-backends SUITE [OPTIONS] -- COMMAND...`: placeholder replaced below.
+fn main() {}

@@ -1,0 +1,16 @@
+//! What the suites that run the real programs start and stop around themselves: a `toolbridge`
+//! server on a free port with a fresh database ([`server`]), a browser's `WebDriver` server
+//! ([`webdriver`]), the fault-injecting server the host's browser tests and bench talk to
+//! ([`fault_server`]), and the tool the README teaches, written out as folders
+//! ([`readme_example`]).
+//!
+//! The `with-backends` binary starts what one suite needs, runs the suite's command with their
+//! addresses in its environment, and stops them when it ends; `cargo xtask test` runs the
+//! browser suites through it.
+
+pub mod error;
+pub mod readme_example;
+pub mod server;
+pub mod webdriver;
+
+pub use error::Error;
