@@ -101,13 +101,14 @@ pub struct ListRequest {
 impl ListRequest {
     /// From REST query parameters (`?page=2&pageSize=100`, or
     /// `?codes=A,B` where a list takes codes): the codes are split at commas,
-    /// trimmed, and blanks dropped; with `codes` present, paging is the
-    /// default whatever `page` and `pageSize` say.
+    /// trimmed, and blanks dropped. `page` and `pageSize` are checked as on
+    /// every list, and then ignored when `codes` is present.
     pub fn from_query(
         page: Option<&str>,
         page_size: Option<&str>,
         codes: Option<&str>,
     ) -> Result<Self, Error> {
+        let paging = PageRequest::from_query(page, page_size)?;
         let codes = codes.map(|codes| {
             codes
                 .split(',')
@@ -116,12 +117,18 @@ impl ListRequest {
                 .map(str::to_owned)
                 .collect::<Vec<_>>()
         });
+        Ok(Self::new(paging, codes))
+    }
+
+    /// `paging`, or the default page when `codes` is present (which
+    /// ignores paging, once it has been checked).
+    fn new(paging: PageRequest, codes: Option<Vec<String>>) -> Self {
         let paging = if codes.is_some() {
             PageRequest::default()
         } else {
-            PageRequest::from_query(page, page_size)?
+            paging
         };
-        Ok(Self { paging, codes })
+        Self { paging, codes }
     }
 }
 
@@ -129,7 +136,8 @@ impl ListRequest {
 pub const MAX_CODES: usize = 500;
 
 /// Reads a list method's options (`{page?, pageSize?}`, plus `codes?` when
-/// `accepts_codes`); `null` or absent means the defaults.
+/// `accepts_codes`); `null` or absent means the defaults. `page` and
+/// `pageSize` are checked even beside `codes`, which then ignores them.
 pub fn read_list_request(params: &Value, accepts_codes: bool) -> Result<ListRequest, Error> {
     if params.is_null() {
         return Ok(ListRequest::default());
@@ -142,18 +150,14 @@ pub fn read_list_request(params: &Value, accepts_codes: bool) -> Result<ListRequ
     let mut errors = Violations::default();
     let request = Fields::open(params, "", known, &mut errors).and_then(|mut fields| {
         let codes = if accepts_codes {
-            read_codes(&mut fields).ok()?
+            read_codes(&mut fields)
         } else {
-            None
+            Ok(None)
         };
-        let paging = if codes.is_some() {
-            PageRequest::default()
-        } else {
-            let page = whole_number(&mut fields, "page");
-            let page_size = whole_number(&mut fields, "pageSize");
-            checked(page.ok()?, page_size.ok()?, fields.errors())?
-        };
-        Some(ListRequest { paging, codes })
+        let page = whole_number(&mut fields, "page");
+        let page_size = whole_number(&mut fields, "pageSize");
+        let paging = checked(page.ok()?, page_size.ok()?, fields.errors());
+        Some(ListRequest::new(paging?, codes.ok()?))
     });
     errors.finish(request)
 }

@@ -2,7 +2,7 @@
 
 use serde_json::json;
 use toolbridge_protocol::limits::MAX_PAGE_SIZE;
-use toolbridge_protocol::paging::{PageRequest, read_list_request};
+use toolbridge_protocol::paging::{ListRequest, PageRequest, read_list_request};
 
 use crate::fixtures::paths;
 
@@ -58,6 +58,15 @@ fn paging_from_rest_query_reports_both_bad_values() {
 }
 
 #[test]
+fn paging_from_rest_query_is_checked_beside_codes_then_ignored() {
+    let request = ListRequest::from_query(Some("3"), Some("7"), Some("A, ,B")).unwrap();
+    assert_eq!(request.codes, Some(vec!["A".to_owned(), "B".to_owned()]));
+    assert_eq!(request.paging, PageRequest::default());
+    let error = ListRequest::from_query(Some("true"), Some("501"), Some("A")).unwrap_err();
+    assert_eq!(paths(&error), vec!["page", "pageSize"]);
+}
+
+#[test]
 fn paging_envelope_keeps_the_request_and_total() {
     let page = PageRequest::new(9, 10)
         .unwrap()
@@ -71,11 +80,24 @@ fn paging_envelope_keeps_the_request_and_total() {
 #[test]
 fn codes_when_supplied_ignore_page_and_page_size() {
     let request = read_list_request(
-        &json!({"codes": ["INSTALL"], "page": 0, "pageSize": 9999}),
+        &json!({"codes": ["INSTALL"], "page": 9, "pageSize": 1}),
         true,
     )
     .unwrap();
     assert_eq!(request.codes, Some(vec!["INSTALL".to_owned()]));
+    assert_eq!(request.paging, PageRequest::default());
+}
+
+#[test]
+fn codes_do_not_excuse_a_page_or_page_size_out_of_range() {
+    let error = read_list_request(
+        &json!({"codes": ["INSTALL"], "page": 0, "pageSize": 9999}),
+        true,
+    )
+    .unwrap_err();
+    assert_eq!(paths(&error), vec!["page", "pageSize"]);
+    let error = read_list_request(&json!({"codes": [""], "page": 1.5}), true).unwrap_err();
+    assert_eq!(paths(&error), vec!["codes[0]", "page"]);
 }
 
 #[test]

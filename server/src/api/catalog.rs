@@ -40,7 +40,7 @@ pub async fn products(
 /// `GET /api/v1/task-templates`: active task templates, paged, or all those
 /// whose code is in `codes=A,B` (paging ignored).
 #[utoipa::path(get, path = "/api/v1/task-templates", tag = "catalog",
-    params(("codes" = Option<String>, Query, description = "comma-separated stable codes; when given, every active row with one of them, on one page, and `page` and `pageSize` are ignored"), PageParams),
+    params(("codes" = Option<String>, Query, description = "comma-separated stable codes; when given, every active row with one of them, on one page: `page` and `pageSize` are then ignored, though still refused when out of range"), PageParams),
     responses((status = 200, body = BridgePagedResult<BridgeTaskTemplateDto>), (status = 403, description = "the key lacks the scope", body = Problem, content_type = "application/problem+json"), (status = 422, description = "`page` or `pageSize` is out of range; errors[] names each", body = Problem, content_type = "application/problem+json")),
     security(("api_key" = ["catalog:read"])))]
 pub async fn task_templates(
@@ -59,7 +59,7 @@ pub async fn task_templates(
 
 /// `GET /api/v1/cost-items`: active cost-of-business items, like task templates.
 #[utoipa::path(get, path = "/api/v1/cost-items", tag = "catalog",
-    params(("codes" = Option<String>, Query, description = "comma-separated stable codes; when given, every active row with one of them, on one page, and `page` and `pageSize` are ignored"), PageParams),
+    params(("codes" = Option<String>, Query, description = "comma-separated stable codes; when given, every active row with one of them, on one page: `page` and `pageSize` are then ignored, though still refused when out of range"), PageParams),
     responses((status = 200, body = BridgePagedResult<BridgeCostItemDto>), (status = 403, description = "the key lacks the scope", body = Problem, content_type = "application/problem+json"), (status = 422, description = "`page` or `pageSize` is out of range; errors[] names each", body = Problem, content_type = "application/problem+json")),
     security(("api_key" = ["catalog:read"])))]
 pub async fn cost_items(

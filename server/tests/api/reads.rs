@@ -105,6 +105,32 @@ async fn codes_return_every_active_match_and_ignore_paging() {
 }
 
 #[tokio::test]
+async fn codes_lists_refuse_a_page_or_page_size_out_of_range_as_every_list_does() {
+    let server = Server::start().await;
+    let key = server.full_key().await;
+    for (query, paths) in [
+        ("page=true", vec!["page"]),
+        ("page=-265&pageSize=201", vec!["page"]),
+        ("page=0&pageSize=501", vec!["page", "pageSize"]),
+        ("pageSize=2.5", vec!["pageSize"]),
+    ] {
+        for list in ["/api/v1/task-templates", "/api/v1/cost-items"] {
+            let path = format!("{list}?codes=INSTALL,TRAVEL&{query}");
+            let (status, body) = json(server.get(&key, &path).await).await;
+            assert_eq!(status, 422, "{path}: {body}");
+            assert_eq!(body["code"], "INVALID_PARAMS", "{path}");
+            let named: Vec<&str> = body["errors"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|error| error["path"].as_str().unwrap())
+                .collect();
+            assert_eq!(named, paths, "{path}");
+        }
+    }
+}
+
+#[tokio::test]
 async fn catalog_index_has_task_sequences_and_an_etag() {
     let server = Server::start().await;
     let key = server.full_key().await;
