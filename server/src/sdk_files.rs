@@ -1,20 +1,40 @@
-//! `GET /sdk/bridge.js` and `/sdk/bridge.d.ts`: the SDK tools load, from the
-//! directory `cargo xtask build` writes (`sdk/dist`). Any page may load it
-//! (`Access-Control-Allow-Origin: *`); browsers revalidate it with its `ETag`,
-//! so a rebuilt SDK reaches tools at once.
+//! `GET /sdk/{file}`: the SDK tools load and the page helpers beside it. `bridge.js` and
+//! `bridge.d.ts` come from the directory `cargo xtask build` writes (`sdk/dist`); `ui.js`,
+//! `ui.d.ts` and `ui.css`, written by hand in `sdk/ui/`, are built into the server. Any page may
+//! load them (`Access-Control-Allow-Origin: *`); browsers revalidate them with their `ETag`, so a
+//! rebuilt SDK reaches tools at once.
 
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::Response;
 
 use crate::app::AppState;
-use crate::built_files::built_file;
+use crate::built_files::{built_file, file_response};
 use crate::error::ApiError;
 
-/// The files served, with their media types.
+/// The built files served, with their media types.
 const FILES: [(&str, &str); 2] = [
     ("bridge.js", "text/javascript; charset=utf-8"),
     ("bridge.d.ts", "text/plain; charset=utf-8"),
+];
+
+/// The page helpers: name, media type and contents.
+const HELPERS: [(&str, &str, &str); 3] = [
+    (
+        "ui.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../sdk/ui/ui.js"),
+    ),
+    (
+        "ui.d.ts",
+        "text/plain; charset=utf-8",
+        include_str!("../../sdk/ui/ui.d.ts"),
+    ),
+    (
+        "ui.css",
+        "text/css; charset=utf-8",
+        include_str!("../../sdk/ui/ui.css"),
+    ),
 ];
 
 /// `GET /sdk/{file}`.
@@ -26,22 +46,29 @@ pub async fn file(
     serve(&state, &name, &headers).await
 }
 
-/// The SDK file `name` (`bridge.js`), answering `If-None-Match`.
+/// The SDK file `name` (`bridge.js`, `ui.js`, …), answering `If-None-Match`.
 pub async fn serve(
     state: &AppState,
     name: &str,
     headers: &HeaderMap,
 ) -> Result<Response, ApiError> {
-    let mut response = built_file(
-        &state.sdk_dir,
-        &FILES,
-        name,
-        headers,
-        &format!("/sdk/{name} is not an SDK file; tools load /sdk/bridge.js"),
-    )
-    .await?;
-    let headers = response.headers_mut();
-    headers.insert(
+    let mut response = match HELPERS.iter().find(|(file, _, _)| *file == name) {
+        Some((_, media_type, text)) => file_response(headers, text.as_bytes().to_vec(), media_type),
+        None => {
+            built_file(
+                &state.sdk_dir,
+                &FILES,
+                name,
+                headers,
+                &format!(
+                    "/sdk/{name} is not an SDK file; tools load /sdk/bridge.js, and may load \
+                     /sdk/ui.js and /sdk/ui.css"
+                ),
+            )
+            .await?
+        }
+    };
+    response.headers_mut().insert(
         header::ACCESS_CONTROL_ALLOW_ORIGIN,
         HeaderValue::from_static("*"),
     );

@@ -6,7 +6,8 @@
 //! A tool's origin serves its bundle's files from the store (or, for a
 //! `--dev-tool` folder, from disk as it is now), `/` as a redirect to the
 //! entry page, and the platform's SDK at `/sdk/bridge.js`, so a tool loads it
-//! with one root-relative script tag wherever it is installed. Every answer
+//! with one root-relative script tag wherever it is installed (and the page
+//! helpers beside it, `/sdk/ui.js` and `/sdk/ui.css`). Every answer
 //! carries a Content-Security-Policy: scripts from the tool's own origin only
 //! (plus `'wasm-unsafe-eval'` for the SDK's WebAssembly), connections to the
 //! tool's own origin and the outside origins its manifest declares
@@ -35,6 +36,9 @@ pub const DEFAULT_DOMAIN: &str = "tools.localhost";
 
 /// The path at which every tool origin serves the SDK.
 pub const SDK_PATH: &str = "/sdk/bridge.js";
+
+/// The paths at which every tool origin serves the page helpers beside the SDK.
+pub const HELPER_PATHS: [&str; 2] = ["/sdk/ui.js", "/sdk/ui.css"];
 
 /// Characters escaped in a `Location` path.
 const PATH_ESCAPES: &AsciiSet = &CONTROLS
@@ -213,8 +217,9 @@ async fn serve(
             state.tool_sites.origin("<slug>")
         )));
     }
-    if path == SDK_PATH {
-        return sdk_files::serve(state, "bridge.js", headers).await;
+    if path == SDK_PATH || HELPER_PATHS.contains(&path) {
+        let name = path.trim_start_matches("/sdk/");
+        return sdk_files::serve(state, name, headers).await;
     }
     let (entry, source) = if let Some(dev) = state.tool_sites.dev_tool(slug) {
         let folder = read_folder(dev.dir.clone()).await?;

@@ -248,3 +248,59 @@ async fn the_sdk_is_served_to_any_page_with_an_etag() {
     .await;
     assert_eq!(status, 404);
 }
+
+/// The page helpers in `sdk/ui/`, as a tool author's page gets them.
+const HELPERS: [(&str, &str, &str); 3] = [
+    (
+        "/sdk/ui.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../../sdk/ui/ui.js"),
+    ),
+    (
+        "/sdk/ui.d.ts",
+        "text/plain; charset=utf-8",
+        include_str!("../../../sdk/ui/ui.d.ts"),
+    ),
+    (
+        "/sdk/ui.css",
+        "text/css; charset=utf-8",
+        include_str!("../../../sdk/ui/ui.css"),
+    ),
+];
+
+#[tokio::test]
+async fn the_page_helpers_are_served_beside_the_sdk_even_before_it_is_built() {
+    // An SDK directory with nothing in it: the helpers are part of the server.
+    let sdk = tempfile::tempdir().unwrap();
+    let dir = sdk.path().to_owned();
+    let server = Server::start_with(move |state| state.serving_sdk_from(dir)).await;
+    for (path, media_type, text) in HELPERS {
+        let response = server.request(Method::GET, path).send().await.unwrap();
+        assert_eq!(response.status(), 200, "{path}");
+        assert_eq!(response.headers()["content-type"], media_type, "{path}");
+        assert_eq!(response.headers()["access-control-allow-origin"], "*");
+        assert_eq!(response.headers()["x-content-type-options"], "nosniff");
+        let etag = response.headers()["etag"].to_str().unwrap().to_owned();
+        assert_eq!(response.text().await.unwrap(), text, "{path}");
+        let again = server
+            .request(Method::GET, path)
+            .header("if-none-match", &etag)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(again.status(), 304, "{path}");
+    }
+    let (status, missing) = json(
+        server
+            .request(Method::GET, "/sdk/ui.mjs")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 404);
+    assert!(
+        missing["detail"].as_str().unwrap().contains("/sdk/ui.js"),
+        "{missing}"
+    );
+}

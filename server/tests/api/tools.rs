@@ -162,6 +162,30 @@ async fn an_installed_tool_is_served_at_its_own_origin_with_its_policy() {
     assert_eq!(sdk.status(), 200);
     assert!(header(&sdk, "content-type").starts_with("text/javascript"));
     assert_eq!(sdk.text().await.unwrap(), "window.bridge = {};");
+    // The page helpers beside it; the typings only on the app's origin.
+    for path in sites::HELPER_PATHS {
+        let helper = server
+            .to_tool("demo", Method::GET, path)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(helper.status(), 200, "{path}");
+        assert!(header(&helper, "content-security-policy").contains("script-src 'self'"));
+    }
+    let ui = server
+        .to_tool("demo", Method::GET, "/sdk/ui.js")
+        .send()
+        .await
+        .unwrap();
+    assert!(header(&ui, "content-type").starts_with("text/javascript"));
+    assert!(
+        ui.text()
+            .await
+            .unwrap()
+            .contains("export function formatter(")
+    );
+    let (status, _) = tool_get(&server, "demo", "/sdk/ui.d.ts").await;
+    assert_eq!(status, 404);
 
     // The app's own origin does not serve tool files.
     let (status, _) = json(
