@@ -17,7 +17,6 @@ use crate::bridge_js;
 use crate::compare::{self, Budgets, Comparison, Source};
 use crate::error::Error;
 use crate::files::{create_dir, read, write};
-use crate::hex;
 use crate::host_bench::{self, HostFigures};
 use crate::js_tools;
 use crate::json;

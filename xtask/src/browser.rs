@@ -1,38 +1,26 @@
 //! The browsers the suites run in and their `WebDriver` servers: running wasm-bindgen tests in a
-//! headless browser, a driver started on its own for the end-to-end suites ([`WebDriver`]), and
-//! what the host's browser tests talk to: a real `toolbridge` server that lets the test page in,
-//! and the [`Harness`].
+//! headless browser, and running a suite through `with-backends` (`tests/src/bin/`), which
+//! starts what the suite talks to (servers, the driver) and stops it when the suite ends.
 
-use std::fs::File;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::ffi::OsStr;
+use std::path::PathBuf;
+use std::process::Command;
 
 use crate::bridge_js;
 use crate::error::Error;
-use crate::files::create_dir;
 use crate::harness::Harness;
 use crate::pins::WASM_TARGET;
-use crate::process::{Ctx, describe};
-use crate::server_build;
-use crate::toolbridge_server::{
-    self, Profile, ReservedPort, ServerOptions, ToolbridgeServer, free_port, wait_until_listening,
-};
+use crate::process::Ctx;
+use crate::toolbridge_server::{self, Profile, ReservedPort, ServerOptions, ToolbridgeServer};
 
-/// A browser the suites run in, and its `WebDriver` server: the driver binary, the variable that
-/// hands its path to `wasm-bindgen-test-runner` (which picks the browser by the variable that is
-/// set), and how [`WebDriver::start`] runs it.
+/// A browser the suites run in, and its `WebDriver` server: the driver binary, and the variable
+/// that hands its path to `wasm-bindgen-test-runner` (which picks the browser by the variable
+/// that is set) and to `with-backends`.
 pub(crate) struct Browser {
-    /// The browser's name in suite names and directories, and the value of
-    /// `TOOLBRIDGE_E2E_BROWSER` that tells the end-to-end suites which capabilities to ask for.
+    /// The browser's name in suite names and directories, and for `with-backends --browser`.
     pub(crate) name: &'static str,
     driver: &'static str,
     variable: &'static str,
-    /// The driver's option that takes the file to log to, as `OPTION=PATH`; `None` for a driver
-    /// that only logs to its standard error, which then goes to that file.
-    log_option: Option<&'static str>,
-    /// Variables set for the driver, and so for the browser, which inherits them.
-    driver_env: &'static [(&'static str, &'static str)],
 }
 
 /// Headless Chromium, through chromedriver.
@@ -40,8 +28,6 @@ pub(crate) const CHROMIUM: Browser = Browser {
     name: "chromium",
     driver: "chromedriver",
     variable: "CHROMEDRIVER",
-    log_option: Some("--log-path"),
-    driver_env: &[],
 };
 
 /// Headless Firefox ESR, through geckodriver.
@@ -49,12 +35,6 @@ pub(crate) const FIREFOX: Browser = Browser {
     name: "firefox",
     driver: "geckodriver",
     variable: "GECKODRIVER",
-    log_option: None,
-    // A release build of Firefox ignores a `services.settings.server` pref (geckodriver sets a
-    // `data:` URL that goes nowhere) unless this is set, and then polls Mozilla's Remote
-    // Settings server at start and while it runs. With it, the pref holds and nothing leaves the
-    // machine; the other background traffic is turned off by prefs in `tests/e2e/browser.rs`.
-    driver_env: &[("MOZ_REMOTE_SETTINGS_DEVTOOLS", "1")],
 };
 
 impl Browser {
@@ -97,77 +77,43 @@ pub(crate) fn wasm_test_command(
         .env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER", runner)
         .env("WASM_BINDGEN_TEST_NO_ORIGIN_ISOLATION", "1")
         .env("WASM_BINDGEN_TEST_TIMEOUT", timeout_secs.to_string());
-    // The runner starts the driver, which starts the browser: both inherit these.
-    for (name, value) in browser.driver_env {
-        command.env(name, value);
-    }
     Ok(command)
 }
 
-/// How long a driver may take to listen.
-const DRIVER_WAIT: Duration = Duration::from_secs(30);
-
-/// A browser's driver (chromedriver, geckodriver) listening on a free port of this machine, for
-/// suites that open their own sessions; dropping it kills it.
-pub(crate) struct WebDriver {
-    child: Child,
-    port: u16,
-}
-
-impl WebDriver {
-    /// Starts `browser`'s driver on a free port with its log in `dir` (`<driver>.log`) and waits
-    /// until it listens.
-    pub(crate) fn start(ctx: &Ctx, browser: &Browser, dir: &Path) -> Result<Self, Error> {
-        let program = browser.driver_path(ctx)?;
-        create_dir(dir)?;
-        let log = dir.join(format!("{}.log", browser.driver));
-        let port = free_port()?;
-        let mut command = ctx.program(&program);
-        command.arg(format!("--port={port}"));
-        let (stdout, stderr) = if let Some(option) = browser.log_option {
-            command.arg(format!("{option}={}", log.display()));
-            (Stdio::null(), Stdio::null())
-        } else {
-            let file = File::create(&log)
-                .map_err(|e| Error::failed(format!("cannot create {}: {e}", log.display())))?;
-            let copy = file
-                .try_clone()
-                .map_err(|e| Error::failed(format!("cannot open {} twice: {e}", log.display())))?;
-            (Stdio::from(copy), Stdio::from(file))
+/// `command` run by `with-backends SUITE ARGS -- command` (`tests/src/bin/with_backends.rs`),
+/// which starts what the suite talks to, gives `command` their addresses and `browser`'s
+/// environment, and stops them when it ends; `command`'s own environment is kept.
+pub(crate) fn with_backends(
+    ctx: &Ctx,
+    suite: &str,
+    browser: &Browser,
+    args: &[&OsStr],
+    command: &Command,
+) -> Result<Command, Error> {
+    let mut wrapped = ctx.cargo();
+    wrapped
+        .args([
+            "run",
+            "--quiet",
+            "-p",
+            "toolbridge-e2e",
+            "--bin",
+            "with-backends",
+            "--",
+        ])
+        .args([suite, "--browser", browser.name])
+        .args(args)
+        .env(browser.variable, browser.driver_path(ctx)?)
+        .arg("--")
+        .arg(command.get_program())
+        .args(command.get_args());
+    for (name, value) in command.get_envs() {
+        match value {
+            Some(value) => wrapped.env(name, value),
+            None => wrapped.env_remove(name),
         };
-        command
-            .envs(browser.driver_env.iter().copied())
-            .stdin(Stdio::null())
-            .stdout(stdout)
-            .stderr(stderr);
-        println!("e2e: starting `{}`", describe(&command));
-        let child = command
-            .spawn()
-            .map_err(|e| Error::failed(format!("cannot start {}: {e}", browser.driver)))?;
-        // Made first, so that the driver is killed if it never listens.
-        let mut driver = Self { child, port };
-        wait_until_listening(
-            ctx,
-            browser.driver,
-            &mut driver.child,
-            port,
-            DRIVER_WAIT,
-            &log,
-        )?;
-        Ok(driver)
     }
-
-    /// The driver's address, `http://127.0.0.1:PORT`.
-    pub(crate) fn url(&self) -> String {
-        toolbridge_server::base_url(self.port)
-    }
-}
-
-impl Drop for WebDriver {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+    Ok(wrapped)
 }
 
 /// The backends of the host's browser tests: a `toolbridge` server whose allowed origins are the
@@ -188,21 +134,6 @@ pub(crate) struct HostBackends {
 }
 
 impl HostBackends {
-    /// Builds the server with `profile` and starts it (its database and log in `dir`,
-    /// `seed_products` in the catalog, the SDK from `sdk/dist`) and the harness.
-    pub(crate) fn start(
-        ctx: &Ctx,
-        label: &'static str,
-        profile: Profile,
-        dir: PathBuf,
-        seed_products: u32,
-    ) -> Result<Self, Error> {
-        let mut backends = Self::reserve(ctx, label, profile, dir, seed_products)?;
-        let binary = server_build::build(ctx, label, profile)?;
-        backends.launch(ctx, binary)?;
-        Ok(backends)
-    }
-
     /// Reserves the page's and the server's ports and starts the harness; the server, built with
     /// `profile` elsewhere, is started by [`Self::launch`].
     pub(crate) fn reserve(

@@ -7,6 +7,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use serde_json::Value;
+
 use crate::process::Ctx;
 
 /// The npm project, relative to the workspace root.
@@ -144,29 +146,17 @@ fn package_dir(root: &Path, tool: Tool) -> PathBuf {
 
 /// The string value of `name` inside the `"devDependencies"` object of a `package.json`.
 fn dev_dependency(package_json: &str, name: &str) -> Option<String> {
-    let start = package_json.find("\"devDependencies\"")?;
-    let rest = &package_json[start..];
-    let open = rest.find('{')?;
-    // A dependency table holds only strings, so the first `}` closes it.
-    let close = rest[open..].find('}')?;
-    string_field(&rest[open..open + close], name)
+    let json: Value = serde_json::from_str(package_json).ok()?;
+    json.get("devDependencies")?
+        .get(name)?
+        .as_str()
+        .map(str::to_owned)
 }
 
-/// The string value of the first `"key": "value"` pair in JSON text (values without escapes).
+/// The string value of the top-level `key` of a JSON object.
 fn string_field(json: &str, key: &str) -> Option<String> {
-    let quoted_key = format!("\"{key}\"");
-    let mut from = 0;
-    while let Some(found) = json[from..].find(&quoted_key) {
-        let after = from + found + quoted_key.len();
-        let rest = json[after..].trim_start();
-        if let Some(value) = rest.strip_prefix(':') {
-            let value = value.trim_start().strip_prefix('"')?;
-            let end = value.find('"')?;
-            return Some(value[..end].to_owned());
-        }
-        from = after;
-    }
-    None
+    let json: Value = serde_json::from_str(json).ok()?;
+    json.get(key)?.as_str().map(str::to_owned)
 }
 
 #[cfg(test)]
@@ -195,9 +185,10 @@ mod tests {
 
     #[test]
     fn a_key_that_is_also_a_value_is_skipped() {
-        let json = r#"{"name": "version", "version": "5.9.3"}"#;
+        let json = r#"{"name": "version", "nested": {"version": "1"}, "version": "5.9.3"}"#;
         assert_eq!(string_field(json, "version").as_deref(), Some("5.9.3"));
         assert_eq!(string_field(json, "missing"), None);
+        assert_eq!(string_field("not json", "version"), None);
     }
 
     #[test]

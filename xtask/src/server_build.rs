@@ -12,7 +12,25 @@ use std::time::{Duration, Instant};
 
 use crate::error::Error;
 use crate::process::{Ctx, describe, run_step};
-use crate::toolbridge_server::Profile;
+
+/// The cargo profile the server is built with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Profile {
+    /// `cargo build` (target/debug): quick to build, what the tests use.
+    Debug,
+    /// `cargo build --release` (target/release): what the measurements use.
+    Release,
+}
+
+impl Profile {
+    /// The directory under the target directory that cargo builds this profile into.
+    pub(crate) fn dir(self) -> &'static str {
+        match self {
+            Self::Debug => "debug",
+            Self::Release => "release",
+        }
+    }
+}
 
 /// The crate that compiles SQLite's C source, the longest single step of a fresh server build.
 /// Few crates depend on it, so cargo's scheduler, which starts the most depended-on crates first,

@@ -3,12 +3,13 @@
 //!
 //! A new suite is one more entry in [`SUITES`].
 
+use std::ffi::OsStr;
 use std::ops::AddAssign;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use crate::bridge_js;
-use crate::browser::{self, Browser, CHROMIUM, FIREFOX, HostBackends};
+use crate::browser::{self, Browser, CHROMIUM, FIREFOX};
 use crate::e2e;
 use crate::error::Error;
 use crate::fuzz;
@@ -17,10 +18,10 @@ use crate::js_tools;
 use crate::npm_package;
 use crate::pins::WASM_TARGET;
 use crate::process::{self, Ctx, Stream, describe};
-use crate::reliability::{self, Reliability};
+use crate::reliability;
+use crate::server_build::{self, Profile};
 use crate::setup;
 use crate::tool_kit;
-use crate::toolbridge_server::Profile;
 
 /// Which invocation runs a suite: every `cargo xtask test`, or only with `--fuzz` / `--long`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,116 +77,54 @@ struct Suite {
     run: fn(&Ctx) -> Outcome,
 }
 
+/// A suite of [`Group::Always`].
+const fn always(name: &'static str, run: fn(&Ctx) -> Outcome) -> Suite {
+    Suite {
+        name,
+        group: Group::Always,
+        run,
+    }
+}
+
 /// Every suite, in the order they run.
 const SUITES: &[Suite] = &[
-    Suite {
-        name: "fmt",
-        group: Group::Always,
-        run: fmt,
-    },
-    Suite {
-        name: "clippy",
-        group: Group::Always,
-        run: clippy,
-    },
-    Suite {
-        name: "native tests",
-        group: Group::Always,
-        run: native_tests,
-    },
-    Suite {
-        name: "protocol on wasm32",
-        group: Group::Always,
-        run: protocol_wasm32,
-    },
+    always("fmt", fmt),
+    always("clippy", clippy),
+    always("native tests", native_tests),
+    always("protocol on wasm32", protocol_wasm32),
     // Builds sdk/dist/ once; suites after it that read sdk/dist/ use this build.
-    Suite {
-        name: "bridge.js build",
-        group: Group::Always,
-        run: bridge_js_build,
-    },
-    Suite {
-        name: "sdk in chromium",
-        group: Group::Always,
-        run: sdk_in_chromium,
-    },
-    Suite {
-        name: "sdk in firefox",
-        group: Group::Always,
-        run: sdk_in_firefox,
-    },
-    Suite {
-        name: "host in chromium",
-        group: Group::Always,
-        run: host_in_chromium,
-    },
-    Suite {
-        name: "host in firefox",
-        group: Group::Always,
-        run: host_in_firefox,
-    },
-    Suite {
-        name: "sdk typings",
-        group: Group::Always,
-        run: sdk_typings,
-    },
+    always("bridge.js build", bridge_js_build),
+    always("sdk in chromium", |ctx| sdk_in_browser(ctx, &CHROMIUM)),
+    always("sdk in firefox", |ctx| sdk_in_browser(ctx, &FIREFOX)),
+    always("host in chromium", |ctx| host_in_browser(ctx, &CHROMIUM)),
+    always("host in firefox", |ctx| host_in_browser(ctx, &FIREFOX)),
+    always("sdk typings", sdk_typings),
     // Builds host/dist/, then type-checks a host page against its declarations.
-    Suite {
-        name: "host module typings",
-        group: Group::Always,
-        run: host_typings,
-    },
+    always("host module typings", host_typings),
     // Builds the npm package (and host/dist/, in no time after the suite above), installs it
     // offline into a scratch TypeScript project, type-checks a small tool there (and a misspelt
     // method, which must not compile), and runs the tool's test in Chromium.
-    Suite {
-        name: "sdk package",
-        group: Group::Always,
-        run: sdk_package,
-    },
+    always("sdk package", sdk_package),
     // Each example tool's own tests on the package's test host, and again against a copy of the
     // tool with its logic broken on purpose, where they must fail.
-    Suite {
-        name: "tools in chromium",
-        group: Group::Always,
-        run: tool_tests_in_chromium,
-    },
-    Suite {
-        name: "tools in firefox",
-        group: Group::Always,
-        run: tool_tests_in_firefox,
-    },
-    // Builds host/dist/ (again, if an earlier suite changed nothing, in no time) for the app.
-    Suite {
-        name: "e2e in chromium",
-        group: Group::Always,
-        run: e2e_in_chromium,
-    },
-    // The same tests in Firefox, against a server of its own.
-    Suite {
-        name: "e2e in firefox",
-        group: Group::Always,
-        run: e2e_in_firefox,
-    },
-    // schemathesis against the debug server's OpenAPI document (`xtask/src/conformance.rs`).
-    Suite {
-        name: "api conformance",
-        group: Group::Always,
-        run: api_conformance,
-    },
+    always("tools in chromium", |ctx| tools_in_browser(ctx, &CHROMIUM)),
+    always("tools in firefox", |ctx| tools_in_browser(ctx, &FIREFOX)),
+    // Each browser against a fresh server of its own.
+    always("e2e in chromium", |ctx| e2e_in_browser(ctx, &CHROMIUM)),
+    always("e2e in firefox", |ctx| e2e_in_browser(ctx, &FIREFOX)),
+    // schemathesis against the debug server's OpenAPI document (`tests/conformance/`).
+    always("api conformance", api_conformance),
     // Both build the release server (once) and run it as a child process of the test.
     // `--long` only for now: its memory rule fails on the resident set that glibc's per-thread
     // arenas keep (see `check_memory` in tests/reliability/load.rs), which no leak explains.
     Suite {
         name: "load with faults",
         group: Group::Long,
-        run: load_with_faults,
+        run: |ctx| counted(reliability::command(ctx, reliability::LOAD)),
     },
-    Suite {
-        name: "crash safety",
-        group: Group::Always,
-        run: crash_safety,
-    },
+    always("crash safety", |ctx| {
+        counted(reliability::command(ctx, reliability::CRASH))
+    }),
 ];
 
 /// A fuzz suite: cargo-fuzz targets, run one after the other for the same time each.
@@ -324,9 +263,30 @@ fn summary_line(name: &str, outcome: Outcome, took: Duration) -> String {
 /// A suite that is one command: one passed check if it succeeds, one failed check otherwise.
 fn single_check(mut command: Command) -> Outcome {
     println!("test: running `{}`", describe(&command));
-    match process::run(&mut command) {
-        Ok(true) => Outcome::PASS,
-        Ok(false) => Outcome::FAIL,
+    checked(process::run(&mut command).and_then(|succeeded| {
+        if succeeded {
+            Ok(())
+        } else {
+            Err(Error::failed(format!("`{}` failed", describe(&command))))
+        }
+    }))
+}
+
+/// One check from a step that succeeds or says why it did not.
+fn checked<T>(result: Result<T, Error>) -> Outcome {
+    match result {
+        Ok(_) => Outcome::PASS,
+        Err(error) => {
+            println!("test: {error}");
+            Outcome::FAIL
+        }
+    }
+}
+
+/// [`counted_tests`] of a command that could be made, else one failed check.
+fn counted(command: Result<Command, Error>) -> Outcome {
+    match command {
+        Ok(command) => counted_tests(command),
         Err(error) => {
             println!("test: {error}");
             Outcome::FAIL
@@ -344,29 +304,14 @@ fn fmt(ctx: &Ctx) -> Outcome {
 /// SDK's `no_std` library for wasm32 as bridge.js builds it, and the host module (with its tests)
 /// for wasm32.
 fn clippy(ctx: &Ctx) -> Outcome {
+    // The e2e, reliability and tool suites build only with their features.
+    let features = "toolbridge-e2e/e2e,toolbridge-e2e/reliability,toolbridge-e2e/conformance,\
+                    toolbridge-testkit/browser";
+    let sdk = ["-p", "toolbridge-sdk", "--target", WASM_TARGET];
     let runs: [&[&str]; 4] = [
-        // The e2e, reliability and tool suites build only with their features.
-        &[
-            "--workspace",
-            "--all-targets",
-            "--features",
-            "toolbridge-e2e/e2e,toolbridge-e2e/reliability,toolbridge-testkit/browser",
-        ],
-        &[
-            "-p",
-            "toolbridge-sdk",
-            "--target",
-            WASM_TARGET,
-            "--all-targets",
-        ],
-        &[
-            "-p",
-            "toolbridge-sdk",
-            "--target",
-            WASM_TARGET,
-            "--no-default-features",
-            "--lib",
-        ],
+        &["--workspace", "--all-targets", "--features", features],
+        &[&sdk[..], &["--all-targets"]].concat(),
+        &[&sdk[..], &["--no-default-features", "--lib"]].concat(),
         &[
             "-p",
             "toolbridge-host",
@@ -409,109 +354,67 @@ fn native_tests(ctx: &Ctx) -> Outcome {
 
 /// One check: `sdk/dist/` builds (bridge.js and its typings).
 fn bridge_js_build(ctx: &Ctx) -> Outcome {
-    match bridge_js::build(ctx) {
-        Ok(_) => Outcome::PASS,
-        Err(error) => {
-            println!("test: {error}");
-            Outcome::FAIL
-        }
-    }
-}
-
-fn sdk_in_chromium(ctx: &Ctx) -> Outcome {
-    sdk_in_browser(ctx, &CHROMIUM)
-}
-
-fn sdk_in_firefox(ctx: &Ctx) -> Outcome {
-    sdk_in_browser(ctx, &FIREFOX)
+    checked(bridge_js::build(ctx))
 }
 
 /// `cargo test -p toolbridge-sdk --target wasm32-unknown-unknown` in one headless browser; every
 /// test counts.
 fn sdk_in_browser(ctx: &Ctx, browser: &Browser) -> Outcome {
-    match browser::wasm_test_command(ctx, browser, "toolbridge-sdk", 180) {
-        Ok(mut command) => {
+    counted(
+        browser::wasm_test_command(ctx, browser, "toolbridge-sdk", 180).and_then(|mut command| {
             command.arg("--no-fail-fast");
-            counted_tests(command)
-        }
-        Err(error) => {
-            println!("test: {error}");
-            Outcome::FAIL
-        }
-    }
-}
-
-fn host_in_chromium(ctx: &Ctx) -> Outcome {
-    host_in_browser(ctx, &CHROMIUM)
-}
-
-fn host_in_firefox(ctx: &Ctx) -> Outcome {
-    host_in_browser(ctx, &FIREFOX)
+            browser::with_backends(ctx, "browser", browser, &[], &command)
+        }),
+    )
 }
 
 /// The host module's browser tests (`--test browser`) in one headless browser, against the debug
-/// `toolbridge` server (a fresh database in `target/host-tests/<browser>/`) and the test harness;
-/// every test counts.
+/// `toolbridge` server (a fresh database in `target/host-tests/<browser>/`) and the fault server
+/// (`tests/src/fault_server.rs`), both started by `with-backends host`; every test counts.
 fn host_in_browser(ctx: &Ctx, browser: &Browser) -> Outcome {
-    let mut command = match browser::wasm_test_command(ctx, browser, "toolbridge-host", 300) {
-        Ok(command) => command,
-        Err(error) => {
-            println!("test: {error}");
-            return Outcome::FAIL;
-        }
-    };
-    command.args(["--no-fail-fast", "--test", "browser"]);
-    let dir = ctx.target_dir().join("host-tests").join(browser.name);
-    let mut backends =
-        match HostBackends::start(ctx, "test", Profile::Debug, dir, HOST_TEST_PRODUCTS) {
-            Ok(backends) => backends,
-            Err(error) => {
-                println!("test: {error}");
-                return Outcome::FAIL;
-            }
-        };
-    backends.apply(&mut command);
-    let outcome = counted_tests(command);
-    if outcome.failed > 0 {
-        println!(
-            "test: the toolbridge server's log is {}",
-            ctx.shown(&backends.server_log())
-        );
-    }
-    outcome
+    counted(
+        browser::wasm_test_command(ctx, browser, "toolbridge-host", 300).and_then(|mut command| {
+            command.args(["--no-fail-fast", "--test", "browser"]);
+            let server = server_build::build(ctx, "test", Profile::Debug)?;
+            let dir = ctx.target_dir().join("host-tests").join(browser.name);
+            let sdk = bridge_js::dist_dir(ctx);
+            let args = [
+                OsStr::new("--server"),
+                server.as_os_str(),
+                OsStr::new("--dir"),
+                dir.as_os_str(),
+                OsStr::new("--products"),
+                OsStr::new(HOST_TEST_PRODUCTS),
+                OsStr::new("--sdk-dir"),
+                sdk.as_os_str(),
+            ];
+            browser::with_backends(ctx, "host", browser, &args, &command)
+        }),
+    )
 }
 
 /// Products in the catalog of the server the host's browser tests use.
-const HOST_TEST_PRODUCTS: u32 = 1000;
+const HOST_TEST_PRODUCTS: &str = "1000";
 
 /// One check: `tsc` compiles the SDK's typings test project without errors.
 fn sdk_typings(ctx: &Ctx) -> Outcome {
     match js_tools::sdk_typings_check(ctx) {
         Ok(command) => single_check(command),
-        Err(why) => {
-            println!("test: {why}");
-            Outcome::FAIL
-        }
+        Err(why) => checked::<()>(Err(Error::failed(why))),
     }
 }
 
 /// Two checks: `host/dist/` builds (the ES module, its wasm and declarations), and `tsc`
 /// compiles the host page test project against those declarations.
 fn host_typings(ctx: &Ctx) -> Outcome {
-    if let Err(error) = host_module::build(ctx) {
-        println!("test: {error}");
-        return Outcome {
-            passed: 0,
-            failed: 2,
-        };
+    let mut outcome = checked(host_module::build(ctx));
+    if outcome.failed > 0 {
+        outcome.failed += 1;
+        return outcome;
     }
-    let mut outcome = Outcome::PASS;
     outcome += match js_tools::host_typings_check(ctx) {
         Ok(command) => single_check(command),
-        Err(why) => {
-            println!("test: {why}");
-            Outcome::FAIL
-        }
+        Err(why) => checked::<()>(Err(Error::failed(why))),
     };
     outcome
 }
@@ -595,109 +498,39 @@ fn sdk_package(ctx: &Ctx) -> Outcome {
     outcome += Outcome::PASS;
     let compiled = match tool_kit::compile(ctx, &project) {
         Ok(command) => single_check(command),
-        Err(why) => {
-            println!("test: {why}");
-            Outcome::FAIL
-        }
+        Err(why) => checked::<()>(Err(Error::failed(why))),
     };
     outcome += compiled;
-    outcome += match tool_kit::misspelt_method_is_refused(ctx, &project) {
-        Ok(()) => Outcome::PASS,
-        Err(why) => {
-            println!("test: {why}");
-            Outcome::FAIL
-        }
-    };
+    outcome += checked(tool_kit::misspelt_method_is_refused(ctx, &project).map_err(Error::failed));
     if compiled.failed > 0 {
         println!("test: the scratch tool did not compile, so its test cannot run");
         outcome += Outcome::FAIL;
         return outcome;
     }
     let package = project.join("node_modules").join("@toolbridge").join("sdk");
-    outcome += match tool_kit::prepare(ctx, &CHROMIUM, "package::", &package, Some(&project)) {
-        Ok(prepared) => counted_tests(prepared.command),
-        Err(error) => {
-            println!("test: {error}");
-            Outcome::FAIL
-        }
-    };
+    outcome += counted(tool_kit::command(
+        ctx,
+        &CHROMIUM,
+        "package::",
+        &package,
+        Some(&project),
+    ));
     outcome
-}
-
-fn tool_tests_in_chromium(ctx: &Ctx) -> Outcome {
-    tool_tests_in_browser(ctx, &CHROMIUM)
-}
-
-fn tool_tests_in_firefox(ctx: &Ctx) -> Outcome {
-    tool_tests_in_browser(ctx, &FIREFOX)
 }
 
 /// The example tools' tests (`example-tools/tests/`) in one headless browser, on the package as
 /// staged by its build; every test counts.
-fn tool_tests_in_browser(ctx: &Ctx, browser: &Browser) -> Outcome {
-    let prepared = npm_package::build(ctx).and_then(|_| {
-        tool_kit::prepare(
-            ctx,
-            browser,
-            "example_tools",
-            &npm_package::stage_dir(ctx),
-            None,
-        )
-    });
-    match prepared {
-        Ok(prepared) => counted_tests(prepared.command),
-        Err(error) => {
-            println!("test: {error}");
-            Outcome::FAIL
-        }
-    }
-}
-
-fn e2e_in_chromium(ctx: &Ctx) -> Outcome {
-    e2e_in_browser(ctx, &CHROMIUM)
-}
-
-fn e2e_in_firefox(ctx: &Ctx) -> Outcome {
-    e2e_in_browser(ctx, &FIREFOX)
+fn tools_in_browser(ctx: &Ctx, browser: &Browser) -> Outcome {
+    counted(npm_package::build(ctx).and_then(|_| {
+        let staged = npm_package::stage_dir(ctx);
+        tool_kit::command(ctx, browser, "example_tools", &staged, None)
+    }))
 }
 
 /// The reference app, the host, real tools and the server, end to end in one headless browser
 /// (a fresh server in `target/e2e/<browser>/`); every test counts.
 fn e2e_in_browser(ctx: &Ctx, browser: &Browser) -> Outcome {
-    let prepared = match e2e::prepare(ctx, browser) {
-        Ok(prepared) => prepared,
-        Err(error) => {
-            println!("test: {error}");
-            return Outcome::FAIL;
-        }
-    };
-    let outcome = counted_tests(prepared.command);
-    if outcome.failed > 0 {
-        println!(
-            "test: the toolbridge server's log is {}",
-            ctx.shown(prepared.server.log())
-        );
-    }
-    outcome
-}
-
-fn load_with_faults(ctx: &Ctx) -> Outcome {
-    reliability_suite(ctx, reliability::LOAD)
-}
-
-fn crash_safety(ctx: &Ctx) -> Outcome {
-    reliability_suite(ctx, reliability::CRASH)
-}
-
-/// One reliability suite against the release server (`tests/reliability/`); every test counts.
-fn reliability_suite(ctx: &Ctx, suite: Reliability) -> Outcome {
-    match reliability::command(ctx, suite) {
-        Ok(command) => counted_tests(command),
-        Err(error) => {
-            println!("test: {error}");
-            Outcome::FAIL
-        }
-    }
+    counted(e2e::command(ctx, browser))
 }
 
 /// Each target of a fuzz suite under libFuzzer for `seconds`; one check per target, which fails

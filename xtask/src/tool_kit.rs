@@ -5,17 +5,17 @@
 //! `cargo test -p toolbridge-testkit --features browser --test tool_tests` against the browser's
 //! driver.
 
+use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::browser::{Browser, WebDriver};
+use crate::browser::{self, Browser};
 use crate::error::Error;
 use crate::files::create_dir;
 use crate::js_tools::{self, TSC};
 use crate::npm_package;
 use crate::process::{Ctx, describe};
-use crate::readme_tool;
 
 /// The scratch project's template, relative to the workspace root.
 const TEMPLATE: &str = "testkit/scratch-project";
@@ -96,55 +96,28 @@ pub(crate) fn misspelt_method_is_refused(ctx: &Ctx, project: &Path) -> Result<()
     }
 }
 
-/// What the browser tests need running, and the command that runs those whose names contain
-/// `filter` (`package::` or `example_tools`).
-pub(crate) struct Prepared {
-    /// `cargo test` with the settings in its environment.
-    pub(crate) command: Command,
-    /// The driver; dropping it stops it.
-    _driver: WebDriver,
-}
-
-/// Starts `browser`'s driver (its log in `target/tool-tests/<browser>/`) and returns the test
-/// command, which serves `package` (the package's files) and `project` (the scratch project).
-pub(crate) fn prepare(
+/// The command that runs the browser tests whose names contain `filter` (`package::` or
+/// `example_tools`) in `browser`, through `with-backends tools` (the driver and the README's
+/// example under `target/tool-tests/<browser>/`), serving `package` (the package's files) and
+/// `project` (the scratch project).
+pub(crate) fn command(
     ctx: &Ctx,
     browser: &Browser,
     filter: &str,
     package: &Path,
     project: Option<&Path>,
-) -> Result<Prepared, Error> {
-    let dir = ctx.target_dir().join("tool-tests").join(browser.name);
-    create_dir(&dir)?;
-    // The README's example tool and its test, as the README has them now.
-    let readme = dir.join("readme");
-    readme_tool::write_example(ctx.root(), &readme)?;
-    let driver = WebDriver::start(ctx, browser, &dir)?;
+) -> Result<Command, Error> {
+    let dir = ctx.target_dir().join("tool-tests");
     let mut command = ctx.cargo();
     command
-        .args([
-            "test",
-            "-p",
-            "toolbridge-testkit",
-            "--features",
-            "browser",
-            "--test",
-            "tool_tests",
-            "--",
-            filter,
-            "--test-threads=1",
-        ])
-        .env("TOOLBRIDGE_KIT_BROWSER", browser.name)
-        .env("TOOLBRIDGE_KIT_WEBDRIVER", driver.url())
-        .env("TOOLBRIDGE_KIT_PACKAGE", package)
-        .env("TOOLBRIDGE_KIT_README", &readme);
+        .args(["test", "-p", "toolbridge-testkit", "--features", "browser"])
+        .args(["--test", "tool_tests", "--", filter, "--test-threads=1"])
+        .env("TOOLBRIDGE_KIT_PACKAGE", package);
     if let Some(project) = project {
         command.env("TOOLBRIDGE_KIT_PROJECT", project);
     }
-    Ok(Prepared {
-        command,
-        _driver: driver,
-    })
+    let args = [OsStr::new("--dir"), dir.as_os_str()];
+    browser::with_backends(ctx, "tools", browser, &args, &command)
 }
 
 /// Copies the folder `from` to `to`, which must not exist yet.

@@ -25,24 +25,7 @@ const BASE_WAIT: Duration = Duration::from_secs(60);
 /// Seeded products the server is given one more second for, on top of [`BASE_WAIT`].
 const PRODUCTS_PER_EXTRA_SECOND: u32 = 1000;
 
-/// The cargo profile the server is built with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Profile {
-    /// `cargo build` (target/debug): quick to build, what the tests use.
-    Debug,
-    /// `cargo build --release` (target/release): what the measurements use.
-    Release,
-}
-
-impl Profile {
-    /// The directory under the target directory that cargo builds this profile into.
-    pub(crate) fn dir(self) -> &'static str {
-        match self {
-            Self::Debug => "debug",
-            Self::Release => "release",
-        }
-    }
-}
+pub(crate) use crate::server_build::Profile;
 
 /// How to run the server.
 #[derive(Clone, Debug)]
@@ -190,11 +173,6 @@ impl ToolbridgeServer {
         base_url(self.port)
     }
 
-    /// The server's database file.
-    pub(crate) fn db(&self) -> &Path {
-        &self.db
-    }
-
     /// The server's log (its stdout and stderr).
     pub(crate) fn log(&self) -> &Path {
         &self.log
@@ -306,9 +284,4 @@ impl Drop for ToolbridgeServer {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-/// A port nothing listens on right now (the OS picks it; we let it go at once).
-pub(crate) fn free_port() -> Result<u16, Error> {
-    ReservedPort::new().map(ReservedPort::release)
 }

@@ -1,2 +1,250 @@
-//! `with-backends SUITE [OPTIONS] -- COMMAND...`: placeholder replaced below.
-fn main() {}
+//! `with-backends SUITE [OPTIONS] -- COMMAND [ARGS...]`: starts what a browser suite talks to,
+//! runs COMMAND (the suite's `cargo test`) with their addresses in its environment, stops them
+//! when it ends, and exits as COMMAND did. `cargo xtask test` runs the browser suites through it.
+//!
+//! | suite | what it starts | what COMMAND learns |
+//! |---|---|---|
+//! | `host` | the `toolbridge` server with the test page's origins allowed, and the fault server | `TOOLBRIDGE_TEST_API`, `TOOLBRIDGE_TEST_HARNESS`, `WASM_BINDGEN_TEST_ADDRESS` (read when the tests compile) |
+//! | `e2e` | the server with the README's tool as dev tools, and the browser's driver | `TOOLBRIDGE_E2E_*` |
+//! | `tools` | the browser's driver, and the README's example written out | `TOOLBRIDGE_KIT_*` |
+//! | `browser` | nothing (the wasm test runner starts the driver) | only the browser's environment |
+//!
+//! With `--browser chromium|firefox`, COMMAND also gets the variables the browser must see
+//! whoever starts its driver (Firefox's, which keep it off the network); the suites that start
+//! the driver here run the program that `CHROMEDRIVER` or `GECKODRIVER` names. Other options:, `--server PATH` (the built `toolbridge`; `host`,
+//! `e2e`), `--dir DIR` (where databases, logs and written files go), `--products N` (`host`,
+//! `e2e`), `--sdk-dir DIR` (`host`). `--dir` is needed by all but `browser`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use toolbridge_e2e::Error;
+use toolbridge_e2e::host_backends::HostBackends;
+use toolbridge_e2e::readme_example;
+use toolbridge_e2e::server::{ServerOptions, ToolbridgeServer, describe};
+use toolbridge_e2e::webdriver::{Browser, WebDriver, driver_from_env};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match Invocation::parse(&args).and_then(|invocation| invocation.run()) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("with-backends: {}", error.chain());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// What the command line asks for.
+struct Invocation {
+    suite: String,
+    browser: Option<&'static Browser>,
+    server: Option<PathBuf>,
+    dir: Option<PathBuf>,
+    products: u32,
+    sdk_dir: Option<PathBuf>,
+    command: Vec<String>,
+}
+
+impl Invocation {
+    fn parse(args: &[String]) -> Result<Self, Error> {
+        let usage = |why: String| {
+            Error::failed(format!(
+                "{why}\nusage: with-backends host|e2e|tools|browser [--browser NAME] [--server PATH] \
+                 [--dir DIR] [--products N] [--sdk-dir DIR] -- COMMAND [ARGS...]"
+            ))
+        };
+        let (suite, rest) = args
+            .split_first()
+            .ok_or_else(|| usage("no suite named".to_owned()))?;
+        let mut invocation = Self {
+            suite: suite.clone(),
+            browser: None,
+            server: None,
+            dir: None,
+            products: 0,
+            sdk_dir: None,
+            command: Vec::new(),
+        };
+        let mut rest = rest.iter();
+        while let Some(option) = rest.next() {
+            if option == "--" {
+                invocation.command = rest.cloned().collect();
+                break;
+            }
+            let value = rest
+                .next()
+                .ok_or_else(|| usage(format!("`{option}` needs a value")))?;
+            match option.as_str() {
+                "--browser" => invocation.browser = Some(Browser::named(value)?),
+                "--server" => invocation.server = Some(PathBuf::from(value)),
+                "--dir" => invocation.dir = Some(PathBuf::from(value)),
+                "--sdk-dir" => invocation.sdk_dir = Some(PathBuf::from(value)),
+                "--products" => {
+                    invocation.products = value.parse().map_err(|_| {
+                        usage(format!("`--products` takes a whole number, not `{value}`"))
+                    })?;
+                }
+                other => return Err(usage(format!("unknown option `{other}`"))),
+            }
+        }
+        if invocation.command.is_empty() {
+            return Err(usage("no command after `--`".to_owned()));
+        }
+        Ok(invocation)
+    }
+
+    fn required<'a, T>(&self, value: Option<&'a T>, option: &str) -> Result<&'a T, Error>
+    where
+        T: ?Sized,
+    {
+        value.ok_or_else(|| {
+            Error::failed(format!("`with-backends {}` needs `{option}`", self.suite))
+        })
+    }
+
+    fn run(&self) -> Result<ExitCode, Error> {
+        let Some((program, args)) = self.command.split_first() else {
+            return Err(Error::failed("no command after `--`"));
+        };
+        let mut command = Command::new(program);
+        command.args(args);
+        if let Some(browser) = self.browser {
+            // The driver starts the browser: both inherit these, whoever starts the driver.
+            command.envs(browser.driver_env.iter().copied());
+        }
+        let dir = || self.required(self.dir.as_deref(), "--dir");
+        // What runs until the command ends; dropped (and so stopped) after it.
+        let (running, server_log) = match self.suite.as_str() {
+            "host" => {
+                let server = self.required(self.server.as_deref(), "--server")?;
+                let sdk_dir = self.required(self.sdk_dir.as_deref(), "--sdk-dir")?;
+                let mut options = ServerOptions::new("test", dir()?.to_path_buf(), self.products);
+                options.sdk_dir = Some(sdk_dir.to_path_buf());
+                let mut backends = HostBackends::reserve(options)?;
+                backends.launch(server)?;
+                backends.apply(&mut command);
+                let log = backends.server_log();
+                let running = Running {
+                    _host: Some(backends),
+                    ..Running::default()
+                };
+                (running, Some(log))
+            }
+            "e2e" => {
+                let browser = self.required(self.browser, "--browser")?;
+                let server = self.required(self.server.as_deref(), "--server")?;
+                let (server, driver) = e2e(browser, server, dir()?, self.products, &mut command)?;
+                let log = server.log().to_path_buf();
+                let running = Running {
+                    _server: Some(server),
+                    _driver: Some(driver),
+                    ..Running::default()
+                };
+                (running, Some(log))
+            }
+            "tools" => {
+                let browser = self.required(self.browser, "--browser")?;
+                let driver = tools(browser, dir()?, &mut command)?;
+                let running = Running {
+                    _driver: Some(driver),
+                    ..Running::default()
+                };
+                (running, None)
+            }
+            // The wasm test runner starts the driver itself: only the browser's environment.
+            "browser" => {
+                self.required(self.browser, "--browser")?;
+                (Running::default(), None)
+            }
+            other => {
+                return Err(Error::failed(format!(
+                    "no suite `{other}`: with-backends knows host, e2e, tools and browser"
+                )));
+            }
+        };
+        println!("with-backends: running `{}`", describe(&command));
+        let status = command
+            .status()
+            .map_err(Error::io(format!("cannot start `{}`", describe(&command))))?;
+        if !status.success() {
+            if let Some(log) = server_log {
+                println!(
+                    "with-backends: the toolbridge server's log is {}",
+                    log.display()
+                );
+            }
+        }
+        drop(running);
+        Ok(status
+            .code()
+            .and_then(|code| u8::try_from(code).ok())
+            .map_or(ExitCode::FAILURE, ExitCode::from))
+    }
+}
+
+/// What a suite's command runs against, held until it ends and stopped when dropped.
+#[derive(Default)]
+struct Running {
+    _host: Option<HostBackends>,
+    _server: Option<ToolbridgeServer>,
+    _driver: Option<WebDriver>,
+}
+
+/// The workspace's root: the README lives there.
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
+/// The end-to-end suites: a fresh server (database and log in `dir/<browser>/server`) with the
+/// README's first tool and the same page with its script inline as dev tools, and the browser's
+/// driver (its log in `dir/<browser>/`); screenshots go to `dir/screenshots/<browser>/`. Each
+/// browser gets its own server, because the tests leave data behind.
+fn e2e(
+    browser: &Browser,
+    binary: &Path,
+    dir: &Path,
+    products: u32,
+    command: &mut Command,
+) -> Result<(ToolbridgeServer, WebDriver), Error> {
+    let own = dir.join(browser.name);
+    let dev_tools = readme_example::write_folders(&workspace_root(), &own.join("dev-tools"))?;
+    let mut options = ServerOptions::new("e2e", own.join("server"), products);
+    options.dev_tools = dev_tools.to_vec();
+    let server = ToolbridgeServer::start(binary, &options)?;
+    let driver = WebDriver::start(browser, &driver_from_env(browser)?, &own)?;
+    let screenshots = dir.join("screenshots").join(browser.name);
+    fs_err::create_dir_all(&screenshots)?;
+    command
+        // Which capabilities the suites ask the driver for.
+        .env("TOOLBRIDGE_E2E_BROWSER", browser.name)
+        // `localhost`, not 127.0.0.1: tool origins are `*.localhost`, and the app's cookie is
+        // for the name the page was loaded from.
+        .env(
+            "TOOLBRIDGE_E2E_APP",
+            format!("http://localhost:{}", server.port()),
+        )
+        .env("TOOLBRIDGE_E2E_WEBDRIVER", driver.url())
+        // Suites that need data no page can make (a catalog product) write it here.
+        .env("TOOLBRIDGE_E2E_DB", server.db())
+        // Where the server prints, for what it must tell a dev tool's author.
+        .env("TOOLBRIDGE_E2E_SERVER_LOG", server.log())
+        .env("TOOLBRIDGE_E2E_SCREENSHOTS", &screenshots);
+    Ok((server, driver))
+}
+
+/// The tool kit's browser tests: the browser's driver (its log in `dir/<browser>/`) and the
+/// README's example tool and its test as the README has them now (`dir/<browser>/readme/`).
+fn tools(browser: &Browser, dir: &Path, command: &mut Command) -> Result<WebDriver, Error> {
+    let own = dir.join(browser.name);
+    let readme = own.join("readme");
+    readme_example::write_example(&workspace_root(), &readme)?;
+    let driver = WebDriver::start(browser, &driver_from_env(browser)?, &own)?;
+    command
+        .env("TOOLBRIDGE_KIT_BROWSER", browser.name)
+        .env("TOOLBRIDGE_KIT_WEBDRIVER", driver.url())
+        .env("TOOLBRIDGE_KIT_README", &readme);
+    Ok(driver)
+}
