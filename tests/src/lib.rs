@@ -9,6 +9,8 @@
 //! browser suites through it.
 
 pub mod error;
+pub mod fault_server;
+pub mod host_backends;
 pub mod readme_example;
 pub mod server;
 pub mod webdriver;
