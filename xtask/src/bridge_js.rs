@@ -15,7 +15,6 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
-use crate::files::{create_dir, read, read_text, write};
 use crate::js_tools::{self, TERSER, WASM_OPT};
 use crate::process::{self, Ctx, describe, run_step};
 use crate::wasm_crate;
@@ -101,15 +100,15 @@ pub(crate) fn build(ctx: &Ctx) -> Result<PathBuf, Error> {
     run_step(LABEL, &mut bindgen)?;
 
     let pieces = shrink(ctx)?;
-    let glue = read_text(&pieces.glue)?;
-    let wasm = read(&pieces.wasm)?;
+    let glue = fs_err::read_to_string(&pieces.glue)?;
+    let wasm = fs_err::read(&pieces.wasm)?;
     let version = sdk_version(ctx.root())?;
 
     let dist = dist_dir(ctx);
-    create_dir(&dist)?;
+    fs_err::create_dir_all(&dist)?;
     let script_path = output(ctx);
     let script = compose(&version, &glue, &hex::encode(&wasm));
-    write(&script_path, script.as_bytes())?;
+    fs_err::write(&script_path, script.as_bytes())?;
     println!(
         "bridge.js: wrote {} ({} bytes)",
         ctx.shown(&script_path),
@@ -157,12 +156,12 @@ fn shrink(ctx: &Ctx) -> Result<Pieces, Error> {
     println!("bridge.js: running `{}`", describe(&wasm_opt));
     let map = process::capture(&mut wasm_opt)?;
     let renames = wasm_names::parse_map(&String::from_utf8_lossy(&map))?;
-    let wasm = read(&pieces.wasm)?;
+    let wasm = fs_err::read(&pieces.wasm)?;
     let module = wasm_names::first_import_module(&wasm)
         .ok_or_else(|| Error::failed(format!("{} has no import section", pieces.wasm.display())))?;
-    let glue = read_text(&dir.join(format!("{CRATE_FILE_NAME}.js")))?;
+    let glue = fs_err::read_to_string(dir.join(format!("{CRATE_FILE_NAME}.js")))?;
     let renamed_glue = dir.join("bridge.glue.js");
-    write(
+    fs_err::write(
         &renamed_glue,
         wasm_names::rewrite_glue(&glue, &renames, &module)?.as_bytes(),
     )?;
@@ -207,7 +206,7 @@ fn compose(version: &str, glue: &str, wasm_hex: &str) -> String {
 /// The value of `SDK_VERSION` in the SDK crate's source.
 pub(crate) fn sdk_version(root: &Path) -> Result<String, Error> {
     let path = root.join(VERSION_SOURCE);
-    let source = read_text(&path)?;
+    let source = fs_err::read_to_string(&path)?;
     version_const(&source).ok_or_else(|| {
         Error::failed(format!(
             "{VERSION_SOURCE} has no `pub const SDK_VERSION: &str = \"...\";` line"

@@ -9,6 +9,8 @@ pub(crate) enum Error {
     Usage(String),
     /// A command could not do its job: the exit code is 1.
     Failed(String),
+    /// A file could not be read or written (`fs_err`'s message names it): the exit code is 1.
+    Io(std::io::Error),
 }
 
 impl Error {
@@ -27,8 +29,22 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Usage(message) | Self::Failed(message) => f.write_str(message),
+            Self::Io(error) => error.fmt(f),
         }
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Io(error) => error.source(),
+            Self::Usage(_) | Self::Failed(_) => None,
+        }
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(error: std::io::Error) -> Self {
+        Self::Io(error)
+    }
+}

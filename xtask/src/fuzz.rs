@@ -8,7 +8,6 @@ use std::time::Instant;
 
 use crate::error::Error;
 use crate::figures::grouped;
-use crate::files::create_dir;
 use crate::process::{self, Ctx, Stream, describe};
 use crate::setup;
 
@@ -171,7 +170,7 @@ pub(crate) fn run(ctx: &Ctx, target: &Target, seconds: u32) -> Result<Report, Er
         .join("fuzz")
         .join("corpus")
         .join(target.name);
-    create_dir(&corpus)?;
+    fs_err::create_dir_all(&corpus)?;
     let mut command = ctx.command("rustup");
     command
         .args([

@@ -5,7 +5,6 @@
 use std::path::PathBuf;
 
 use crate::error::Error;
-use crate::files::create_dir;
 use crate::process::{Ctx, run_step};
 use crate::wasm_crate;
 
@@ -34,7 +33,7 @@ pub(crate) fn build(ctx: &Ctx) -> Result<PathBuf, Error> {
         &["--lib"],
     )?;
     let dist = dist_dir(ctx);
-    create_dir(&dist)?;
+    fs_err::create_dir_all(&dist)?;
     let mut bindgen = ctx.command("wasm-bindgen");
     bindgen.args([
         "--target",

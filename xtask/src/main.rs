@@ -100,8 +100,8 @@ fn main() -> ExitCode {
             eprint!("{USAGE}");
             ExitCode::from(2)
         }
-        Err(Error::Failed(message)) => {
-            eprintln!("xtask: error: {message}");
+        Err(error) => {
+            eprintln!("xtask: error: {error}");
             ExitCode::FAILURE
         }
     }

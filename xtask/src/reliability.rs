@@ -7,7 +7,6 @@ use std::process::Command;
 
 use crate::e2e;
 use crate::error::Error;
-use crate::files::create_dir;
 use crate::process::Ctx;
 use crate::server_build;
 use crate::toolbridge_server::Profile;
@@ -30,7 +29,7 @@ pub(crate) fn command(ctx: &Ctx, suite: Reliability) -> Result<Command, Error> {
     // Release, so that the load figures say something about the server and not about debug code.
     let binary = server_build::build(ctx, "test", Profile::Release)?;
     let dir = ctx.target_dir().join("reliability");
-    create_dir(&dir)?;
+    fs_err::create_dir_all(&dir)?;
     let mut command = e2e::suite_command(ctx, "reliability");
     command
         .args([

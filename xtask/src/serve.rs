@@ -4,7 +4,6 @@
 
 use crate::bridge_js;
 use crate::error::Error;
-use crate::files::create_dir;
 use crate::host_module;
 use crate::process::{self, Ctx, describe};
 use crate::server_build::BackgroundBuild;
@@ -18,7 +17,7 @@ const DB_DIR: &str = "serve";
 /// Ctrl-C. Extra arguments go to `toolbridge serve` (`--port 9000`).
 pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<(), Error> {
     let db_dir = ctx.target_dir().join(DB_DIR);
-    create_dir(&db_dir)?;
+    fs_err::create_dir_all(&db_dir)?;
     // The release server is the longest build and needs nothing of setup or of the wasm builds,
     // so it builds from the start, and they run beside it at a lower priority (as in `bench`).
     let mut server_build = BackgroundBuild::start(

@@ -72,7 +72,7 @@ pub(crate) fn run(ctx: &Ctx, purpose: Purpose) -> bool {
     let everything = purpose == Purpose::Everything;
     let mut all_ok = ensure_wasm_target(ctx);
 
-    all_ok &= match pins::wasm_bindgen_version(ctx.root()) {
+    all_ok &= match pins::wasm_bindgen_version(ctx) {
         Ok(version) => report(
             &format!("wasm-bindgen-cli {version}"),
             cargo_tool(ctx, "wasm-bindgen-cli", "wasm-bindgen", &version),

@@ -12,7 +12,6 @@ use std::process::Command;
 
 use crate::browser::{self, Browser};
 use crate::error::Error;
-use crate::files::create_dir;
 use crate::js_tools::{self, TSC};
 use crate::npm_package;
 use crate::process::{Ctx, describe};
@@ -122,7 +121,7 @@ pub(crate) fn command(
 
 /// Copies the folder `from` to `to`, which must not exist yet.
 fn copy_tree(from: &Path, to: &Path) -> Result<(), Error> {
-    create_dir(to)?;
+    fs_err::create_dir_all(to)?;
     let entries = fs::read_dir(from)
         .map_err(|e| Error::failed(format!("cannot read {}: {e}", from.display())))?;
     for entry in entries {
