@@ -30,13 +30,16 @@ pub struct QuoteHeaderChangeRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub quote_type: Option<QuoteType>,
-    /// `YYYY-MM-DD`, or `YYYY-MM-DDTHH:MM:SSZ`.
+    /// A real day from 1970 on, `YYYY-MM-DD`, or that day and a time in UTC,
+    /// `YYYY-MM-DDTHH:MM:SSZ`.
+    // The pattern says exactly what `stored_date` takes (29 February only in
+    // leap years); a server test compares the two over four centuries.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(
         feature = "openapi",
         schema(
             nullable = false,
-            pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)?$"
+            pattern = r"^((19[7-9][0-9]|[2-9][0-9]{3})-((0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])|(0[13-9]|1[0-2])-(29|30)|(0[13578]|1[02])-31)|(19(7[26]|8[048]|9[26])|[2-9][0-9](0[48]|[2468][048]|[13579][26])|([2468][048]|[3579][26])00)-02-29)(T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]Z)?$"
         )
     )]
     pub date: Option<String>,
@@ -98,8 +101,16 @@ pub fn validate_header_change(body: &Value) -> Result<HeaderChange, Error> {
                     "must be a calendar date such as \"2026-03-31\" (or \"2026-03-31T09:00:00Z\")",
                 )),
             },
-            "expiryDays" => match value.as_u64().and_then(|days| u32::try_from(days).ok()) {
-                Some(days) if (1..=MAX_EXPIRY_DAYS).contains(&days) => {
+            // Any JSON number that is whole counts: `30.0` is 30, as JSON
+            // Schema's `integer` has it.
+            "expiryDays" => match value.as_f64() {
+                Some(days)
+                    if days.fract() == 0.0
+                        && (1.0..=f64::from(MAX_EXPIRY_DAYS)).contains(&days) =>
+                {
+                    // Whole and from 1 to 365: the conversion is exact.
+                    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                    let days = days as u32;
                     change.expiry_days = Some(days);
                 }
                 _ => violations.push(Violation::new(

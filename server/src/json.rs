@@ -122,8 +122,12 @@ impl IntoResponses for BodyErrors {
 }
 
 /// Reads a typed body, naming the path of the first field that does not
-/// fit (`lines[2].qty: invalid type: string "x", expected f64`).
-pub fn typed<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, ApiError> {
+/// fit (`lines[2].qty: invalid type: string "x", expected f64`). A whole
+/// number written with a fraction part (`3155.0`) reads where an integer is
+/// expected: JSON has one kind of number, and JSON Schema's `integer`, which
+/// the OpenAPI document uses, is any number whose fraction part is zero.
+pub fn typed<T: serde::de::DeserializeOwned>(mut value: Value) -> Result<T, ApiError> {
+    whole_numbers_as_integers(&mut value);
     serde_path_to_error::deserialize(value).map_err(|error| {
         let path = error.path().to_string();
         let path = if path == "." { String::new() } else { path };
@@ -132,4 +136,81 @@ pub fn typed<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, ApiError
             error.into_inner().to_string(),
         ))
     })
+}
+
+/// 2^64 and 2^63, the ends of the integers a JSON number can hold here.
+const TWO_TO_64: f64 = 18_446_744_073_709_551_616.0;
+const TWO_TO_63: f64 = 9_223_372_036_854_775_808.0;
+
+/// Turns every number of `value` that is whole but was written as a float
+/// (`3155.0`, `1e3`) into that integer, where a `u64` or `i64` holds it. A
+/// float field still reads the integer as the same value.
+fn whole_numbers_as_integers(value: &mut Value) {
+    match value {
+        Value::Number(number) => {
+            let Some(float) = number.as_f64().filter(|_| number.is_f64()) else {
+                return;
+            };
+            if float.fract() != 0.0 {
+                return;
+            }
+            // Whole and within the type's range: the conversions are exact.
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let integer = if (0.0..TWO_TO_64).contains(&float) {
+                Value::from(float as u64)
+            } else if (-TWO_TO_63..0.0).contains(&float) {
+                Value::from(float as i64)
+            } else {
+                return;
+            };
+            *value = integer;
+        }
+        Value::Array(items) => items.iter_mut().for_each(whole_numbers_as_integers),
+        Value::Object(fields) => fields.values_mut().for_each(whole_numbers_as_integers),
+        Value::Null | Value::Bool(_) | Value::String(_) => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn whole_floats_read_as_integers_and_other_numbers_stay() {
+        let mut value = json!({
+            "a": 3155.0, "b": [1e3, -2.0, -0.0, 1.5, 1e300, 7],
+            "c": {
+                "d": 18_446_744_073_709_549_568.0, "e": -9_223_372_036_854_775_808.0,
+                "f": 18_446_744_073_709_551_616.0
+            }
+        });
+        whole_numbers_as_integers(&mut value);
+        assert_eq!(value["a"].as_u64(), Some(3155));
+        assert_eq!(value["b"][0].as_u64(), Some(1000));
+        assert_eq!(value["b"][1].as_i64(), Some(-2));
+        assert_eq!(value["b"][2].as_u64(), Some(0));
+        assert_eq!(value["b"][3].as_f64(), Some(1.5));
+        assert!(value["b"][4].is_f64(), "beyond every integer type");
+        assert_eq!(value["b"][5].as_u64(), Some(7));
+        // The largest float below 2^64, and -2^63; 2^64 fits no integer type.
+        assert_eq!(value["c"]["d"].as_u64(), Some(u64::MAX - 2047));
+        assert_eq!(value["c"]["e"].as_i64(), Some(i64::MIN));
+        assert!(value["c"]["f"].is_f64());
+    }
+
+    #[test]
+    fn a_typed_body_takes_a_whole_float_for_an_integer_and_names_a_fraction() {
+        #[derive(Debug, serde::Deserialize)]
+        struct Body {
+            count: u32,
+        }
+        let body: Body = typed(json!({"count": 52906.0})).unwrap();
+        assert_eq!(body.count, 52906);
+        let Err(ApiError::Rule(error)) = typed::<Body>(json!({"count": 2.5})) else {
+            panic!("2.5 is not a count");
+        };
+        assert!(error.to_string().contains("count"), "{error}");
+    }
 }

@@ -81,7 +81,7 @@ pub async fn get(
         ("updateQuoteHeader" = (operation_id = "updateQuoteHeader", parameters(("id" = "$response.body#/id")), description = "change the new quote's header")),
         ("saveQuoteLines" = (operation_id = "saveQuoteLines", parameters(("id" = "$response.body#/id")), description = "replace the new quote's lines")),
         ("sendQuote" = (operation_id = "sendQuote", parameters(("id" = "$response.body#/id")), description = "send the new quote")),
-    )), BodyErrors, (status = 403, description = "the key lacks the scope, or the user's role may not create quotes", body = Problem, content_type = "application/problem+json"), (status = 404, description = "the job named by jobId (session form) does not exist", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the request breaks a rule (errors[] lists each with its path), or the Idempotency-Key was used with another body", body = Problem, content_type = "application/problem+json")),
+    )), BodyErrors, (status = 403, description = "the key lacks the scope, or the user's role may not create quotes", body = Problem, content_type = "application/problem+json"), (status = 404, description = "the job named by jobId (session form) does not exist", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the request breaks a rule, which includes a customerId or skuId that names no customer or active product of the tenant (errors[] lists each with its path), or the Idempotency-Key was used with another body", body = Problem, content_type = "application/problem+json")),
     security(("api_key" = ["quotes:write"])))]
 pub async fn create(
     State(state): State<AppState>,
@@ -232,7 +232,11 @@ impl IntoResponses for DraftChangeRefusals {
         responses.extend(DraftRefusals::responses());
         responses.insert(
             "422".to_owned(),
-            problem_response("the request breaks a rule; errors[] lists each with its path").into(),
+            problem_response(
+                "the request breaks a rule, which includes a customerId that names no customer \
+                 of the tenant; errors[] lists each with its path",
+            )
+            .into(),
         );
         responses
     }

@@ -11,7 +11,7 @@ use toolbridge_protocol::limits::{
     CREATE_MAX_LINES, CREATE_MAX_QTY, CREATE_MAX_UNIT_PRICE, CREATE_MIN_LINES, EMAIL_MAX_CHARS,
     MAX_LINE_PRICE, MAX_PAGE_SIZE, TEXT_MAX_CHARS,
 };
-use toolbridge_protocol::quote_header::MAX_EXPIRY_DAYS;
+use toolbridge_protocol::quote_header::{MAX_EXPIRY_DAYS, validate_header_change};
 use toolbridge_store::KEY_NAME_MAX_CHARS;
 
 use crate::harness::{Server, json};
@@ -241,4 +241,61 @@ async fn the_smallest_documented_quantity_is_accepted_and_less_is_not() {
     let request = |qty: f64| json!({"customerId": "c-1", "lines": [{"skuId": "p-1", "qty": qty, "unitPrice": 1}]});
     assert!(validate_rest_create(&request(minimum)).is_ok());
     assert!(validate_rest_create(&request(minimum * 0.9)).is_err());
+}
+
+/// Found by the api conformance suite with every check: the document let a
+/// header change name a date such as `0000-00-00`, which the server refuses.
+/// Its pattern now says exactly which dates the server takes; this holds the
+/// two together, day by day over four centuries from 1960 (leap years, 2000
+/// and 2400 among them, 2100 and 2200 not), with each month's 0th and 32nd,
+/// the ends of the year range, and times at and past their ends.
+#[tokio::test]
+async fn the_documented_date_pattern_takes_exactly_the_dates_the_server_takes() {
+    let document = document().await;
+    let pattern = property(&document, "QuoteHeaderChangeRequest", "date")["pattern"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let documented = regex_lite::Regex::new(&pattern).unwrap();
+    let taken = |date: &str| validate_header_change(&json!({ "date": date })).is_ok();
+    let mut dates: Vec<String> = Vec::new();
+    for year in (1960..=2404).chain([999, 1000, 1969, 9999]) {
+        for month in 0..=13 {
+            for day in 0..=32 {
+                dates.push(format!("{year:04}-{month:02}-{day:02}"));
+            }
+        }
+    }
+    for time in [
+        "00:00:00", "23:59:59", "24:00:00", "23:60:00", "23:59:60", "9:00:00", "09:00",
+    ] {
+        for day in ["2026-03-31", "2028-02-29", "2027-02-29", "1969-12-31"] {
+            dates.push(format!("{day}T{time}Z"));
+            dates.push(format!("{day}T{time}"));
+        }
+    }
+    dates.extend(
+        [
+            "",
+            "2026-3-31",
+            "2026-03-31 ",
+            " 2026-03-31",
+            "2026-03-31\n",
+            "20260331",
+            "12026-03-31",
+            "2026-03-31T",
+            "2026-03-31Z",
+            "2026/03/31",
+            "٢٠٢٦-03-31",
+        ]
+        .map(str::to_owned),
+    );
+    let mut accepted = 0;
+    for date in &dates {
+        assert_eq!(documented.is_match(date), taken(date), "{date:?}");
+        accepted += usize::from(taken(date));
+    }
+    // Every real day of 1970 to 2404 and of 9999, and two times on each of
+    // the two real days.
+    assert_eq!(accepted, 158_881 + 365 + 2 * 2);
 }
