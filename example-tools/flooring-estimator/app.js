@@ -14,23 +14,34 @@
 //   (settings.get, kept current by settings.changed) where the app offers them;
 // - keeping only preferences (never quote contents) in localStorage.
 //
-// It is an ES module, so it runs in strict mode and defines no globals.
+// It is an ES module, so it runs in strict mode and defines no globals. What every tool page
+// needs (money in the tenant's culture, error words, field problems, paging) comes from the
+// platform's page helpers at /sdk/ui.js.
+
+import {
+  ERROR_WORDS, bridgeReady, bySku, clearErrorsOnEdit, clearFieldErrors, describeError, formatter, h,
+  loadAllInView, loadPreferences, readNumber, repeatedFields, savePreferences, shorten,
+  showFieldErrors, showStatus,
+} from "/sdk/ui.js";
 
 const PREFERENCES_KEY = "flooring-estimator:preferences";
 const DEFAULT_PREFERENCES = { waste: 10, markup: 40, taxRate: 15, installRate: 25, travelRate: 1.5 };
 // Install settings (declared in manifest.json) → the preference they give the default of.
 const SETTING_PREFERENCES = { wastePercent: "waste", markupPercent: "markup" };
 
-// 500 is the largest page the bridge allows: the fewest round trips for a full catalog.
-const CATALOG_PAGE_SIZE = 500;
 // The host rejects the whole batch if a section is longer than this after trimming.
 const SECTION_MAX_LENGTH = 100;
 // The longest title ui.confirm takes.
 const CONFIRM_TITLE_MAX_LENGTH = 100;
 const SQUARE_METRE = "T_SQUARE_METRE";
 const UNIT_LABELS = { T_SQUARE_METRE: "per m²", T_LINEAR_METRE: "per metre", T_ITEM: "each" };
-// Currencies for the cultures we know; any other culture gets plain numbers.
-const CURRENCY_BY_REGION = { NZ: "NZD", AU: "AUD", GB: "GBP", IE: "EUR", US: "USD", CA: "CAD", ZA: "ZAR" };
+// The words this tool says otherwise than the helpers' table: it works on the open quote.
+const WORDS = {
+  ...ERROR_WORDS,
+  NOT_CONNECTED: "This tool isn't connected to the app. Open it from a quote in the app.",
+  NO_OPEN_QUOTE: "No quote is open. Open a draft quote in the app, then try again.",
+  QUOTE_LOCKED: "This quote has been sent and can't be changed. Open a draft quote to add lines.",
+};
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -63,11 +74,9 @@ const ui = {
 };
 
 const state = {
-  rooms: [],
-  nextRoomId: 1,
-  // sku (lower case) → BridgeProductDto. Kept in memory only, for as long as the page is open.
+  // The product catalog by SKU (bySku). Kept in memory only, for as long as the page is open.
   catalog: null,
-  money: createMoneyFormatter(undefined),
+  format: formatter(undefined),
   busy: false,
   // The open quote's rooms, by roomKey() → name as on the quote; null while the app hasn't said
   // (or can't: an app without quotes.getOpen).
@@ -85,44 +94,8 @@ const state = {
 // Errors and feedback
 
 /** A sentence a user can act on, for any BridgeError code (and for our own bugs). */
-function describeError(error) {
-  switch (error && error.code) {
-    case "NOT_CONNECTED":
-      return "This tool isn't connected to the app. Open it from a quote in the app.";
-    case "NO_OPEN_QUOTE":
-      return "No quote is open. Open a draft quote in the app, then try again.";
-    case "QUOTE_LOCKED":
-      return "This quote has been sent and can't be changed. Open a draft quote to add lines.";
-    case "NOT_ALLOWED":
-      return "You don't have permission to do that here. Ask an administrator if you need it.";
-    case "UNAUTHENTICATED":
-      return "Your session has ended. Sign in to the app again, then retry.";
-    case "RATE_LIMITED":
-      return error.retryAfter
-        ? `Too many requests. Try again in ${error.retryAfter} s.`
-        : "Too many requests. Try again in a moment.";
-    case "INVALID_PARAMS":
-      return `The app didn't accept this: ${describeDetails(error.details)}`;
-    case "NOT_FOUND":
-      return "Something this tool refers to no longer exists. Reload the tool and try again.";
-    case "BACKEND_UNAVAILABLE":
-      return "The app's server can't be reached right now. Try again in a moment.";
-    case "TIMEOUT":
-      return "The app took too long to answer. Try again.";
-    case "METHOD_NOT_FOUND":
-      return "This version of the app doesn't support what this tool asked for.";
-    case "INTERNAL":
-      return "Something went wrong inside the app (INTERNAL). Try again, or report it if it keeps happening.";
-    default:
-      return `Something went wrong (${(error && (error.code || error.message)) || "unknown error"}).`;
-  }
-}
-
-function describeDetails(details) {
-  if (!details || details.length === 0) {
-    return "a value was out of range.";
-  }
-  return details.map((detail) => `${detail.path}: ${detail.message}`).join("; ");
+function describe(error) {
+  return describeError(error, WORDS);
 }
 
 /** Replaces `lines[3]` in the error's paths with the name of the room that line came from. */
@@ -140,32 +113,11 @@ function withLineLabels(error, labels) {
 
 /** Shows feedback in the page: the sandbox has no alert(), and a toast is friendlier anyway. */
 function setStatus(message, kind = "info") {
-  ui.status.textContent = message;
-  ui.status.dataset.kind = kind;
-}
-
-/** `text` cut to at most `max` characters (counted as the host counts them), with an ellipsis. */
-function shorten(text, max) {
-  const characters = [...text];
-  return characters.length <= max ? text : `${characters.slice(0, max - 1).join("")}…`;
+  showStatus(ui.status, message, kind);
 }
 
 // ---------------------------------------------------------------------------------------------
-// Formatting and preferences
-
-/** Money in the tenant's culture; a plain 2-decimal number when the currency can't be told. */
-function createMoneyFormatter(cultureCode) {
-  try {
-    const region = cultureCode ? new Intl.Locale(cultureCode).region : undefined;
-    const currency = CURRENCY_BY_REGION[region];
-    const options = currency
-      ? { style: "currency", currency }
-      : { minimumFractionDigits: 2, maximumFractionDigits: 2 };
-    return new Intl.NumberFormat(cultureCode, options);
-  } catch {
-    return new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-  }
-}
+// Numbers and preferences
 
 function round2(value) {
   return Math.round((value + Number.EPSILON) * 100) / 100;
@@ -173,13 +125,8 @@ function round2(value) {
 
 // localStorage is per tool origin. Only preferences live there: the quote belongs to the app, and
 // anything we kept would go stale the moment someone else edits it.
-function loadPreferences() {
-  let saved = {};
-  try {
-    saved = JSON.parse(localStorage.getItem(PREFERENCES_KEY)) || {};
-  } catch {
-    // Storage disabled or unreadable: defaults are fine.
-  }
+function savedPreferences() {
+  const saved = loadPreferences(PREFERENCES_KEY);
   const preferences = { ...DEFAULT_PREFERENCES };
   for (const name of Object.keys(DEFAULT_PREFERENCES)) {
     if (Number.isFinite(saved[name])) {
@@ -189,7 +136,7 @@ function loadPreferences() {
   return preferences;
 }
 
-function savePreferences() {
+function saveEditedPreferences() {
   const preferences = {};
   for (const [name, input] of preferenceInputs()) {
     if (state.fromSettings.has(name)) {
@@ -199,11 +146,7 @@ function savePreferences() {
       preferences[name] = input.valueAsNumber;
     }
   }
-  try {
-    localStorage.setItem(PREFERENCES_KEY, JSON.stringify({ ...loadPreferences(), ...preferences }));
-  } catch {
-    // Storage disabled: preferences are a convenience, not a requirement.
-  }
+  savePreferences(PREFERENCES_KEY, { ...savedPreferences(), ...preferences });
 }
 
 function preferenceInputs() {
@@ -227,75 +170,24 @@ function newGroupKey() {
   return `flooring-room-${random}`;
 }
 
-function createRoom() {
-  const id = state.nextRoomId++;
-  const element = ui.roomTemplate.content.firstElementChild.cloneNode(true);
-  const fields = {};
-  for (const input of element.querySelectorAll("[data-field]")) {
-    input.id = `room-${id}-${input.dataset.field}`;
-    fields[input.dataset.field] = input;
-  }
-  for (const label of element.querySelectorAll("label[data-for]")) {
-    label.htmlFor = `room-${id}-${label.dataset.for}`;
-  }
-  const part = (role) => element.querySelector(`[data-role="${role}"]`);
-  const room = {
-    key: newGroupKey(),
-    element,
-    fields,
-    legend: part("legend"),
-    area: part("area"),
-    product: part("product"),
-    freeForm: part("free-form"),
-    repeat: part("repeat"),
-    remove: part("remove"),
-  };
-  room.product.id = `room-${id}-product`;
-  fields.sku.setAttribute("aria-describedby", room.product.id);
-  room.repeat.id = `room-${id}-repeat`;
-  fields.name.setAttribute("aria-describedby", room.repeat.id);
-  element.addEventListener("input", () => updateRoom(room));
-  room.remove.addEventListener("click", () => removeRoom(room));
-  state.rooms.push(room);
-  ui.rooms.append(element);
-  renumberRooms();
-  updateRoom(room);
-  return room;
-}
-
-function removeRoom(room) {
-  const index = state.rooms.indexOf(room);
-  state.rooms.splice(index, 1);
-  room.element.remove();
-  renumberRooms();
-  // Keep keyboard users in place: move focus to the room that took this one's place.
-  const next = state.rooms[Math.min(index, state.rooms.length - 1)];
-  next.fields.name.focus();
-}
-
-function renumberRooms() {
-  state.rooms.forEach((room, index) => {
-    room.legend.textContent = `Room ${index + 1}`;
-    room.remove.setAttribute("aria-label", `Remove room ${index + 1}`);
-    room.remove.disabled = state.rooms.length === 1 || state.busy;
-  });
-}
-
-function resetRooms() {
-  for (const room of state.rooms) {
-    room.element.remove();
-  }
-  state.rooms = [];
-  createRoom();
-}
+/** The rooms of the form, each a copy of the room template. */
+const roomFields = repeatedFields({
+  template: ui.roomTemplate,
+  container: ui.rooms,
+  prefix: "room",
+  noun: "room",
+  focus: "name",
+  onAdd: (room) => {
+    room.key = newGroupKey();
+    room.fields.sku.setAttribute("aria-describedby", room.product.id);
+    room.fields.name.setAttribute("aria-describedby", room.repeat.id);
+    room.element.addEventListener("input", () => updateRoom(room));
+    updateRoom(room);
+  },
+});
 
 function roomArea(room) {
   return room.fields.length.valueAsNumber * room.fields.width.valueAsNumber;
-}
-
-function findProduct(sku) {
-  const code = sku.trim().toLowerCase();
-  return code && state.catalog ? state.catalog.get(code) : undefined;
 }
 
 /** Live feedback for one room: its area, which product its SKU names, and whether it is on the quote. */
@@ -312,11 +204,11 @@ function updateRoom(room) {
     : "Area: enter length and width";
 
   const sku = room.fields.sku.value.trim();
-  const product = findProduct(sku);
+  const product = state.catalog?.find(sku);
   room.freeForm.hidden = Boolean(product);
   if (product) {
     const unit = UNIT_LABELS[product.unit] || "";
-    room.product.textContent = `${product.name}, ${state.money.format(product.price)} ${unit}`.trim();
+    room.product.textContent = `${product.name}, ${state.format.money(product.price)} ${unit}`.trim();
   } else if (sku && state.catalog) {
     room.product.textContent = "Not in the catalog: describe it and give its buy price below.";
   } else if (sku) {
@@ -371,14 +263,10 @@ function showOpenQuote(quote, kind) {
   ui.quoteRoomsState.textContent = !quote ? "No quote is open."
     : names.length === 0 ? `${quote.ref} has no rooms yet.`
       : `Rooms already on ${quote.ref}:`;
-  ui.quoteRooms.replaceChildren(...names.map((name) => {
-    const item = document.createElement("li");
-    item.textContent = name;
-    return item;
-  }));
+  ui.quoteRooms.replaceChildren(...names.map((name) => h("li", {}, name)));
   ui.quoteLock.textContent = state.locked;
   ui.openQuote.hidden = false;
-  state.rooms.forEach(updateRoom);
+  roomFields.entries.forEach(updateRoom);
   setBusy(state.busy);
 }
 
@@ -390,7 +278,7 @@ async function readOpenQuote() {
       showOpenQuote(null);
     } else {
       // Not knowing the rooms only means no warning about repeats: adding still works.
-      ui.quoteRoomsState.textContent = `The open quote couldn't be read. ${describeError(error)}`;
+      ui.quoteRoomsState.textContent = `The open quote couldn't be read. ${describe(error)}`;
       ui.openQuote.hidden = false;
     }
   }
@@ -428,60 +316,6 @@ async function confirmRepeats(rooms) {
 // ---------------------------------------------------------------------------------------------
 // Reading and checking the form
 
-function clearFieldErrors() {
-  for (const control of ui.form.querySelectorAll('[aria-invalid="true"]')) {
-    clearFieldError(control);
-  }
-}
-
-/** Puts `message` under `control` and links them, so screen readers read it with the field. */
-function showFieldError(control, message) {
-  const error = document.createElement("p");
-  error.className = "field-error";
-  error.id = `${control.id}-error`;
-  error.textContent = message;
-  control.closest(".field").append(error);
-  control.setAttribute("aria-invalid", "true");
-  // Keep any hint the field already had, after the error.
-  control.dataset.hint = control.getAttribute("aria-describedby") || "";
-  control.setAttribute("aria-describedby", `${error.id} ${control.dataset.hint}`.trim());
-}
-
-function clearFieldError(control) {
-  const error = document.getElementById(`${control.id}-error`);
-  if (error) {
-    error.remove();
-  }
-  control.removeAttribute("aria-invalid");
-  if (control.dataset.hint) {
-    control.setAttribute("aria-describedby", control.dataset.hint);
-  } else {
-    control.removeAttribute("aria-describedby");
-  }
-  delete control.dataset.hint;
-}
-
-/** Once the user edits a field that had a problem, its message goes. */
-function clearErrorOnEdit(event) {
-  const control = event.target.closest('[aria-invalid="true"]');
-  if (control) {
-    clearFieldError(control);
-  }
-}
-
-/** A number from `input`, or an error when it is empty or outside [min, max]. */
-function readNumber(input, errors, { min = 0, max = Infinity, above = false } = {}) {
-  const value = input.valueAsNumber;
-  if (!Number.isFinite(value)) {
-    errors.push([input, "Enter a number."]);
-  } else if (above ? value <= min : value < min) {
-    errors.push([input, above ? `Must be more than ${min}.` : `Must be at least ${min}.`]);
-  } else if (value > max) {
-    errors.push([input, `Must be at most ${max}.`]);
-  }
-  return value;
-}
-
 function readRoom(room, errors) {
   const { fields } = room;
   const name = fields.name.value.trim();
@@ -498,7 +332,7 @@ function readRoom(room, errors) {
   }
 
   const sku = fields.sku.value.trim();
-  const product = findProduct(sku);
+  const product = state.catalog?.find(sku);
   if (product && product.unit !== SQUARE_METRE) {
     errors.push([fields.sku, `${product.sku} isn't sold per m². Choose a floor covering.`]);
   }
@@ -517,7 +351,7 @@ function readRoom(room, errors) {
 /** Everything the form says, plus every problem as [input, message]. */
 function readEstimate() {
   const errors = [];
-  const rooms = state.rooms.map((room) => readRoom(room, errors));
+  const rooms = roomFields.entries.map((room) => readRoom(room, errors));
   const estimate = {
     rooms,
     waste: readNumber(ui.waste, errors, { max: 100 }),
@@ -668,20 +502,15 @@ function setBusy(busy) {
   ui.form.setAttribute("aria-busy", String(busy));
   ui.submit.disabled = busy || !state.catalog || Boolean(state.locked);
   ui.addRoom.disabled = busy;
-  renumberRooms();
+  roomFields.setBusy(busy);
 }
 
 async function addToQuote(event) {
   event.preventDefault();
-  clearFieldErrors();
+  clearFieldErrors(ui.form);
   const { estimate, errors } = readEstimate();
   if (errors.length > 0) {
-    for (const [input, message] of errors) {
-      showFieldError(input, message);
-    }
-    const fields = errors.length === 1 ? "the highlighted field" : `the ${errors.length} highlighted fields`;
-    setStatus(`Check ${fields}.`, "error");
-    errors[0][0].focus();
+    setStatus(showFieldErrors(errors), "error");
     return;
   }
 
@@ -705,81 +534,40 @@ async function addToQuote(event) {
     // The host may add more: the installation tasks of catalog products. We count what we sent.
     const sent = batch.lines.length === 1 ? "1 line" : `${batch.lines.length} lines`;
     setStatus(`Added ${sent} to the quote, plus any tasks the app adds for catalog products.`, "success");
-    resetRooms();
+    roomFields.reset();
     if (bridge.supports("quotes.getOpen") && !bridge.supports("quote.changed")) {
       readOpenQuote(); // No event will say what the quote holds now.
     }
   } catch (error) {
     // Nothing was applied, and the form is untouched: the user can fix it and try again.
-    setStatus(describeError(withLineLabels(error, labels)), "error");
+    setStatus(describe(withLineLabels(error, labels)), "error");
   } finally {
     setBusy(false);
   }
 }
 
-/** The reference pattern: every page of products, into a case-insensitive sku → product map. */
-async function fetchCatalog(onProgress) {
-  const bySku = new Map();
-  let page = 1;
-  let loaded = 0;
-  let totalCount = Infinity;
-  while (loaded < totalCount) {
-    const result = await bridge.products.list({ page, pageSize: CATALOG_PAGE_SIZE });
-    for (const product of result.items) {
-      bySku.set(product.sku.toLowerCase(), product);
-    }
-    totalCount = result.totalCount;
-    loaded += result.items.length;
-    page += 1;
-    onProgress(loaded, totalCount);
-    if (result.items.length === 0) {
-      break; // The catalog shrank while we were paging.
-    }
-  }
-  return bySku;
-}
-
-function showCatalogProgress(loaded, total) {
-  ui.catalogProgress.max = Math.max(total, 1);
-  ui.catalogProgress.value = loaded;
-  ui.catalogStatus.textContent = `Loading the product catalog: ${loaded} of ${total}…`;
-}
-
 /** Offers floor coverings (sold per m²) as suggestions in every SKU field. */
 function fillProductSuggestions(catalog) {
-  const options = [];
-  for (const product of catalog.values()) {
-    if (product.unit === SQUARE_METRE) {
-      const option = document.createElement("option");
-      option.value = product.sku;
-      option.label = product.name;
-      options.push(option);
-    }
-  }
-  ui.productCodes.replaceChildren(...options);
+  const coverings = catalog.products.filter((product) => product.unit === SQUARE_METRE);
+  ui.productCodes.replaceChildren(...coverings.map((product) => h("option", { value: product.sku, label: product.name })));
 }
 
 async function loadCatalog() {
-  ui.catalogRetry.hidden = true;
-  ui.catalogProgress.hidden = false;
-  ui.catalogStatus.textContent = "Loading the product catalog…";
-  try {
-    state.catalog = await fetchCatalog(showCatalogProgress);
+  const products = await loadAllInView((options) => bridge.products.list(options), {
+    what: "the product catalog", status: ui.catalogStatus, progress: ui.catalogProgress, retry: ui.catalogRetry, words: WORDS,
+  });
+  if (products) {
+    state.catalog = bySku(products);
     fillProductSuggestions(state.catalog);
     ui.catalogStatus.textContent = `${state.catalog.size} products loaded.`;
     setBusy(state.busy);
-    state.rooms.forEach(updateRoom);
-  } catch (error) {
-    ui.catalogStatus.textContent = `The product catalog didn't load. ${describeError(error)}`;
-    ui.catalogRetry.hidden = false;
-  } finally {
-    ui.catalogProgress.hidden = true;
+    roomFields.entries.forEach(updateRoom);
   }
 }
 
 async function greet() {
   const context = await bridge.context.get();
-  state.money = createMoneyFormatter(context.cultureCode);
+  state.format = formatter(context.cultureCode);
   ui.greeting.textContent = `Hello ${context.userName}. Prices are for ${context.tenantName}.`;
 }
 
@@ -789,12 +577,12 @@ function toggleOptionalFields() {
 }
 
 function restorePreferences() {
-  const preferences = loadPreferences();
+  const preferences = savedPreferences();
   for (const [name, input] of preferenceInputs()) {
     input.value = String(preferences[name]);
     input.addEventListener("change", () => {
       state.edited.add(name);
-      savePreferences();
+      saveEditedPreferences();
     });
   }
 }
@@ -812,7 +600,7 @@ async function followSettings() {
   try {
     applySettings(await bridge.settings.get());
   } catch (error) {
-    setStatus(`The tool's settings didn't load, so its own defaults apply. ${describeError(error)}`, "warning");
+    setStatus(`The tool's settings didn't load, so its own defaults apply. ${describe(error)}`, "warning");
   }
 }
 
@@ -842,20 +630,16 @@ function showFatal(message) {
 async function start() {
   restorePreferences();
   toggleOptionalFields();
-  createRoom();
+  roomFields.add();
   ui.install.addEventListener("change", toggleOptionalFields);
   ui.travel.addEventListener("change", toggleOptionalFields);
-  ui.addRoom.addEventListener("click", () => createRoom().fields.name.focus());
+  ui.addRoom.addEventListener("click", () => roomFields.add().fields.name.focus());
   ui.catalogRetry.addEventListener("click", loadCatalog);
   ui.form.addEventListener("submit", addToQuote);
-  ui.form.addEventListener("input", clearErrorOnEdit);
+  clearErrorsOnEdit(ui.form);
 
-  if (!window.bridge) {
-    showFatal("The app's tool SDK (bridge.js) didn't load, so this tool can't work.");
-    return;
-  }
   try {
-    await bridge.ready();
+    await bridgeReady();
     // The host grants addLines only to quoting_extension tools opened from a quote.
     if (!bridge.supports("quotes.addLines")) {
       showFatal("This tool adds lines to a quote: open it from inside a quote in the app.");
@@ -863,7 +647,7 @@ async function start() {
     }
     await greet();
   } catch (error) {
-    showFatal(describeError(error));
+    showFatal(describe(error));
     return;
   }
   await followSettings();

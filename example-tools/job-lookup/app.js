@@ -11,7 +11,14 @@
 //   the app offers them;
 // - keeping only preferences (the page size) in localStorage.
 //
-// It is an ES module, so it runs in strict mode and defines no globals.
+// It is an ES module, so it runs in strict mode and defines no globals. What every tool page
+// needs (money and dates in the tenant's culture, error words, paging) comes from the platform's
+// page helpers at /sdk/ui.js.
+
+import {
+  ERROR_WORDS, bridgeReady, describeError, formatter, h, loadPreferences, pages, savePreferences,
+  shorten, showStatus,
+} from "/sdk/ui.js";
 
 const PREFERENCES_KEY = "job-lookup:preferences";
 const DEFAULT_PAGE_SIZE = 25;
@@ -41,8 +48,12 @@ const SOURCES = {
     render: renderQuote,
   },
 };
-// Currencies for the cultures we know; any other culture gets plain numbers.
-const CURRENCY_BY_REGION = { NZ: "NZD", AU: "AUD", GB: "GBP", IE: "EUR", US: "USD", CA: "CAD", ZA: "ZAR" };
+// The words this tool says otherwise than the helpers' table: it reads lists.
+const WORDS = {
+  ...ERROR_WORDS,
+  NOT_ALLOWED: "Your role doesn't allow reading this list. Ask an administrator if you need it.",
+  NOT_FOUND: "Something this tool refers to no longer exists. Reload the list and try again.",
+};
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -56,8 +67,7 @@ const ui = {
 
 const state = {
   connected: false,
-  money: new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 }),
-  date: new Intl.DateTimeFormat(undefined, { dateStyle: "medium" }),
+  format: formatter(undefined),
   panels: [],
 };
 
@@ -65,50 +75,13 @@ const state = {
 // Errors and feedback
 
 /** A sentence a user can act on, for any BridgeError code (and for our own bugs). */
-function describeError(error) {
-  switch (error && error.code) {
-    case "NOT_CONNECTED":
-      return "This tool isn't connected to the app. Open it from the app's tool launcher.";
-    case "NOT_ALLOWED":
-      return "Your role doesn't allow reading this list. Ask an administrator if you need it.";
-    case "NO_OPEN_QUOTE":
-      return "No quote is open. Open a quote in the app, then try again.";
-    case "QUOTE_LOCKED":
-      return "This quote has been sent and can't be changed.";
-    case "UNAUTHENTICATED":
-      return "Your session has ended. Sign in to the app again, then retry.";
-    case "RATE_LIMITED":
-      return error.retryAfter
-        ? `Too many requests. Try again in ${error.retryAfter} s.`
-        : "Too many requests. Try again in a moment.";
-    case "INVALID_PARAMS":
-      return `The app didn't accept this: ${describeDetails(error.details)}`;
-    case "NOT_FOUND":
-      return "Something this tool refers to no longer exists. Reload the list and try again.";
-    case "BACKEND_UNAVAILABLE":
-      return "The app's server can't be reached right now. Try again in a moment.";
-    case "TIMEOUT":
-      return "The app took too long to answer. Try again.";
-    case "METHOD_NOT_FOUND":
-      return "This version of the app doesn't support what this tool asked for.";
-    case "INTERNAL":
-      return "Something went wrong inside the app (INTERNAL). Try again, or report it if it keeps happening.";
-    default:
-      return `Something went wrong (${(error && (error.code || error.message)) || "unknown error"}).`;
-  }
-}
-
-function describeDetails(details) {
-  if (!details || details.length === 0) {
-    return "a value was out of range.";
-  }
-  return details.map((detail) => `${detail.path}: ${detail.message}`).join("; ");
+function describe(error) {
+  return describeError(error, WORDS);
 }
 
 /** Shows feedback in the page: the sandbox has no alert(), and a toast is friendlier anyway. */
 function setStatus(message, kind = "info") {
-  ui.status.textContent = message;
-  ui.status.dataset.kind = kind;
+  showStatus(ui.status, message, kind);
 }
 
 /**
@@ -119,54 +92,17 @@ function toast(kind, message) {
   if (!bridge.supports("ui.toast")) {
     return;
   }
-  const characters = [...message.replace(/\s+/g, " ").trim()];
-  const line = characters.length <= TOAST_MAX_LENGTH
-    ? characters.join("")
-    : `${characters.slice(0, TOAST_MAX_LENGTH - 1).join("")}…`;
+  const line = shorten(message.replace(/\s+/g, " ").trim(), TOAST_MAX_LENGTH);
   bridge.ui.toast({ kind, message: line }).catch(() => {});
 }
 
 // ---------------------------------------------------------------------------------------------
-// Formatting and preferences
-
-/** Money in the tenant's culture; a plain 2-decimal number when the currency can't be told. */
-function createMoneyFormatter(cultureCode) {
-  try {
-    const region = cultureCode ? new Intl.Locale(cultureCode).region : undefined;
-    const currency = CURRENCY_BY_REGION[region];
-    const options = currency
-      ? { style: "currency", currency }
-      : { minimumFractionDigits: 2, maximumFractionDigits: 2 };
-    return new Intl.NumberFormat(cultureCode, options);
-  } catch {
-    return new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-  }
-}
-
-function createDateFormatter(cultureCode) {
-  try {
-    return new Intl.DateTimeFormat(cultureCode, { dateStyle: "medium" });
-  } catch {
-    return new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
-  }
-}
+// Preferences
 
 // localStorage is per tool origin. Only preferences live there, never data from the app.
 function loadPageSize() {
-  try {
-    const saved = JSON.parse(localStorage.getItem(PREFERENCES_KEY)) || {};
-    return [10, 25, 50, 100].includes(saved.pageSize) ? saved.pageSize : DEFAULT_PAGE_SIZE;
-  } catch {
-    return DEFAULT_PAGE_SIZE;
-  }
-}
-
-function savePageSize(pageSize) {
-  try {
-    localStorage.setItem(PREFERENCES_KEY, JSON.stringify({ pageSize }));
-  } catch {
-    // Storage disabled: preferences are a convenience, not a requirement.
-  }
+  const saved = loadPreferences(PREFERENCES_KEY);
+  return [10, 25, 50, 100].includes(saved.pageSize) ? saved.pageSize : DEFAULT_PAGE_SIZE;
 }
 
 function pageSize() {
@@ -176,23 +112,11 @@ function pageSize() {
 // ---------------------------------------------------------------------------------------------
 // Rendering records (as DOM with textContent, so names and refs from the app stay text)
 
-function textElement(tag, className, text) {
-  const element = document.createElement(tag);
-  element.className = className;
-  element.textContent = text;
-  return element;
-}
-
 function recordItem(record, extra) {
-  const item = document.createElement("li");
-  const heading = document.createElement("div");
-  heading.className = "record-heading";
-  heading.append(textElement("span", "ref", record.ref), textElement("span", "badge", record.status));
-  item.append(heading, textElement("div", "customer", record.customerName || "No customer"));
-  if (extra) {
-    item.append(textElement("div", "hint", extra));
-  }
-  return item;
+  return h("li", {},
+    h("div", { class: "record-heading" }, h("span", { class: "ref" }, record.ref), h("span", { class: "badge" }, record.status)),
+    h("div", { class: "customer" }, record.customerName || "No customer"),
+    extra ? h("div", { class: "hint" }, extra) : null);
 }
 
 function renderJob(job) {
@@ -200,9 +124,8 @@ function renderJob(job) {
 }
 
 function renderQuote(quote) {
-  const date = new Date(quote.date);
-  const when = Number.isNaN(date.getTime()) ? "" : ` · ${state.date.format(date)}`;
-  return recordItem(quote, `${state.money.format(quote.total)}${when}`);
+  const when = quote.date ? ` · ${state.format.date(quote.date)}` : "";
+  return recordItem(quote, `${state.format.money(quote.total)}${when}`);
 }
 
 /** "1 job" or "3 jobs". */
@@ -300,7 +223,7 @@ async function loadPage(panel, page) {
 }
 
 function showListError(panel, error, retry) {
-  panel.state.textContent = describeError(error);
+  panel.state.textContent = describe(error);
   panel.state.dataset.kind = "error";
   panel.retryAction = retry;
   panel.retry.hidden = false;
@@ -399,7 +322,6 @@ async function searchAllPages(panel) {
   const request = ++panel.searchRequest;
   const needle = query(panel);
   const found = [];
-  let page = 1;
   let seen = 0;
   let total = Infinity;
   panel.searching.hidden = false;
@@ -410,21 +332,16 @@ async function searchAllPages(panel) {
   panel.progress.value = 0;
   panel.cancel.focus();
   try {
-    while (seen < total && page <= SEARCH_MAX_PAGES) {
-      const result = await panel.source.list({ page, pageSize: SEARCH_PAGE_SIZE });
+    for await (const result of pages(panel.source.list, { pageSize: SEARCH_PAGE_SIZE, maxPages: SEARCH_MAX_PAGES })) {
       if (request !== panel.searchRequest) {
         return; // Cancelled, or the user typed again.
       }
       found.push(...result.items.filter((record) => matches(record, needle)));
       total = result.totalCount;
-      seen += result.items.length;
-      page += 1;
+      seen = result.loaded;
       panel.progress.max = Math.max(total, 1);
       panel.progress.value = seen;
       panel.state.textContent = `Searched ${seen} of ${total} ${panel.source.many}…`;
-      if (result.items.length === 0) {
-        break; // The list shrank while we were paging.
-      }
     }
     panel.matches = found;
     panel.searchCapped = seen < total;
@@ -435,7 +352,7 @@ async function searchAllPages(panel) {
     if (request === panel.searchRequest) {
       panel.searching.hidden = true;
       showListError(panel, error, () => searchAllPages(panel));
-      toast("error", `Searching all ${panel.source.many} for "${panel.search.value.trim()}" failed. ${describeError(error)}`);
+      toast("error", `Searching all ${panel.source.many} for "${panel.search.value.trim()}" failed. ${describe(error)}`);
     }
   } finally {
     if (request === panel.searchRequest) {
@@ -485,7 +402,7 @@ function selectedPanel() {
 // Start
 
 function onPageSizeChange() {
-  savePageSize(pageSize());
+  savePreferences(PREFERENCES_KEY, { pageSize: pageSize() });
   // Page numbers mean something else at another size: start each loaded list again at page 1.
   for (const panel of state.panels) {
     if (panel.result || panel === selectedPanel()) {
@@ -496,8 +413,7 @@ function onPageSizeChange() {
 
 async function greet() {
   const context = await bridge.context.get();
-  state.money = createMoneyFormatter(context.cultureCode);
-  state.date = createDateFormatter(context.cultureCode);
+  state.format = formatter(context.cultureCode);
   ui.greeting.textContent = `Hello ${context.userName}. Looking up ${context.tenantName}.`;
 }
 
@@ -517,15 +433,11 @@ async function start() {
   }
   ui.pageSize.addEventListener("change", onPageSizeChange);
 
-  if (!window.bridge) {
-    showFatal("The app's tool SDK (bridge.js) didn't load, so this tool can't work.");
-    return;
-  }
   try {
-    await bridge.ready();
+    await bridgeReady();
     await greet();
   } catch (error) {
-    showFatal(describeError(error));
+    showFatal(describe(error));
     return;
   }
   state.connected = true;

@@ -11,19 +11,32 @@
 //   extension beyond 2.1.0), or else with a link;
 // - keeping only preferences (never quote contents) in localStorage.
 //
-// It is an ES module, so it runs in strict mode and defines no globals.
+// It is an ES module, so it runs in strict mode and defines no globals. What every tool page
+// needs (money in the tenant's culture, error words, field problems, paging) comes from the
+// platform's page helpers at /sdk/ui.js.
+
+import {
+  ERROR_WORDS, bridgeReady, bySku, clearErrorsOnEdit, clearFieldErrors, describeError, formatter, h,
+  loadAllInView, loadPreferences, readNumber, repeatedFields, savePreferences, showFieldErrors,
+  showStatus,
+} from "/sdk/ui.js";
 
 const PREFERENCES_KEY = "quick-quote:preferences";
-const DEFAULT_PREFERENCES = { taxRate: 15 };
+const DEFAULT_TAX_RATE = 15;
 
 const CUSTOMER_PAGE_SIZE = 20;
-// 500 is the largest page the bridge allows: the fewest round trips for a full catalog.
-const CATALOG_PAGE_SIZE = 500;
 // The rules quotes.create applies. Checking them here gives friendlier messages sooner.
 const LIMITS = { maxLines: 200, maxQty: 10000, maxUnitPrice: 1000000 };
 const UNIT_LABELS = { T_SQUARE_METRE: "per m²", T_LINEAR_METRE: "per metre", T_ITEM: "each" };
-// Currencies for the cultures we know; any other culture gets plain numbers.
-const CURRENCY_BY_REGION = { NZ: "NZD", AU: "AUD", GB: "GBP", IE: "EUR", US: "USD", CA: "CAD", ZA: "ZAR" };
+// The words this tool says otherwise than the helpers' table.
+const WORDS = {
+  ...ERROR_WORDS,
+  NOT_ALLOWED: "Your role doesn't allow creating quotes. Ask an administrator if you need to.",
+  NOT_FOUND: "Something this tool refers to no longer exists. Reload the list and try again.",
+  // A timeout doesn't say whether the app acted, and quotes.create has no idempotency key.
+  TIMEOUT: "The app took too long to answer. The quote may still have been created: "
+    + "check the app's quote list before trying again.",
+};
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -67,11 +80,9 @@ const ui = {
 const state = {
   connected: false,
   busy: false,
-  money: createMoneyFormatter(undefined),
-  // sku (lower case) → BridgeProductDto. Kept in memory only, for as long as the page is open.
+  format: formatter(undefined),
+  // The product catalog by SKU (bySku). Kept in memory only, for as long as the page is open.
   catalog: null,
-  lines: [],
-  nextLineId: 1,
   customerPage: null,
   // Counts customer page requests, so a slow answer for an old page can't replace a newer one.
   customerRequest: 0,
@@ -81,94 +92,28 @@ const state = {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Errors and feedback
+// Feedback and preferences
 
 /** A sentence a user can act on, for any BridgeError code (and for our own bugs). */
-function describeError(error) {
-  switch (error && error.code) {
-    case "NOT_CONNECTED":
-      return "This tool isn't connected to the app. Open it from the app's tool launcher.";
-    case "NOT_ALLOWED":
-      return "Your role doesn't allow creating quotes. Ask an administrator if you need to.";
-    case "NO_OPEN_QUOTE":
-      return "No quote is open. Open a quote in the app, then try again.";
-    case "QUOTE_LOCKED":
-      return "This quote has been sent and can't be changed.";
-    case "UNAUTHENTICATED":
-      return "Your session has ended. Sign in to the app again, then retry.";
-    case "RATE_LIMITED":
-      return error.retryAfter
-        ? `Too many requests. Try again in ${error.retryAfter} s.`
-        : "Too many requests. Try again in a moment.";
-    case "INVALID_PARAMS":
-      return `The app didn't accept this: ${describeDetails(error.details)}`;
-    case "NOT_FOUND":
-      return "Something this tool refers to no longer exists. Reload the list and try again.";
-    case "BACKEND_UNAVAILABLE":
-      return "The app's server can't be reached right now. Try again in a moment.";
-    case "TIMEOUT":
-      // A timeout doesn't say whether the app acted, and quotes.create has no idempotency key.
-      return "The app took too long to answer. The quote may still have been created: "
-        + "check the app's quote list before trying again.";
-    case "METHOD_NOT_FOUND":
-      return "This version of the app doesn't support what this tool asked for.";
-    case "INTERNAL":
-      return "Something went wrong inside the app (INTERNAL). Try again, or report it if it keeps happening.";
-    default:
-      return `Something went wrong (${(error && (error.code || error.message)) || "unknown error"}).`;
-  }
-}
-
-function describeDetails(details) {
-  if (!details || details.length === 0) {
-    return "a value was out of range.";
-  }
-  return details.map((detail) => `${detail.path}: ${detail.message}`).join("; ");
+function describe(error) {
+  return describeError(error, WORDS);
 }
 
 /** Shows feedback in the page: the sandbox has no alert(), and a toast is friendlier anyway. */
 function setStatus(message, kind = "info") {
-  ui.status.textContent = message;
-  ui.status.dataset.kind = kind;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Formatting and preferences
-
-/** Money in the tenant's culture; a plain 2-decimal number when the currency can't be told. */
-function createMoneyFormatter(cultureCode) {
-  try {
-    const region = cultureCode ? new Intl.Locale(cultureCode).region : undefined;
-    const currency = CURRENCY_BY_REGION[region];
-    const options = currency
-      ? { style: "currency", currency }
-      : { minimumFractionDigits: 2, maximumFractionDigits: 2 };
-    return new Intl.NumberFormat(cultureCode, options);
-  } catch {
-    return new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-  }
+  showStatus(ui.status, message, kind);
 }
 
 // localStorage is per tool origin. Only preferences live there: the quote belongs to the app.
-function loadPreferences() {
-  let saved = {};
-  try {
-    saved = JSON.parse(localStorage.getItem(PREFERENCES_KEY)) || {};
-  } catch {
-    // Storage disabled or unreadable: defaults are fine.
-  }
-  return { taxRate: Number.isFinite(saved.taxRate) ? saved.taxRate : DEFAULT_PREFERENCES.taxRate };
+function savedTaxRate() {
+  const { taxRate } = loadPreferences(PREFERENCES_KEY);
+  return Number.isFinite(taxRate) ? taxRate : DEFAULT_TAX_RATE;
 }
 
 function saveTaxRatePreference() {
   const taxRate = ui.taxRate.valueAsNumber;
-  if (!ui.taxRate.checkValidity() || !Number.isFinite(taxRate)) {
-    return;
-  }
-  try {
-    localStorage.setItem(PREFERENCES_KEY, JSON.stringify({ taxRate }));
-  } catch {
-    // Storage disabled: preferences are a convenience, not a requirement.
+  if (ui.taxRate.checkValidity() && Number.isFinite(taxRate)) {
+    savePreferences(PREFERENCES_KEY, { taxRate });
   }
 }
 
@@ -199,7 +144,7 @@ async function showCustomerPage(page) {
     renderCustomers();
   } catch (error) {
     if (request === state.customerRequest) {
-      ui.customersState.textContent = describeError(error);
+      ui.customersState.textContent = describe(error);
       ui.customersRetry.hidden = false;
       ui.customersRetry.dataset.page = String(page);
     }
@@ -247,29 +192,21 @@ function renderCustomers() {
 }
 
 function customerOption(customer) {
-  const wrapper = document.createElement("div");
-  wrapper.className = "check";
-  const input = document.createElement("input");
-  input.type = "radio";
-  input.name = "customer";
-  input.id = `customer-${customer.id}`;
-  input.value = customer.id;
-  input.checked = Boolean(state.customer && state.customer.id === customer.id);
-  // quotes.create finds an existing customer by email only, so one without an email can't be
-  // chosen here: sending just the name would create a second customer of that name.
-  input.disabled = !customer.email;
-  input.addEventListener("change", () => selectCustomer(customer));
-  const label = document.createElement("label");
-  label.htmlFor = input.id;
-  const name = document.createElement("span");
-  name.className = "name";
-  name.textContent = customer.name;
-  const email = document.createElement("span");
-  email.className = "hint";
-  email.textContent = customer.email || "No email on file, so it can't be picked";
-  label.append(name, email);
-  wrapper.append(input, label);
-  return wrapper;
+  const id = `customer-${customer.id}`;
+  const input = h("input", {
+    type: "radio",
+    name: "customer",
+    id,
+    value: customer.id,
+    // quotes.create finds an existing customer by email only, so one without an email can't be
+    // chosen here: sending just the name would create a second customer of that name.
+    props: { checked: Boolean(state.customer && state.customer.id === customer.id), disabled: !customer.email },
+    on: { change: () => selectCustomer(customer) },
+  });
+  return h("div", { class: "check" }, input,
+    h("label", { for: id },
+      h("span", { class: "name" }, customer.name),
+      h("span", { class: "hint" }, customer.email || "No email on file, so it can't be picked")));
 }
 
 function selectCustomer(customer) {
@@ -282,83 +219,42 @@ function selectCustomer(customer) {
 // ---------------------------------------------------------------------------------------------
 // Lines
 
-function createLine() {
-  const id = state.nextLineId++;
-  const element = ui.lineTemplate.content.firstElementChild.cloneNode(true);
-  const fields = {};
-  for (const input of element.querySelectorAll("[data-field]")) {
-    input.id = `line-${id}-${input.dataset.field}`;
-    fields[input.dataset.field] = input;
-  }
-  for (const label of element.querySelectorAll("label[data-for]")) {
-    label.htmlFor = `line-${id}-${label.dataset.for}`;
-  }
-  const line = {
-    element,
-    fields,
-    legend: element.querySelector('[data-role="legend"]'),
-    product: element.querySelector('[data-role="product"]'),
-    remove: element.querySelector('[data-role="remove"]'),
+/** The lines of the form, each a copy of the line template. */
+const lineFields = repeatedFields({
+  template: ui.lineTemplate,
+  container: ui.lines,
+  prefix: "line",
+  noun: "line",
+  focus: "sku",
+  onAdd: (line) => {
     // Whether the unit price still holds the catalog price we filled in (not the user's own).
-    pricePrefilled: false,
-  };
-  line.product.id = `line-${id}-product`;
-  fields.sku.setAttribute("aria-describedby", line.product.id);
-  fields.sku.addEventListener("input", () => updateLineProduct(line));
-  fields.unitPrice.addEventListener("input", () => {
     line.pricePrefilled = false;
-  });
-  line.remove.addEventListener("click", () => removeLine(line));
-  state.lines.push(line);
-  ui.lines.append(element);
-  renumberLines();
-  updateLineProduct(line);
-  return line;
-}
+    line.fields.sku.setAttribute("aria-describedby", line.product.id);
+    line.fields.sku.addEventListener("input", () => updateLineProduct(line));
+    line.fields.unitPrice.addEventListener("input", () => {
+      line.pricePrefilled = false;
+    });
+    updateLineProduct(line);
+  },
+  onRenumber: showLineCount,
+});
 
-function removeLine(line) {
-  const index = state.lines.indexOf(line);
-  state.lines.splice(index, 1);
-  line.element.remove();
-  renumberLines();
-  // Keep keyboard users in place: move focus to the line that took this one's place.
-  state.lines[Math.min(index, state.lines.length - 1)].fields.sku.focus();
-}
-
-function renumberLines() {
-  state.lines.forEach((line, index) => {
-    line.legend.textContent = `Line ${index + 1}`;
-    line.remove.setAttribute("aria-label", `Remove line ${index + 1}`);
-    line.remove.disabled = state.lines.length === 1 || state.busy;
-  });
-  const full = state.lines.length >= LIMITS.maxLines;
+function showLineCount(entries) {
+  const full = entries.length >= LIMITS.maxLines;
   ui.addLine.disabled = full || state.busy;
   ui.lineCount.textContent = full
     ? `A quote holds at most ${LIMITS.maxLines} lines.`
-    : `${state.lines.length} of at most ${LIMITS.maxLines} lines.`;
-}
-
-function resetLines() {
-  for (const line of state.lines) {
-    line.element.remove();
-  }
-  state.lines = [];
-  createLine();
-}
-
-function findProduct(sku) {
-  const code = sku.trim().toLowerCase();
-  return code && state.catalog ? state.catalog.get(code) : undefined;
+    : `${entries.length} of at most ${LIMITS.maxLines} lines.`;
 }
 
 /** Names the product a SKU resolves to, and fills in its price unless the user typed one. */
 function updateLineProduct(line) {
   const { sku, unitPrice, description } = line.fields;
-  const product = findProduct(sku.value);
+  const product = state.catalog?.find(sku.value);
   description.placeholder = product ? product.name : "";
   if (product) {
     const unit = UNIT_LABELS[product.unit] || "";
-    line.product.textContent = `${product.name}, ${state.money.format(product.price)} ${unit}`.trim();
+    line.product.textContent = `${product.name}, ${state.format.money(product.price)} ${unit}`.trim();
     if (unitPrice.value === "" || line.pricePrefilled) {
       unitPrice.value = String(product.price);
       line.pricePrefilled = true;
@@ -374,60 +270,6 @@ function updateLineProduct(line) {
 
 // ---------------------------------------------------------------------------------------------
 // Reading and checking the form
-
-function clearFieldErrors() {
-  for (const control of ui.form.querySelectorAll('[aria-invalid="true"]')) {
-    clearFieldError(control);
-  }
-}
-
-/** Puts `message` under `control` and links them, so screen readers read it with the field. */
-function showFieldError(control, message) {
-  const error = document.createElement("p");
-  error.className = "field-error";
-  error.id = `${control.id}-error`;
-  error.textContent = message;
-  control.closest(".field").append(error);
-  control.setAttribute("aria-invalid", "true");
-  // Keep any hint the field already had, after the error.
-  control.dataset.hint = control.getAttribute("aria-describedby") || "";
-  control.setAttribute("aria-describedby", `${error.id} ${control.dataset.hint}`.trim());
-}
-
-function clearFieldError(control) {
-  const error = document.getElementById(`${control.id}-error`);
-  if (error) {
-    error.remove();
-  }
-  control.removeAttribute("aria-invalid");
-  if (control.dataset.hint) {
-    control.setAttribute("aria-describedby", control.dataset.hint);
-  } else {
-    control.removeAttribute("aria-describedby");
-  }
-  delete control.dataset.hint;
-}
-
-/** Once the user edits a field that had a problem, its message goes. */
-function clearErrorOnEdit(event) {
-  const control = event.target.closest('[aria-invalid="true"]');
-  if (control) {
-    clearFieldError(control);
-  }
-}
-
-/** A number from `input`, or an error when it is empty or outside the range. */
-function readNumber(input, errors, { min = 0, max = Infinity, above = false } = {}) {
-  const value = input.valueAsNumber;
-  if (!Number.isFinite(value)) {
-    errors.push([input, "Enter a number."]);
-  } else if (above ? value <= min : value < min) {
-    errors.push([input, above ? `Must be more than ${min}.` : `Must be at least ${min}.`]);
-  } else if (value > max) {
-    errors.push([input, `Must be at most ${max}.`]);
-  }
-  return value;
-}
 
 function readCustomer(errors) {
   if (customerMode() === "list") {
@@ -458,7 +300,7 @@ function readCustomer(errors) {
 function readLine(line, taxRate, errors) {
   const { fields } = line;
   const sku = fields.sku.value.trim();
-  const product = findProduct(sku);
+  const product = state.catalog?.find(sku);
   const description = fields.description.value.trim() || (product ? product.name : "");
   if (!description) {
     errors.push([fields.description, "Describe the line, or enter a catalog SKU above."]);
@@ -483,7 +325,7 @@ function readQuote() {
   const errors = [];
   const customer = readCustomer(errors);
   const taxRate = readNumber(ui.taxRate, errors, { max: 100 });
-  const lines = state.lines.map((line) => readLine(line, taxRate, errors));
+  const lines = lineFields.entries.map((line) => readLine(line, taxRate, errors));
   const request = { upsertByEmail: true, ...customer, lines };
   const title = ui.title.value.trim();
   if (title) {
@@ -500,7 +342,7 @@ function controlForPath(path) {
     if (field === "taxRate") {
       return ui.taxRate;
     }
-    const line = state.lines[Number(index)];
+    const line = lineFields.entries[Number(index)];
     return line && line.fields[field === "productCode" ? "sku" : field];
   }
   const control = {
@@ -539,28 +381,15 @@ function setBusy(busy) {
   state.busy = busy;
   ui.form.setAttribute("aria-busy", String(busy));
   ui.create.disabled = busy || !state.connected;
-  renumberLines();
-}
-
-function showErrors(errors) {
-  const shown = new Set();
-  for (const [control, message] of errors) {
-    if (!shown.has(control)) {
-      showFieldError(control, message);
-      shown.add(control);
-    }
-  }
-  errors[0][0].focus();
+  lineFields.setBusy(busy);
 }
 
 async function createQuote(event) {
   event.preventDefault();
-  clearFieldErrors();
+  clearFieldErrors(ui.form);
   const { request, errors } = readQuote();
   if (errors.length > 0) {
-    showErrors(errors);
-    const fields = errors.length === 1 ? "the highlighted field" : `the ${errors.length} highlighted fields`;
-    setStatus(`Check ${fields}.`, "error");
+    setStatus(showFieldErrors(errors), "error");
     return;
   }
 
@@ -574,9 +403,9 @@ async function createQuote(event) {
       .map((detail) => [controlForPath(detail.path), detail.message])
       .filter(([control]) => control);
     if (located.length > 0) {
-      showErrors(located);
+      showFieldErrors(located);
     }
-    setStatus(describeError(withFieldLabels(error)), "error");
+    setStatus(describe(withFieldLabels(error)), "error");
   } finally {
     setBusy(false);
   }
@@ -600,7 +429,7 @@ function showResult(result) {
   ui.form.hidden = true;
   ui.result.hidden = false;
   ui.resultRef.textContent = result.ref;
-  ui.resultTotal.textContent = `Total ${state.money.format(result.total)} including tax.`;
+  ui.resultTotal.textContent = `Total ${state.format.money(result.total)} including tax.`;
   // The app itself opens the quote where it offers to; a link is the fallback.
   const inApp = bridge.supports("ui.openQuote");
   ui.resultOpen.hidden = !inApp;
@@ -626,7 +455,7 @@ async function openCreatedQuote() {
     }
   } catch (error) {
     if (created === state.created) {
-      setStatus(describeError(error), "error");
+      setStatus(describe(error), "error");
     }
   } finally {
     ui.resultOpen.disabled = false;
@@ -634,80 +463,41 @@ async function openCreatedQuote() {
 }
 
 function startAnother() {
-  clearFieldErrors();
+  clearFieldErrors(ui.form);
   ui.form.reset();
-  ui.taxRate.value = String(loadPreferences().taxRate);
+  ui.taxRate.value = String(savedTaxRate());
   selectCustomer(null);
   if (state.customerPage) {
     renderCustomers();
   }
   showCustomerMode();
-  resetLines();
+  lineFields.reset();
   ui.result.hidden = true;
   ui.form.hidden = false;
   setStatus("");
   ui.modeList.focus();
 }
 
-/** The reference pattern: every page of products, into a case-insensitive sku → product map. */
-async function fetchCatalog(onProgress) {
-  const bySku = new Map();
-  let page = 1;
-  let loaded = 0;
-  let totalCount = Infinity;
-  while (loaded < totalCount) {
-    const result = await bridge.products.list({ page, pageSize: CATALOG_PAGE_SIZE });
-    for (const product of result.items) {
-      bySku.set(product.sku.toLowerCase(), product);
-    }
-    totalCount = result.totalCount;
-    loaded += result.items.length;
-    page += 1;
-    onProgress(loaded, totalCount);
-    if (result.items.length === 0) {
-      break; // The catalog shrank while we were paging.
-    }
-  }
-  return bySku;
-}
-
-function showCatalogProgress(loaded, total) {
-  ui.catalogProgress.max = Math.max(total, 1);
-  ui.catalogProgress.value = loaded;
-  ui.catalogStatus.textContent = `Loading the product catalog: ${loaded} of ${total}…`;
-}
-
 function fillProductSuggestions(catalog) {
-  const options = [...catalog.values()].map((product) => {
-    const option = document.createElement("option");
-    option.value = product.sku;
-    option.label = product.name;
-    return option;
-  });
-  ui.productCodes.replaceChildren(...options);
+  ui.productCodes.replaceChildren(...catalog.products.map((product) => h("option", { value: product.sku, label: product.name })));
 }
 
 // Without the catalog the tool still works: lines are just free-form until it loads.
 async function loadCatalog() {
-  ui.catalogRetry.hidden = true;
-  ui.catalogProgress.hidden = false;
-  ui.catalogStatus.textContent = "Loading the product catalog…";
-  try {
-    state.catalog = await fetchCatalog(showCatalogProgress);
+  const products = await loadAllInView((options) => bridge.products.list(options), {
+    what: "the product catalog", status: ui.catalogStatus, progress: ui.catalogProgress, retry: ui.catalogRetry, words: WORDS,
+  });
+  if (products) {
+    state.catalog = bySku(products);
     fillProductSuggestions(state.catalog);
     ui.catalogStatus.textContent = `${state.catalog.size} products: type a SKU to pick one.`;
-    state.lines.forEach(updateLineProduct);
-  } catch (error) {
-    ui.catalogStatus.textContent = `The product catalog didn't load. ${describeError(error)}`;
-    ui.catalogRetry.hidden = false;
-  } finally {
-    ui.catalogProgress.hidden = true;
+    lineFields.entries.forEach(updateLineProduct);
   }
 }
 
 async function greet() {
   const context = await bridge.context.get();
-  state.money = createMoneyFormatter(context.cultureCode);
+  state.format = formatter(context.cultureCode);
   ui.greeting.textContent = `Hello ${context.userName}. New quotes are created for ${context.tenantName}.`;
 }
 
@@ -718,11 +508,11 @@ function wireEvents() {
   ui.customersPrev.addEventListener("click", () => showCustomerPage(state.customerPage.page - 1));
   ui.customersNext.addEventListener("click", () => showCustomerPage(state.customerPage.page + 1));
   ui.customersRetry.addEventListener("click", () => showCustomerPage(Number(ui.customersRetry.dataset.page)));
-  ui.addLine.addEventListener("click", () => createLine().fields.sku.focus());
+  ui.addLine.addEventListener("click", () => lineFields.add().fields.sku.focus());
   ui.taxRate.addEventListener("change", saveTaxRatePreference);
   ui.catalogRetry.addEventListener("click", loadCatalog);
   ui.form.addEventListener("submit", createQuote);
-  ui.form.addEventListener("input", clearErrorOnEdit);
+  clearErrorsOnEdit(ui.form);
   ui.startAnother.addEventListener("click", startAnother);
   ui.resultOpen.addEventListener("click", openCreatedQuote);
 }
@@ -735,18 +525,14 @@ function showFatal(message) {
 }
 
 async function start() {
-  ui.taxRate.value = String(loadPreferences().taxRate);
+  ui.taxRate.value = String(savedTaxRate());
   showCustomerMode();
   updatePager();
-  createLine();
+  lineFields.add();
   wireEvents();
 
-  if (!window.bridge) {
-    showFatal("The app's tool SDK (bridge.js) didn't load, so this tool can't work.");
-    return;
-  }
   try {
-    await bridge.ready();
+    await bridgeReady();
     if (!bridge.supports("quotes.create")) {
       showFatal("This app doesn't let tools create quotes.");
       return;
@@ -755,7 +541,7 @@ async function start() {
     setBusy(false);
     await greet();
   } catch (error) {
-    showFatal(describeError(error));
+    showFatal(describe(error));
     return;
   }
   await Promise.all([showCustomerPage(1), loadCatalog()]);

@@ -2,7 +2,7 @@
 // /sdk/ui.js): formatting in the tenant's culture, DOM built as text, words for bridge errors,
 // form-field problems, every page of a list, and preferences.
 
-import type { BridgeErrorDetail, BridgePagedResult, PageOptions } from "./bridge.js";
+import type { BridgeErrorDetail, BridgePagedResult, BridgeReadyInfo, PageOptions } from "./bridge.js";
 
 /** Currencies by region (`NZ` → `NZD`); a culture of any other region formats money without one. */
 export declare const CURRENCY_BY_REGION: Readonly<Record<string, string>>;
@@ -67,6 +67,9 @@ export type StatusKind = "info" | "success" | "warning" | "error";
 /** Shows `message` in `element`, with `data-kind` set to `kind` (default "info"). */
 export declare function showStatus(element: HTMLElement, message: string, kind?: StatusKind): void;
 
+/** `bridge.ready()`; rejects with the code `SDK_MISSING` where bridge.js did not load at all. */
+export declare function bridgeReady(): Promise<BridgeReadyInfo>;
+
 /** What `describeError` reads of an error: a BridgeError has all of it. */
 export interface ErrorLike {
   code?: string;
@@ -115,14 +118,76 @@ export declare function showFieldError(control: Control, message: string): void;
 /** Takes `control`'s problem away and gives it back the hint it had. */
 export declare function clearFieldError(control: Control): void;
 
-/** Shows each problem (the first for a control with several) and focuses the first control. */
-export declare function showFieldErrors(errors: FieldProblem[]): void;
+/**
+ * Shows each problem (the first for a control with several) and focuses the first control;
+ * returns a sentence for the status: "Check the 2 highlighted fields."
+ */
+export declare function showFieldErrors(errors: FieldProblem[]): string;
 
 /** Clears every problem shown inside `root`. */
 export declare function clearFieldErrors(root: ParentNode): void;
 
 /** From now on a field's problem goes as soon as the user edits it. */
 export declare function clearErrorsOnEdit(form: HTMLElement): void;
+
+/** One group of repeated fields: its element, its `[data-field]` controls, and its `[data-role]` parts by role in camelCase (`free-form` → `freeForm`). */
+export interface RepeatedEntry {
+  element: HTMLElement;
+  fields: Record<string, HTMLInputElement>;
+  legend?: HTMLElement;
+  remove?: HTMLButtonElement;
+  [part: string]: unknown;
+}
+
+/** What `repeatedFields` takes. */
+export interface RepeatedFieldsOptions<E extends RepeatedEntry> {
+  /** A `<template>` whose first element is one group. */
+  template: HTMLTemplateElement;
+  /** Where the groups go. */
+  container: HTMLElement;
+  /** Starts every id: `<prefix>-<n>-<name>`. */
+  prefix: string;
+  /** What one group is, in lower case: "room" gives "Room 1" and "Remove room 1". */
+  noun: string;
+  /** The field focused in the group that takes a removed one's place. */
+  focus: string;
+  /** Runs for each new group before it is shown: listeners, and its own state on the entry. */
+  onAdd?: (entry: E) => void;
+  /** Runs after every change, with the groups in order. */
+  onRenumber?: (entries: E[]) => void;
+}
+
+/** A list of repeated groups of fields. */
+export interface RepeatedFields<E extends RepeatedEntry> {
+  /** The groups, in order (the same array, kept current). */
+  readonly entries: E[];
+  add(): E;
+  remove(entry: E): void;
+  /** Leaves one empty group. */
+  reset(): void;
+  /** While busy, no group can be removed. */
+  setBusy(busy: boolean): void;
+}
+
+/** Groups of fields repeated as the user needs them, numbered and removable. */
+export declare function repeatedFields<E extends RepeatedEntry = RepeatedEntry>(
+  options: RepeatedFieldsOptions<E>,
+): RepeatedFields<E>;
+
+/** What `loadAllInView` shows its progress in. */
+export interface LoadView {
+  /** The list, as in a sentence: "the product catalog". */
+  what: string;
+  status: HTMLElement;
+  progress: HTMLProgressElement;
+  retry: HTMLElement;
+  /** The words for a failure (default `ERROR_WORDS`). */
+  words?: ErrorWords;
+  pageSize?: number;
+}
+
+/** Every item of a list, with its progress shown; `null` after a failure, which `view.status` explains. */
+export declare function loadAllInView<T>(list: ListMethod<T>, view: LoadView): Promise<T[] | null>;
 
 /** A bridge list method, such as `(options) => bridge.jobs.list(options)`. */
 export type ListMethod<T> = (options: Required<PageOptions>) => Promise<BridgePagedResult<T>>;
@@ -143,6 +208,18 @@ export declare function loadAll<T>(
   list: ListMethod<T>,
   options?: { pageSize?: number; onProgress?: (loaded: number, totalCount: number) => void },
 ): Promise<T[]>;
+
+/** Products looked up by SKU in any letter case. */
+export interface SkuIndex<P extends { sku: string }> {
+  /** In the catalog's order. */
+  readonly products: P[];
+  readonly size: number;
+  /** The product with this SKU (trimmed, any letter case), or `undefined`. */
+  find(sku: string | null | undefined): P | undefined;
+}
+
+/** Products by SKU, for the catalog the reference pattern loads once. */
+export declare function bySku<P extends { sku: string }>(products: P[]): SkuIndex<P>;
 
 /** The preferences saved under `key` in localStorage; `{}` when none (or storage is off). */
 export declare function loadPreferences(key: string): Record<string, unknown>;

@@ -164,6 +164,8 @@ export const ERROR_WORDS = Object.freeze({
   TIMEOUT: "The app took too long to answer. Try again.",
   NOT_CONNECTED: "This tool isn't connected to the app. Open it from the app's tool launcher.",
   INTERNAL: "Something went wrong inside the app (INTERNAL). Try again, or report it if it keeps happening.",
+  // Not a bridge code: `bridgeReady()` rejects with it where bridge.js did not load at all.
+  SDK_MISSING: "The app's tool SDK (bridge.js) didn't load, so this tool can't work.",
   default: (error) => `Something went wrong (${error.code || error.message || "unknown error"}).`,
 });
 
@@ -176,6 +178,20 @@ export function describeError(error, words = ERROR_WORDS) {
   const code = typeof thrown.code === "string" && thrown.code !== "default" ? thrown.code : "";
   const entry = (code && Object.hasOwn(words, code) ? words[code] : words.default) ?? ERROR_WORDS.default;
   return typeof entry === "function" ? entry(thrown) : String(entry);
+}
+
+/**
+ * `bridge.ready()`, where bridge.js loaded (its script tag comes before the page's module); where
+ * it did not, a rejection with the code `SDK_MISSING`, which `describeError` words.
+ */
+export function bridgeReady() {
+  const { bridge } = globalThis;
+  if (typeof bridge?.ready !== "function") {
+    const error = new Error("window.bridge is not defined: load /sdk/bridge.js before this module");
+    error.code = "SDK_MISSING";
+    return Promise.reject(error);
+  }
+  return bridge.ready();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -219,7 +235,10 @@ export function clearFieldError(control) {
   delete control.dataset.hint;
 }
 
-/** Shows each problem (the first for a control that has several) and focuses the first control. */
+/**
+ * Shows each problem (the first for a control that has several) and focuses the first control;
+ * returns a sentence for the page's status: "Check the 2 highlighted fields."
+ */
 export function showFieldErrors(errors) {
   const shown = new Set();
   for (const [control, message] of errors) {
@@ -229,6 +248,7 @@ export function showFieldErrors(errors) {
     }
   }
   errors[0]?.[0].focus();
+  return shown.size === 1 ? "Check the highlighted field." : `Check the ${shown.size} highlighted fields.`;
 }
 
 /** Clears every problem shown inside `root`. */
@@ -242,6 +262,82 @@ export function clearErrorsOnEdit(form) {
     const control = event.target.closest('[aria-invalid="true"]');
     if (control) clearFieldError(control);
   });
+}
+
+/**
+ * Groups of fields repeated as the user needs them (the rooms of an estimate, the lines of a
+ * quote): each entry a copy of `template`'s first element, appended to `container`. In a copy,
+ * each `[data-field=name]` control gets the id `<prefix>-<n>-<name>` (and a `label[data-for=name]`
+ * points at it) and is the entry's `fields.name`; each `[data-role=some-part]` element is the
+ * entry's `somePart`, with the id `<prefix>-<n>-some-part` if it has none. The `legend` part reads
+ * "Room 1", "Room 2"… (`noun` "room"), and the `remove` part removes its entry, is labelled
+ * "Remove room 1", and is off while its entry is the only one or the list is busy. After a removal
+ * the `focus` field of the entry that took its place has the focus.
+ *
+ * `onAdd(entry)` runs for each new entry before it is shown, `onRenumber(entries)` after every
+ * change. Returns `{entries, add(), remove(entry), reset(), setBusy(busy)}`; `add()` returns the
+ * entry, `reset()` leaves one empty entry.
+ */
+export function repeatedFields({ template, container, prefix, noun, focus, onAdd = () => {}, onRenumber = () => {} }) {
+  const entries = [];
+  const title = `${noun.charAt(0).toUpperCase()}${noun.slice(1)}`;
+  let made = 0;
+  let busy = false;
+
+  function renumber() {
+    entries.forEach((entry, index) => {
+      if (entry.legend) entry.legend.textContent = `${title} ${index + 1}`;
+      if (entry.remove) {
+        entry.remove.setAttribute("aria-label", `Remove ${noun} ${index + 1}`);
+        entry.remove.disabled = entries.length === 1 || busy;
+      }
+    });
+    onRenumber(entries);
+  }
+
+  function add() {
+    made += 1;
+    const id = (name) => `${prefix}-${made}-${name}`;
+    const element = template.content.firstElementChild.cloneNode(true);
+    const entry = { element, fields: {} };
+    for (const control of element.querySelectorAll("[data-field]")) {
+      control.id = id(control.dataset.field);
+      entry.fields[control.dataset.field] = control;
+    }
+    for (const label of element.querySelectorAll("label[data-for]")) label.htmlFor = id(label.dataset.for);
+    for (const part of element.querySelectorAll("[data-role]")) {
+      part.id ||= id(part.dataset.role);
+      entry[part.dataset.role.replace(/-(\w)/gu, (_, letter) => letter.toUpperCase())] = part;
+    }
+    entry.remove?.addEventListener("click", () => remove(entry));
+    onAdd(entry);
+    entries.push(entry);
+    container.append(element);
+    renumber();
+    return entry;
+  }
+
+  function remove(entry) {
+    const index = entries.indexOf(entry);
+    if (index < 0 || entries.length === 1) return;
+    entries.splice(index, 1);
+    entry.element.remove();
+    renumber();
+    // Keeps keyboard users in place.
+    entries[Math.min(index, entries.length - 1)].fields[focus]?.focus();
+  }
+
+  function reset() {
+    for (const entry of entries.splice(0)) entry.element.remove();
+    add();
+  }
+
+  function setBusy(value) {
+    busy = value;
+    renumber();
+  }
+
+  return { entries, add, remove, reset, setBusy };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -273,6 +369,51 @@ export async function loadAll(list, { pageSize = 500, onProgress } = {}) {
     onProgress?.(page.loaded, page.totalCount);
   }
   return items;
+}
+
+/**
+ * Every item of a bridge list, loaded in view: `status` says how far it is ("Loading the product
+ * catalog: 500 of 1203…", `what` naming the list) and `progress` (a `<progress>`, shown while
+ * loading) fills. On a failure `status` says why, in `words` (see `describeError`), and `retry` (a
+ * button, hidden while loading) shows. Resolves with the items, or `null` after a failure.
+ */
+export async function loadAllInView(list, { what, status, progress, retry, words = ERROR_WORDS, pageSize = 500 }) {
+  retry.hidden = true;
+  progress.hidden = false;
+  status.textContent = `Loading ${what}…`;
+  try {
+    return await loadAll(list, {
+      pageSize,
+      onProgress: (loaded, totalCount) => {
+        progress.max = Math.max(totalCount, 1);
+        progress.value = loaded;
+        status.textContent = `Loading ${what}: ${loaded} of ${totalCount}…`;
+      },
+    });
+  } catch (error) {
+    status.textContent = `${what.charAt(0).toUpperCase()}${what.slice(1)} didn't load. ${describeError(error, words)}`;
+    retry.hidden = false;
+    return null;
+  } finally {
+    progress.hidden = true;
+  }
+}
+
+/**
+ * Products by SKU in any letter case (the reference pattern loads the catalog once, then looks
+ * codes up here): `find(" oak-01 ")` is the product whose `sku` is "OAK-01", or `undefined`;
+ * `products` are in the catalog's order.
+ */
+export function bySku(products) {
+  const index = new Map(products.map((product) => [String(product.sku).toLowerCase(), product]));
+  return {
+    products,
+    size: index.size,
+    find: (sku) => {
+      const code = String(sku ?? "").trim().toLowerCase();
+      return code ? index.get(code) : undefined;
+    },
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 //! The npm package `@toolbridge/sdk` (`target/npm/toolbridge-sdk-<version>.tgz`), for tool authors
-//! who bundle bridge.js, want its types, or test their tool: bridge.js and `bridge.d.ts` from
-//! `sdk/dist`; the `testing` entry, hand-written in `testkit/npm/testing/`, with the host module
+//! who bundle bridge.js, want its types, use the page helpers, or test their tool: bridge.js and
+//! `bridge.d.ts` from `sdk/dist`; the page helpers (`ui.js`, `ui.d.ts`, `ui.css`) from `sdk/ui`;
+//! the `testing` entry, hand-written in `testkit/npm/testing/`, with the host module
 //! (`host/dist`) and the test kit's memory backend (the `toolbridge-testkit` crate built for
 //! wasm32, `wasm-bindgen --target web`) beside it; `testkit/npm/package.json` with the SDK's
 //! version; and `testkit/npm/README.md`. The files are staged in `target/npm/package/` and packed
@@ -26,6 +27,10 @@ const TESTKIT_FILE_NAME: &str = "toolbridge_testkit";
 const LABEL: &str = "npm package";
 /// The package's hand-written sources, relative to the workspace root.
 const SOURCES: &str = "testkit/npm";
+/// The page helpers' sources (`@toolbridge/sdk/ui`), relative to the workspace root.
+const UI_SOURCES: &str = "sdk/ui";
+/// Their files, at the package's root.
+const UI_FILES: [&str; 3] = ["ui.js", "ui.d.ts", "ui.css"];
 /// The version in the package.json template, which the SDK's replaces.
 const VERSION_PLACEHOLDER: &str = "0.0.0-set-by-cargo-xtask-build";
 /// The host module's files the testing entry loads.
@@ -66,6 +71,9 @@ pub(crate) fn build(ctx: &Ctx) -> Result<PathBuf, Error> {
     let sdk = bridge_js::dist_dir(ctx);
     copy(&sdk.join("bridge.js"), &stage.join("bridge.js"))?;
     copy(&sdk.join("bridge.d.ts"), &stage.join("bridge.d.ts"))?;
+    for file in UI_FILES {
+        copy(&ctx.root().join(UI_SOURCES).join(file), &stage.join(file))?;
+    }
     let host = host_module::dist_dir(ctx);
     for file in HOST_FILES {
         copy(&host.join(file), &testing.join("host").join(file))?;

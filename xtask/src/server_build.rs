@@ -140,6 +140,11 @@ impl BackgroundBuild {
         })
     }
 
+    /// Whether the build has ended, well or not, so that [`Self::wait`] returns at once.
+    pub(crate) fn is_finished(&self) -> bool {
+        self.steps.as_ref().is_none_or(JoinHandle::is_finished)
+    }
+
     /// Waits for the build to finish (at once when it has) and returns the binary's path. A
     /// failure prints the end of cargo's output (after `label:`) and names the log.
     pub(crate) fn wait(&mut self, ctx: &Ctx, label: &str) -> Result<PathBuf, Error> {

@@ -1,7 +1,9 @@
 // A small quoting extension: lists the catalog and adds its first product to the open quote.
-// bridge.js comes from the package, imported here rather than loaded by a script tag.
+// bridge.js comes from the package, imported here rather than loaded by a script tag, and so do
+// the page helpers.
 import "@toolbridge/sdk";
 import type { BridgeAddLineDto, BridgeProductDto } from "@toolbridge/sdk";
+import { describeError, h } from "@toolbridge/sdk/ui";
 
 function element<E extends HTMLElement>(id: string): E {
   const found = document.getElementById(id);
@@ -30,11 +32,7 @@ async function start(): Promise<void> {
   status.textContent = `Connected to SDK ${info.sdkVersion}.`;
   const page = await bridge.products.list({ page: 1, pageSize: 50 });
   element<HTMLUListElement>("products").append(
-    ...page.items.map((product) => {
-      const item = document.createElement("li");
-      item.textContent = `${product.sku}: ${product.name}`;
-      return item;
-    }),
+    ...page.items.map((product) => h("li", {}, `${product.sku}: ${product.name}`)),
   );
   const first = page.items[0];
   add.disabled = !first || !bridge.supports("quotes.addLines");
@@ -48,7 +46,7 @@ async function start(): Promise<void> {
         await bridge.ui.toast({ kind: "success", message: `Added ${first.name}` });
       }
     } catch (error) {
-      status.textContent = `Not added: ${(error as Error).message}`;
+      status.textContent = `Not added: ${describeError(error)}`;
     }
   });
 }

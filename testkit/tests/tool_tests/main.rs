@@ -1,9 +1,10 @@
 //! Tool tests written with `@toolbridge/sdk/testing`, in a real headless browser: each example
-//! tool's own tests (`example-tools/tests/`), and the small tool of the package's scratch
+//! tool's own tests (`example-tools/tests/`), the page helpers' (`sdk/ui/tests/`, run under
+//! `example_tools` as the tools import them), and the small tool of the package's scratch
 //! TypeScript project. `cargo xtask test` builds and stages the package, starts the browser's
 //! driver and names both here.
 //!
-//! Each example tool's tests also run against a copy of the tool with its logic broken on
+//! Each example tool's tests, and the helpers', also run against a copy with its logic broken on
 //! purpose (one mutation, served in place of the file): they must fail then, or they test
 //! nothing.
 
@@ -28,12 +29,19 @@ fn package() -> PathBuf {
     PathBuf::from(setting("TOOLBRIDGE_KIT_PACKAGE"))
 }
 
-/// The package at the path an import map names, and its bridge.js where the platform serves it
-/// to tools.
+/// The page helpers' tests (`sdk/ui/tests/`).
+fn helper_tests() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../sdk/ui/tests")
+}
+
+/// The package at the path an import map names, and its bridge.js and page helpers where the
+/// platform serves them to tools.
 fn with_package(site: Site) -> Site {
     let package = package();
     site.mount("/node_modules/@toolbridge/sdk/", &package)
         .mount("/sdk/bridge.js", package.join("bridge.js"))
+        .mount("/sdk/ui.js", package.join("ui.js"))
+        .mount("/sdk/ui.css", package.join("ui.css"))
 }
 
 /// Runs an example tool's test page, with `mutation` made to the tool when given.
@@ -61,9 +69,24 @@ async fn passes(page: &str) {
     assert_all_passed(page, &example_tool_page(page, None).await);
 }
 
+/// The page helpers' test page, with `mutation` made to the package's `ui.js` when given.
+async fn helper_page(mutation: Option<Mutation>) -> Vec<browser::Outcome> {
+    let mut site = with_package(Site::default()).mount("/ui-tests/", helper_tests());
+    if let Some(mutation) = mutation {
+        site = site.mutate(mutation);
+    }
+    let served = site.serve().await;
+    outcomes(&format!("{}/ui-tests/ui.html", served.origin)).await
+}
+
 /// With the tool broken by `mutation`, each test named in `catch` fails.
 async fn catches(page: &str, mutation: Mutation, catch: &[&str]) {
     let outcomes = example_tool_page(page, Some(mutation)).await;
+    assert_caught(page, mutation, &outcomes, catch);
+}
+
+/// Each test named in `catch` failed in `outcomes`, the page's run with `mutation`.
+fn assert_caught(page: &str, mutation: Mutation, outcomes: &[browser::Outcome], catch: &[&str]) {
     for name in catch {
         let outcome = outcomes
             .iter()
@@ -97,6 +120,29 @@ mod example_tools {
     const FLOORING: &str = "flooring-estimator.html";
     const QUICK_QUOTE: &str = "quick-quote.html";
     const JOB_LOOKUP: &str = "job-lookup.html";
+
+    /// The page helpers the example tools import from `/sdk/ui.js`, as the package ships them,
+    /// pass their own tests.
+    #[tokio::test]
+    async fn the_page_helpers_pass_their_tests() {
+        assert_all_passed("ui.html", &helper_page(None).await);
+    }
+
+    #[tokio::test]
+    async fn the_page_helpers_tests_fail_when_a_link_is_not_checked() {
+        let mutation = Mutation {
+            path: "/node_modules/@toolbridge/sdk/ui.js",
+            find: "element.setAttribute(\"href\", safeHref(value));",
+            replace: "element.setAttribute(\"href\", String(value));",
+        };
+        let outcomes = helper_page(Some(mutation)).await;
+        assert_caught(
+            "ui.html",
+            mutation,
+            &outcomes,
+            &["links only go to http(s) or this origin"],
+        );
+    }
 
     #[tokio::test]
     async fn the_flooring_estimator_passes_its_tests() {

@@ -1,22 +1,51 @@
 //! toolbridge side by side with Penpal, Comlink and a bare `MessageChannel` echo (the floor), as
 //! the host's bench test measured them in one Chromium session (`host/tests/support/compare.js`):
-//! the figures, each also as a ratio to the floor, written as `target/bench/compare.md` and
-//! `compare.json`.
+//! the figures, each also as a ratio to the floor, written as `compare.md` and `compare.json`.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
+use serde::{Deserialize, Serialize};
+
 use crate::error::Error;
-use crate::json::{self, Value};
+use crate::figures::{grouped, median, rounded};
 
 /// The contenders in the order of the table; `echo` is the floor.
 pub(crate) const CONTENDERS: [&str; 4] = ["echo", "toolbridge", "penpal", "comlink"];
+
+/// The `compare` object of the host bench's report: the samples of each contender.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CompareReport {
+    /// Sequential calls averaged into one call sample.
+    pub(crate) batch: u64,
+    /// Calls started at once in the in-flight figure.
+    pub(crate) in_flight: u64,
+    /// By contender name.
+    pub(crate) contenders: HashMap<String, Samples>,
+}
+
+/// The samples of one contender, in milliseconds (`sequentialMs`, `inFlightMs`, ...).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub(crate) struct Samples {
+    #[serde(rename = "sequentialMs")]
+    sequential: Vec<f64>,
+    #[serde(rename = "inFlightMs")]
+    in_flight: Vec<f64>,
+    #[serde(rename = "pageMs")]
+    page: Vec<f64>,
+    #[serde(rename = "coldStartMs")]
+    cold_start: Vec<f64>,
+    #[serde(rename = "scriptLoadMs")]
+    script_load: Vec<f64>,
+}
 
 /// What one contender measured.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Contender {
     /// `echo`, `toolbridge`, `penpal` or `comlink`.
     pub(crate) name: &'static str,
-    /// What was measured and where it came from, e.g. `penpal 7.0.6`.
+    /// What was measured and where it came from, e.g. `Penpal 7.0.6`.
     pub(crate) label: String,
     /// Round trip of the context-shaped call, per call, median and p99 of the samples.
     pub(crate) call_ms: Stat,
@@ -32,7 +61,7 @@ pub(crate) struct Contender {
     pub(crate) gzip_bytes: u64,
 }
 
-/// A median and a 99th percentile, in milliseconds.
+/// A median and a 99th percentile, in milliseconds, and how many samples they come from.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Stat {
     pub(crate) median: f64,
@@ -54,7 +83,7 @@ impl Stat {
             sorted.get(index).copied()
         };
         Some(Self {
-            median: crate::host_bench::median(&sorted)?,
+            median: median(&sorted)?,
             p99: at(0.99)?,
             samples: sorted.len(),
         })
@@ -83,6 +112,16 @@ pub(crate) struct Budgets {
     pub(crate) rest_p99_ms: f64,
 }
 
+/// Where and when the comparison was measured, for both reports.
+pub(crate) struct Setting<'a> {
+    /// `2026-11-25`.
+    pub(crate) date: &'a str,
+    /// The CPU model and count ([`cpu_model`]).
+    pub(crate) cpu: &'a str,
+    /// The browser and its version ([`browser_version`]).
+    pub(crate) browser: &'a str,
+}
+
 /// What the report does not say about a contender: its label (with its version) and the gzip -9
 /// bytes a tool loads for it.
 pub(crate) struct Source {
@@ -90,50 +129,89 @@ pub(crate) struct Source {
     pub(crate) gzip_bytes: u64,
 }
 
+/// `compare.json`.
+#[derive(Serialize)]
+struct ComparisonJson<'a> {
+    date: &'a str,
+    cpu: &'a str,
+    browser: &'a str,
+    batch: u64,
+    in_flight: u64,
+    contenders: Vec<ContenderJson<'a>>,
+    add_lines_1000_median_ms: f64,
+    context_get_ratio: Option<f64>,
+    rest: RestJson,
+}
+
+/// One contender in `compare.json`; each ratio is to the floor's median, `null` when the floor
+/// is not above zero.
+#[derive(Serialize)]
+struct ContenderJson<'a> {
+    name: &'a str,
+    label: &'a str,
+    call: StatJson,
+    call_ratio: Option<f64>,
+    in_flight_100: StatJson,
+    in_flight_ratio: Option<f64>,
+    page_500: StatJson,
+    page_ratio: Option<f64>,
+    cold_start: StatJson,
+    cold_start_ratio: Option<f64>,
+    script_load: StatJson,
+    gzip_bytes: u64,
+}
+
+#[derive(Serialize)]
+struct StatJson {
+    median_ms: f64,
+    p99_ms: f64,
+    samples: usize,
+}
+
+impl From<Stat> for StatJson {
+    fn from(stat: Stat) -> Self {
+        Self {
+            median_ms: rounded(stat.median, 4),
+            p99_ms: rounded(stat.p99, 4),
+            samples: stat.samples,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct RestJson {
+    requests_per_sec: f64,
+    p99_ms: f64,
+}
+
 impl Comparison {
-    /// Reads the `compare` object of the host bench's report; `sources` in the order of
-    /// [`CONTENDERS`].
-    pub(crate) fn from_report(report: &Value, sources: [Source; 4]) -> Result<Self, Error> {
+    /// The comparison in the host bench's report; `sources` in the order of [`CONTENDERS`].
+    pub(crate) fn from_report(report: &CompareReport, sources: [Source; 4]) -> Result<Self, Error> {
         let bad = |why: String| Error::failed(format!("the comparison in the bench report {why}"));
-        let whole = |key: &str| {
-            report
-                .get(key)
-                .and_then(Value::as_u64)
-                .ok_or_else(|| bad(format!("has no whole number `{key}`")))
-        };
-        let batch = whole("batch")?;
-        let in_flight = whole("inFlight")?;
-        let all = report
-            .get("contenders")
-            .ok_or_else(|| bad("has no `contenders`".to_owned()))?;
         let mut contenders = Vec::new();
         for (name, source) in CONTENDERS.into_iter().zip(sources) {
-            let figures = all
+            let samples = report
+                .contenders
                 .get(name)
                 .ok_or_else(|| bad(format!("has no contender `{name}`")))?;
-            let stat = |key: &str| -> Result<Stat, Error> {
-                let samples = figures
-                    .get(key)
-                    .and_then(Value::as_array)
-                    .and_then(|values| values.iter().map(Value::as_f64).collect::<Option<Vec<_>>>())
-                    .ok_or_else(|| bad(format!("has no number array `{name}.{key}`")))?;
-                Stat::of(&samples).ok_or_else(|| bad(format!("has no `{name}.{key}` samples")))
+            let stat = |key: &str, samples: &[f64]| {
+                Stat::of(samples).ok_or_else(|| bad(format!("has no `{name}.{key}` samples")))
             };
             contenders.push(Contender {
                 name,
                 label: source.label,
-                call_ms: stat("sequentialMs")?,
-                in_flight_ms: stat("inFlightMs")?,
-                page_ms: stat("pageMs")?,
-                cold_start_ms: stat("coldStartMs")?,
-                script_load_ms: stat("scriptLoadMs")?,
+                call_ms: stat("sequentialMs", &samples.sequential)?,
+                in_flight_ms: stat("inFlightMs", &samples.in_flight)?,
+                page_ms: stat("pageMs", &samples.page)?,
+                cold_start_ms: stat("coldStartMs", &samples.cold_start)?,
+                script_load_ms: stat("scriptLoadMs", &samples.script_load)?,
                 gzip_bytes: source.gzip_bytes,
             });
         }
         Ok(Self {
             contenders,
-            batch,
-            in_flight,
+            batch: report.batch,
+            in_flight: report.in_flight,
         })
     }
 
@@ -214,7 +292,7 @@ impl Comparison {
                     if c.name == "echo" {
                         "0".to_owned()
                     } else {
-                        crate::figures::grouped(c.gzip_bytes)
+                        grouped(c.gzip_bytes)
                     }
                 })
                 .collect(),
@@ -224,13 +302,8 @@ impl Comparison {
 
     /// The Markdown report: a heading line with the date and the machine, the table, and how the
     /// figures were taken.
-    pub(crate) fn markdown(
-        &self,
-        date: &str,
-        cpu: &str,
-        browser: &str,
-        budgets: &Budgets,
-    ) -> String {
+    pub(crate) fn markdown(&self, setting: &Setting, budgets: &Budgets) -> String {
+        let Setting { date, cpu, browser } = setting;
         let mut out = format!(
             "Measured {date} by `cargo xtask bench` on {cpu}, in {browser}, one session. Ratios are \
              to the bare MessageChannel echo (the floor).\n\n| | "
@@ -269,64 +342,52 @@ impl Comparison {
         out
     }
 
-    /// The comparison as JSON.
-    pub(crate) fn json(&self, date: &str, cpu: &str, browser: &str, budgets: &Budgets) -> String {
-        let stat = |s: Stat| {
-            format!(
-                "{{\"median_ms\": {:.4}, \"p99_ms\": {:.4}, \"samples\": {}}}",
-                s.median, s.p99, s.samples
-            )
-        };
+    /// The comparison as JSON (`compare.json`).
+    pub(crate) fn json(&self, setting: &Setting, budgets: &Budgets) -> Result<String, Error> {
         let floor = self.floor();
         let ratio = |value: f64, base: Option<f64>| match base {
-            Some(base) if base > 0.0 => format!("{:.3}", value / base),
-            _ => "null".to_owned(),
+            Some(base) if base > 0.0 => Some(rounded(value / base, 3)),
+            _ => None,
         };
-        let contenders: Vec<String> = self
+        let contenders = self
             .contenders
             .iter()
-            .map(|c| {
-                format!(
-                    "    {{\"name\": {}, \"label\": {}, \"call\": {}, \"call_ratio\": {}, \
-                     \"in_flight_100\": {}, \"in_flight_ratio\": {}, \"page_500\": {}, \
-                     \"page_ratio\": {}, \"cold_start\": {}, \"cold_start_ratio\": {}, \
-                     \"script_load\": {}, \"gzip_bytes\": {}}}",
-                    json::quote(c.name),
-                    json::quote(&c.label),
-                    stat(c.call_ms),
-                    ratio(c.call_ms.median, floor.map(|f| f.call_ms.median)),
-                    stat(c.in_flight_ms),
-                    ratio(c.in_flight_ms.median, floor.map(|f| f.in_flight_ms.median)),
-                    stat(c.page_ms),
-                    ratio(c.page_ms.median, floor.map(|f| f.page_ms.median)),
-                    stat(c.cold_start_ms),
-                    ratio(
-                        c.cold_start_ms.median,
-                        floor.map(|f| f.cold_start_ms.median)
-                    ),
-                    stat(c.script_load_ms),
-                    c.gzip_bytes
-                )
+            .map(|c| ContenderJson {
+                name: c.name,
+                label: &c.label,
+                call: c.call_ms.into(),
+                call_ratio: ratio(c.call_ms.median, floor.map(|f| f.call_ms.median)),
+                in_flight_100: c.in_flight_ms.into(),
+                in_flight_ratio: ratio(c.in_flight_ms.median, floor.map(|f| f.in_flight_ms.median)),
+                page_500: c.page_ms.into(),
+                page_ratio: ratio(c.page_ms.median, floor.map(|f| f.page_ms.median)),
+                cold_start: c.cold_start_ms.into(),
+                cold_start_ratio: ratio(
+                    c.cold_start_ms.median,
+                    floor.map(|f| f.cold_start_ms.median),
+                ),
+                script_load: c.script_load_ms.into(),
+                gzip_bytes: c.gzip_bytes,
             })
             .collect();
-        let context_ratio = budgets
-            .context_get_ratio
-            .map_or_else(|| "null".to_owned(), |r| format!("{r:.3}"));
-        format!(
-            "{{\n  \"date\": {},\n  \"cpu\": {},\n  \"browser\": {},\n  \"batch\": {},\n  \
-             \"in_flight\": {},\n  \"contenders\": [\n{}\n  ],\n  \"add_lines_1000_median_ms\": \
-             {:.3},\n  \"context_get_ratio\": {context_ratio},\n  \"rest\": {{\"requests_per_sec\": \
-             {:.1}, \"p99_ms\": {:.3}}}\n}}\n",
-            json::quote(date),
-            json::quote(cpu),
-            json::quote(browser),
-            self.batch,
-            self.in_flight,
-            contenders.join(",\n"),
-            budgets.add_lines_ms,
-            budgets.rest_requests_per_sec,
-            budgets.rest_p99_ms
-        )
+        let json = ComparisonJson {
+            date: setting.date,
+            cpu: setting.cpu,
+            browser: setting.browser,
+            batch: self.batch,
+            in_flight: self.in_flight,
+            contenders,
+            add_lines_1000_median_ms: rounded(budgets.add_lines_ms, 3),
+            context_get_ratio: budgets.context_get_ratio.map(|r| rounded(r, 3)),
+            rest: RestJson {
+                requests_per_sec: rounded(budgets.rest_requests_per_sec, 1),
+                p99_ms: rounded(budgets.rest_p99_ms, 3),
+            },
+        };
+        let mut text = serde_json::to_string_pretty(&json)
+            .map_err(|e| Error::failed(format!("cannot write compare.json: {e}")))?;
+        text.push('\n');
+        Ok(text)
     }
 }
 
@@ -356,9 +417,11 @@ pub(crate) fn browser_version(user_agent: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::Value;
+
     use super::*;
 
-    fn report() -> Value {
+    fn report() -> CompareReport {
         let figures = |base: f64| {
             format!(
                 "{{\"sequentialMs\": [{b}, {b}, {c}], \"inFlightMs\": [{d}], \"pageMs\": [{e}, {e}], \
@@ -371,7 +434,7 @@ mod tests {
                 g = base * 20.0
             )
         };
-        json::parse(&format!(
+        serde_json::from_str(&format!(
             "{{\"batch\": 10, \"inFlight\": 100, \"contenders\": {{\"echo\": {}, \"toolbridge\": {}, \
              \"penpal\": {}, \"comlink\": {}}}}}",
             figures(0.1),
@@ -395,6 +458,12 @@ mod tests {
         })
     }
 
+    const SETTING: Setting = Setting {
+        date: "2026-11-22",
+        cpu: "a CPU",
+        browser: "headless Chromium/1",
+    };
+
     #[test]
     fn every_row_has_a_cell_per_contender_with_its_ratio_to_the_floor() {
         let comparison = Comparison::from_report(&report(), sources()).unwrap();
@@ -404,7 +473,11 @@ mod tests {
             rest_requests_per_sec: 2845.0,
             rest_p99_ms: 11.14,
         };
-        let markdown = comparison.markdown("2026-11-22", "a CPU", "headless Chromium/1", &budgets);
+        let markdown = comparison.markdown(&SETTING, &budgets);
+        assert!(markdown.starts_with(
+            "Measured 2026-11-22 by `cargo xtask bench` on a CPU, in headless Chromium/1, one \
+             session."
+        ));
         assert!(markdown.contains(
             "| | MessageChannel echo | toolbridge 2.1.0 | Penpal 7.0.6 | Comlink 4.4.2 |"
         ));
@@ -427,26 +500,70 @@ mod tests {
             markdown.contains("| 2845 requests/s, p99 11.1 ms |"),
             "{markdown}"
         );
-        let text = comparison.json("2026-11-22", "a CPU", "headless Chromium/1", &budgets);
-        let parsed = json::parse(&text).unwrap();
-        let penpal = &parsed.get("contenders").unwrap().as_array().unwrap()[2];
-        assert_eq!(penpal.get("call_ratio").unwrap().as_f64(), Some(2.0));
-        assert_eq!(
-            parsed.get("add_lines_1000_median_ms").unwrap().as_f64(),
-            Some(4.6)
-        );
     }
 
     #[test]
-    fn a_missing_contender_is_named() {
-        let report = json::parse("{\"batch\": 10, \"inFlight\": 100, \"contenders\": {}}").unwrap();
+    fn the_json_has_every_figure_with_its_ratio() {
+        let comparison = Comparison::from_report(&report(), sources()).unwrap();
+        let budgets = Budgets {
+            add_lines_ms: 4.6,
+            context_get_ratio: None,
+            rest_requests_per_sec: 2845.04,
+            rest_p99_ms: 11.14,
+        };
+        let text = comparison.json(&SETTING, &budgets).unwrap();
+        let parsed: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(parsed["date"], "2026-11-22");
+        assert_eq!(parsed["browser"], "headless Chromium/1");
+        assert_eq!(parsed["batch"], 10);
+        assert_eq!(parsed["in_flight"], 100);
+        let penpal = &parsed["contenders"][2];
+        assert_eq!(penpal["name"], "penpal");
+        assert_eq!(penpal["label"], "Penpal 7.0.6");
+        assert_eq!(penpal["call_ratio"].as_f64(), Some(2.0));
+        assert_eq!(penpal["call"]["median_ms"].as_f64(), Some(0.2));
+        assert_eq!(penpal["call"]["p99_ms"].as_f64(), Some(0.6));
+        assert_eq!(penpal["call"]["samples"], 3);
+        assert_eq!(penpal["page_500"]["median_ms"].as_f64(), Some(10.0));
+        assert_eq!(penpal["gzip_bytes"], 3767);
+        assert_eq!(parsed["add_lines_1000_median_ms"].as_f64(), Some(4.6));
+        assert_eq!(parsed["context_get_ratio"], Value::Null);
+        assert_eq!(parsed["rest"]["requests_per_sec"].as_f64(), Some(2845.0));
+        // The keys in the order they always had.
+        let order = [
+            "\"date\"",
+            "\"cpu\"",
+            "\"browser\"",
+            "\"batch\"",
+            "\"in_flight\"",
+            "\"contenders\"",
+            "\"add_lines_1000_median_ms\"",
+            "\"context_get_ratio\"",
+            "\"rest\"",
+        ]
+        .map(|key| text.find(key).unwrap());
+        assert!(order.is_sorted(), "{text}");
+    }
+
+    #[test]
+    fn a_missing_contender_or_empty_samples_are_named() {
+        let mut report = report();
+        report.contenders.remove("echo");
         let error = Comparison::from_report(&report, sources()).unwrap_err();
         assert!(error.to_string().contains("`echo`"), "{error}");
+
+        let mut report = self::report();
+        if let Some(penpal) = report.contenders.get_mut("penpal") {
+            penpal.page.clear();
+        }
+        let error = Comparison::from_report(&report, sources()).unwrap_err();
+        assert!(error.to_string().contains("`penpal.pageMs`"), "{error}");
     }
 
     #[test]
     fn the_browser_is_named_from_its_user_agent() {
         let agent = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/131.0.6778.85 Safari/537.36";
         assert_eq!(browser_version(agent), "headless Chromium/131.0.6778.85");
+        assert_eq!(browser_version("Firefox"), "Firefox");
     }
 }

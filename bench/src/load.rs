@@ -1,12 +1,13 @@
-//! The REST figure of `cargo xtask bench`: the release `toolbridge` server on
-//! a fresh demo database (1 000 products), loaded by `wrk` on the same
-//! machine with `GET /api/v1/products?pageSize=500`.
+//! The REST figure: the release `toolbridge` server on a fresh demo database (1 000 products),
+//! loaded by `wrk` on the same machine with `GET /api/v1/products?pageSize=500`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use toolbridge_e2e::server::{ServerOptions, ToolbridgeServer};
 
 use crate::error::Error;
-use crate::process::{self, Ctx};
-use crate::toolbridge_server::{Profile, ReservedPort, ServerOptions, ToolbridgeServer};
+use crate::process::{capture, require};
 
 /// Requests per second the budget asks for, at least.
 pub(crate) const MIN_REQUESTS_PER_SEC: f64 = 1000.0;
@@ -14,6 +15,10 @@ pub(crate) const MIN_REQUESTS_PER_SEC: f64 = 1000.0;
 pub(crate) const MAX_P99_MS: f64 = 25.0;
 /// The request under load.
 pub(crate) const PATH: &str = "/api/v1/products?pageSize=500";
+/// Products in the catalog under load.
+const PRODUCTS: u32 = 1000;
+/// Seconds of load before the measured run.
+const WARM_UP_SECS: u32 = 2;
 
 /// What wrk measured.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -29,48 +34,45 @@ impl Load {
     pub(crate) fn within_budget(&self) -> bool {
         self.requests_per_sec >= MIN_REQUESTS_PER_SEC && self.p99_ms <= MAX_P99_MS
     }
+
+    /// The line the bench prints.
+    pub(crate) fn line(&self) -> String {
+        format!(
+            "REST GET {PATH}  {:.0} requests/s  p99 {:.2} ms  budget >= {MIN_REQUESTS_PER_SEC:.0} \
+             requests/s, p99 <= {MAX_P99_MS:.0} ms  ({})",
+            self.requests_per_sec,
+            self.p99_ms,
+            if self.within_budget() { "ok" } else { "OVER" }
+        )
+    }
 }
 
-/// Starts the release server `binary`, loads it with wrk for `seconds`, stops it.
-pub(crate) fn measure(ctx: &Ctx, binary: PathBuf, seconds: u32) -> Result<Load, Error> {
-    if ctx.find("wrk").is_none() {
-        return Err(Error::failed(
-            "wrk not found; run `cargo xtask setup` (it installs Debian's wrk as root)",
-        ));
-    }
-    let server = ToolbridgeServer::launch(
-        ctx,
-        binary,
-        &ServerOptions::new(
-            "bench",
-            Profile::Release,
-            ctx.target_dir().join("bench").join("rest"),
-            1000,
-        ),
-        ReservedPort::new()?,
+/// Starts the server `binary` (its database and log in `dir`), loads it with wrk for `seconds`,
+/// stops it.
+pub(crate) fn measure(binary: &Path, dir: PathBuf, seconds: u32) -> Result<Load, Error> {
+    let wrk = require(
+        "wrk",
+        "run `cargo xtask setup` (it installs Debian's wrk as root)",
     )?;
+    let server = ToolbridgeServer::start(binary, &ServerOptions::new("bench", dir, PRODUCTS))?;
     // A key with a limit high enough not to be the thing measured.
-    let token = server.create_key(ctx, "bench", "products:read", "1000000000/60s")?;
+    let token = server.create_key("bench", "products:read", "1000000000/60s")?;
     let url = format!("{}{PATH}", server.base_url());
+    let command = |seconds: u32| {
+        let mut command = Command::new(&wrk);
+        command
+            .args(["-t2", "-c16", &format!("-d{seconds}s"), "--latency", "-H"])
+            .arg(format!("Authorization: Bearer {token}"))
+            .arg(&url);
+        command
+    };
     // The first requests fill the server's catalog cache; measure it warm.
     println!("bench: warming up for {WARM_UP_SECS} s");
-    process::capture(&mut wrk(ctx, &token, &url, WARM_UP_SECS))?;
+    capture(&mut command(WARM_UP_SECS))?;
     println!("bench: running wrk for {seconds} s against {PATH}");
-    let output = process::capture(&mut wrk(ctx, &token, &url, seconds))?;
+    let output = capture(&mut command(seconds))?;
     drop(server);
     parse_wrk(&String::from_utf8_lossy(&output))
-}
-
-/// Seconds of load before the measured run.
-const WARM_UP_SECS: u32 = 2;
-
-/// `wrk` with 2 threads and 16 connections on `url` for `seconds`.
-fn wrk(ctx: &Ctx, token: &str, url: &str, seconds: u32) -> std::process::Command {
-    let mut wrk = ctx.command("wrk");
-    wrk.args(["-t2", "-c16", &format!("-d{seconds}s"), "--latency", "-H"])
-        .arg(format!("Authorization: Bearer {token}"))
-        .arg(url);
-    wrk
 }
 
 /// Reads `Requests/sec:` and the 99% line of `wrk --latency`.
@@ -93,7 +95,7 @@ fn parse_wrk(output: &str) -> Result<Load, Error> {
             p99_ms,
         }),
         _ => Err(Error::failed(format!(
-            "cannot read wrk's output:\n{output}"
+            "cannot read wrk's output (no `Requests/sec:` or no `99%` line):\n{output}"
         ))),
     }
 }
@@ -136,6 +138,17 @@ Transfer/sec:    100.00MB
         assert!((load.requests_per_sec - 1200.5).abs() < 1e-9);
         assert!((load.p99_ms - 14.2).abs() < 1e-9);
         assert!(load.within_budget());
+        assert_eq!(
+            load.line(),
+            "REST GET /api/v1/products?pageSize=500  1200 requests/s  p99 14.20 ms  budget >= \
+             1000 requests/s, p99 <= 25 ms  (ok)"
+        );
+        let slow = Load {
+            requests_per_sec: 900.0,
+            p99_ms: 14.2,
+        };
+        assert!(!slow.within_budget());
+        assert!(slow.line().ends_with("(OVER)"));
     }
 
     #[test]

@@ -1,0 +1,186 @@
+//! `toolbridge-bench`: the measurements of `cargo xtask bench`, against the budgets of DESIGN.md
+//! §8, printed and written to `OUT/bench.json`, with toolbridge side by side with Penpal, Comlink
+//! and a bare echo in `OUT/compare.md` and `OUT/compare.json`. Being over a budget is reported
+//! (as OVER), not an error.
+//!
+//! It measures what `cargo xtask bench` built, named on its command line: the size of bridge.js
+//! after `gzip -9` (`SDK_DIR/bridge.js`, with its `--wasm` module, that module as hex text and
+//! its `--glue` alone); the host module's figures in Chromium, from the host's `bench` test, which
+//! is the command after `--` (it is built with `--no-run` first, then run: see [`host`]); and the
+//! REST API under `wrk` ([`load`]). The toolbridge server is the release binary `--server`; with
+//! `--server -` the bench reads its path from standard input when it first needs it, so that it
+//! can build the bench test while the server still builds (`cargo xtask bench` writes the path
+//! once its background build has finished, and closes standard input if that build fails).
+//! `gzip`, `nice` and `wrk` are found on `PATH`.
+
+mod compare;
+mod error;
+mod figures;
+mod host;
+mod load;
+mod process;
+mod report;
+mod sizes;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::compare::{Budgets, Comparison, Setting, Source, browser_version, cpu_model};
+use crate::error::Error;
+use crate::host::{HostBench, ServerBinary};
+use crate::sizes::{BridgeSizes, size};
+
+/// The command line.
+#[derive(Parser)]
+#[command(
+    name = "toolbridge-bench",
+    about = "Measures bridge.js, the host module in Chromium and the REST API against their \
+             budgets, and toolbridge beside Penpal and Comlink (run by `cargo xtask bench`)"
+)]
+struct Args {
+    /// Take 30 host samples instead of 100, and load the REST API for 3 s instead of 10.
+    #[arg(long)]
+    quick: bool,
+    /// Where the reports, the hex text of the module and the servers' databases and logs go.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// The release `toolbridge` binary, or `-` to read its path from standard input when the
+    /// bench first needs it.
+    #[arg(long, value_name = "PATH")]
+    server: PathBuf,
+    /// The built SDK: its `bridge.js` is measured, and the server serves it to the test pages.
+    #[arg(long, value_name = "DIR")]
+    sdk_dir: PathBuf,
+    /// The SDK's version, for the comparison's label.
+    #[arg(long, value_name = "VERSION")]
+    sdk_version: String,
+    /// The SDK's wasm module as bridge.js carries it (after wasm-opt).
+    #[arg(long, value_name = "FILE")]
+    wasm: PathBuf,
+    /// bridge.js's JavaScript glue (minified).
+    #[arg(long, value_name = "FILE")]
+    glue: PathBuf,
+    /// Penpal's browser build, which the bench pages load.
+    #[arg(long, value_name = "FILE")]
+    penpal: PathBuf,
+    /// Penpal's version, for the comparison's label.
+    #[arg(long, value_name = "VERSION")]
+    penpal_version: String,
+    /// Comlink's browser build, which the bench pages load.
+    #[arg(long, value_name = "FILE")]
+    comlink: PathBuf,
+    /// Comlink's version, for the comparison's label.
+    #[arg(long, value_name = "VERSION")]
+    comlink_version: String,
+    /// The command that builds and runs the host's bench test in Chromium, e.g. `cargo test -p
+    /// toolbridge-host --target wasm32-unknown-unknown --profile host-release --test bench`, with
+    /// the driver and the test runner in its environment.
+    #[arg(last = true, required = true, value_name = "HOST-BENCH-COMMAND")]
+    host_bench: Vec<OsString>,
+}
+
+fn main() -> ExitCode {
+    match run(&Args::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("bench: error: {}", error.chain());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &Args) -> Result<(), Error> {
+    let (seconds, host_samples) = if args.quick { (3, 30) } else { (10, 100) };
+    fs_err::create_dir_all(&args.out)?;
+    let mut server = ServerBinary::new(args.server.clone());
+
+    let sizes = BridgeSizes::measure(
+        &args.sdk_dir.join("bridge.js"),
+        &args.wasm,
+        &args.glue,
+        &args.out.join("bridge-wasm.hex"),
+    )?;
+    println!();
+    for line in sizes.lines() {
+        println!("{line}");
+    }
+
+    let host = host::measure(
+        &HostBench {
+            command: &args.host_bench,
+            samples: host_samples,
+            dir: args.out.join("host"),
+            sdk_dir: args.sdk_dir.clone(),
+            penpal: &args.penpal,
+            comlink: &args.comlink,
+        },
+        &mut server,
+    )?;
+    println!();
+    for line in host.lines() {
+        println!("{line}");
+    }
+
+    let rest = load::measure(&server.path()?, args.out.join("rest"), seconds)?;
+    println!("{}", rest.line());
+
+    let budgets = Budgets {
+        add_lines_ms: host.add_lines_ms,
+        context_get_ratio: host.ratio(),
+        rest_requests_per_sec: rest.requests_per_sec,
+        rest_p99_ms: rest.p99_ms,
+    };
+    // In the order of `compare::CONTENDERS`.
+    let sources = [
+        Source {
+            label: "MessageChannel echo".to_owned(),
+            gzip_bytes: 0,
+        },
+        Source {
+            label: format!("toolbridge {}", args.sdk_version),
+            gzip_bytes: sizes.bridge.gzip,
+        },
+        library("Penpal", &args.penpal_version, &args.penpal)?,
+        library("Comlink", &args.comlink_version, &args.comlink)?,
+    ];
+    let comparison = Comparison::from_report(&host.compare, sources)?;
+    let date = time::OffsetDateTime::now_utc().date().to_string();
+    let cpu = cpu_model();
+    let browser = browser_version(&host.browser);
+    let setting = Setting {
+        date: &date,
+        cpu: &cpu,
+        browser: &browser,
+    };
+    let markdown = comparison.markdown(&setting, &budgets);
+    println!();
+    println!("{markdown}");
+    write(&args.out.join("compare.md"), &markdown)?;
+    write(
+        &args.out.join("compare.json"),
+        &comparison.json(&setting, &budgets)?,
+    )?;
+    write(
+        &args.out.join("bench.json"),
+        &report::json(&sizes, &host, rest)?,
+    )?;
+    Ok(())
+}
+
+/// A library toolbridge is compared with: its label and the gzip -9 size of its `script`.
+fn library(name: &str, version: &str, script: &Path) -> Result<Source, Error> {
+    Ok(Source {
+        label: format!("{name} {version}"),
+        gzip_bytes: size(script)?.gzip,
+    })
+}
+
+/// Writes `text` to `path` and says so.
+fn write(path: &Path, text: &str) -> Result<(), Error> {
+    fs_err::write(path, text)?;
+    println!("bench: wrote {}", path.display());
+    Ok(())
+}

@@ -1,0 +1,180 @@
+//! `bench.json`: bridge.js with its budget, each of its parts, the host figures, then the REST
+//! figure, each with its budget and verdict.
+
+use serde::{Serialize, Serializer};
+
+use crate::error::Error;
+use crate::figures::rounded;
+use crate::host::{HostFigures, MAX_ADD_LINES_MS, MAX_CONTEXT_GET_RATIO};
+use crate::load::{Load, MAX_P99_MS, MIN_REQUESTS_PER_SEC};
+use crate::sizes::{BRIDGE_JS_GZIP_BUDGET, BridgeSizes, Size};
+
+#[derive(Serialize)]
+struct Report<'a> {
+    bridge_js: BridgeJs,
+    bridge_js_parts: Parts<'a>,
+    host_add_lines_1000: AddLines,
+    host_context_get: ContextGet,
+    host_browser: &'a str,
+    rest_products_500: Rest,
+}
+
+#[derive(Serialize)]
+struct BridgeJs {
+    raw: u64,
+    gzip: u64,
+    gzip_budget: u64,
+    over: bool,
+}
+
+/// The parts of bridge.js by name, in the order they are measured.
+struct Parts<'a>(&'a [(&'static str, Size)]);
+
+impl Serialize for Parts<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().map(|(name, size)| (name, size)))
+    }
+}
+
+#[derive(Serialize)]
+struct AddLines {
+    median_ms: f64,
+    samples: usize,
+    catalog_products: u64,
+    max_median_ms: f64,
+    within_budget: bool,
+}
+
+#[derive(Serialize)]
+struct ContextGet {
+    median_ms: f64,
+    host_median_ms: f64,
+    echo_median_ms: f64,
+    ratio: Option<f64>,
+    max_ratio: f64,
+    samples: usize,
+    within_budget: bool,
+}
+
+#[derive(Serialize)]
+struct Rest {
+    requests_per_sec: f64,
+    p99_ms: f64,
+    min_requests_per_sec: f64,
+    max_p99_ms: f64,
+    within_budget: bool,
+}
+
+/// The report as JSON text.
+pub(crate) fn json(sizes: &BridgeSizes, host: &HostFigures, rest: Load) -> Result<String, Error> {
+    let report = Report {
+        bridge_js: BridgeJs {
+            raw: sizes.bridge.raw,
+            gzip: sizes.bridge.gzip,
+            gzip_budget: BRIDGE_JS_GZIP_BUDGET,
+            over: sizes.over(),
+        },
+        bridge_js_parts: Parts(&sizes.parts),
+        host_add_lines_1000: AddLines {
+            median_ms: rounded(host.add_lines_ms, 3),
+            samples: host.samples,
+            catalog_products: host.catalog_products,
+            max_median_ms: MAX_ADD_LINES_MS,
+            within_budget: host.add_lines_within_budget(),
+        },
+        host_context_get: ContextGet {
+            median_ms: rounded(host.context_get_ms, 3),
+            host_median_ms: rounded(host.context_get_host_ms, 3),
+            echo_median_ms: rounded(host.echo_ms, 3),
+            ratio: host.ratio().map(|ratio| rounded(ratio, 3)),
+            max_ratio: MAX_CONTEXT_GET_RATIO,
+            samples: host.samples,
+            within_budget: host.context_get_within_budget(),
+        },
+        host_browser: &host.browser,
+        rest_products_500: Rest {
+            requests_per_sec: rounded(rest.requests_per_sec, 1),
+            p99_ms: rounded(rest.p99_ms, 2),
+            min_requests_per_sec: MIN_REQUESTS_PER_SEC,
+            max_p99_ms: MAX_P99_MS,
+            within_budget: rest.within_budget(),
+        },
+    };
+    let mut text = serde_json::to_string_pretty(&report)
+        .map_err(|e| Error::failed(format!("cannot write bench.json: {e}")))?;
+    text.push('\n');
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::compare::CompareReport;
+
+    #[test]
+    fn the_json_report_lists_the_budget_and_every_part() {
+        let compare: CompareReport =
+            serde_json::from_str(r#"{"batch": 20, "inFlight": 100, "contenders": {}}"#).unwrap();
+        let text = json(
+            &BridgeSizes {
+                bridge: Size {
+                    raw: 60_000,
+                    gzip: 17_000,
+                },
+                parts: vec![
+                    ("wasm", Size { raw: 40, gzip: 30 }),
+                    ("glue", Size { raw: 20, gzip: 10 }),
+                ],
+            },
+            &HostFigures {
+                add_lines_ms: 2.1,
+                context_get_ms: 0.21,
+                context_get_host_ms: 0.02,
+                echo_ms: 0.15,
+                samples: 100,
+                catalog_products: 100_000,
+                browser: "HeadlessChrome \"1\"".to_owned(),
+                compare,
+            },
+            Load {
+                requests_per_sec: 1500.25,
+                p99_ms: 12.5,
+            },
+        )
+        .unwrap();
+        let parsed: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            parsed,
+            json!({
+                "bridge_js": {"raw": 60000, "gzip": 17000, "gzip_budget": 16384, "over": true},
+                "bridge_js_parts": {
+                    "wasm": {"raw": 40, "gzip": 30},
+                    "glue": {"raw": 20, "gzip": 10}
+                },
+                "host_add_lines_1000": {"median_ms": 2.1, "samples": 100,
+                    "catalog_products": 100_000, "max_median_ms": 5.0, "within_budget": true},
+                "host_context_get": {"median_ms": 0.21, "host_median_ms": 0.02,
+                    "echo_median_ms": 0.15, "ratio": 1.4, "max_ratio": 1.5, "samples": 100,
+                    "within_budget": true},
+                "host_browser": "HeadlessChrome \"1\"",
+                "rest_products_500": {"requests_per_sec": 1500.3, "p99_ms": 12.5,
+                    "min_requests_per_sec": 1000.0, "max_p99_ms": 25.0, "within_budget": true}
+            })
+        );
+        // The keys and the parts in the order they always had.
+        let order = [
+            "\"bridge_js\"",
+            "\"bridge_js_parts\"",
+            "\"wasm\"",
+            "\"glue\"",
+            "\"host_add_lines_1000\"",
+            "\"host_context_get\"",
+            "\"host_browser\"",
+            "\"rest_products_500\"",
+        ]
+        .map(|key| text.find(key).unwrap());
+        assert!(order.is_sorted(), "{text}");
+    }
+}
