@@ -12,6 +12,7 @@ pub mod error;
 pub mod fault_server;
 pub mod host_backends;
 pub mod readme_example;
+pub mod schemathesis;
 pub mod server;
 pub mod webdriver;
 

@@ -1,11 +1,10 @@
 //! `cargo xtask setup`: brings this machine to the toolchain the checks need, and is cheap to
 //! repeat. Every step prints one line ending in `ok`, `installed`, what to run by hand, or FAILED.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::bridge_js;
-use crate::conformance;
 use crate::error::Error;
 use crate::js_tools::{self, Tool};
 use crate::pins::{self, CARGO_FUZZ, GECKODRIVER, SCHEMATHESIS, WASM_PACK, WASM_TARGET};
@@ -112,7 +111,7 @@ pub(crate) fn run(ctx: &Ctx, purpose: Purpose) -> bool {
         all_ok &= report(
             &format!(
                 "schemathesis {SCHEMATHESIS} (virtualenv in {})",
-                ctx.shown(&conformance::venv_dir(ctx))
+                ctx.shown(&venv_dir(ctx))
             ),
             schemathesis(ctx),
         );
@@ -365,10 +364,10 @@ fn bridge_js(ctx: &Ctx) -> Step {
 /// virtualenv of its own under the target directory (made with the machine's `python3`), so
 /// that nothing outside the target directory changes. Another version there is replaced.
 fn schemathesis(ctx: &Ctx) -> Step {
-    if conformance::installed_version(ctx).as_deref() == Some(SCHEMATHESIS) {
+    if schemathesis_version(ctx).as_deref() == Some(SCHEMATHESIS) {
         return Step::Ok;
     }
-    let dir = conformance::venv_dir(ctx);
+    let dir = venv_dir(ctx);
     let shown = ctx.shown(&dir);
     let what = format!("schemathesis {SCHEMATHESIS}");
     if ctx.find("python3").is_none() {
@@ -386,7 +385,7 @@ fn schemathesis(ctx: &Ctx) -> Step {
     let mut venv = ctx.command("python3");
     venv.args(["-m", "venv"]).arg(&dir);
     announce(&what, &describe(&venv));
-    let python = conformance::venv_program(ctx, "python");
+    let python = venv_program(ctx, "python");
     if let Step::Failed(why) = run_installer(
         &mut venv,
         || python.is_file(),
@@ -405,9 +404,31 @@ fn schemathesis(ctx: &Ctx) -> Step {
     announce(&what, &describe(&pip));
     run_installer(
         &mut pip,
-        || conformance::installed_version(ctx).as_deref() == Some(SCHEMATHESIS),
+        || schemathesis_version(ctx).as_deref() == Some(SCHEMATHESIS),
         &format!("pip finished, but `st --version` in {shown} does not report {SCHEMATHESIS}"),
     )
+}
+
+/// The virtualenv that setup installs schemathesis into.
+fn venv_dir(ctx: &Ctx) -> PathBuf {
+    ctx.target_dir()
+        .join("tools")
+        .join(format!("schemathesis-{SCHEMATHESIS}"))
+}
+
+/// A program of the virtualenv (`python`, `pip`, `st`).
+pub(crate) fn venv_program(ctx: &Ctx, name: &str) -> PathBuf {
+    venv_dir(ctx).join("bin").join(name)
+}
+
+/// The version `st --version` reports (`st, version 4.32.5`), if the virtualenv has it.
+fn schemathesis_version(ctx: &Ctx) -> Option<String> {
+    let st = venv_program(ctx, "st");
+    if !st.is_file() {
+        return None;
+    }
+    let output = process::probe(ctx.program(&st).arg("--version"))?;
+    output.split_whitespace().last().map(str::to_owned)
 }
 
 /// Debian `packages` (with the programs each provides), from apt when we are root on Debian.

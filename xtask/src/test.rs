@@ -564,22 +564,22 @@ fn fuzz_suite(ctx: &Ctx, targets: &[fuzz::Target], seconds: u32) -> Outcome {
     outcome
 }
 
-/// schemathesis against the REST API's own OpenAPI document: one check per run (a key of every
-/// scope, then a key of each scope alone).
+/// schemathesis against the REST API's own OpenAPI document (`tests/conformance/`), on a fresh
+/// debug server: one test per run (a key of every scope, then a key of each scope alone).
 fn api_conformance(ctx: &Ctx) -> Outcome {
-    match crate::conformance::run(ctx) {
-        Ok(runs) => {
-            let mut outcome = Outcome::default();
-            for passed in runs {
-                outcome += if passed { Outcome::PASS } else { Outcome::FAIL };
-            }
-            outcome
-        }
-        Err(error) => {
-            println!("test: {error}");
-            Outcome::FAIL
-        }
-    }
+    counted(
+        server_build::build(ctx, "test", Profile::Debug).map(|server| {
+            let mut command = e2e::suite_command(ctx, "conformance");
+            command
+                .env("TOOLBRIDGE_BIN", server)
+                .env("TOOLBRIDGE_SCHEMATHESIS", setup::venv_program(ctx, "st"))
+                .env(
+                    "TOOLBRIDGE_CONFORMANCE_DIR",
+                    ctx.target_dir().join("api-conformance"),
+                );
+            command
+        }),
+    )
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
 //! A real `toolbridge` server for measurements and browser tests: built with cargo, started on a
 //! free port with a fresh demo database, and killed when the [`ToolbridgeServer`] is dropped.
 
+#![allow(dead_code)] // Goes when the bench has moved out of xtask.
+
 use std::fs::{self, File};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
