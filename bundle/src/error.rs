@@ -183,8 +183,9 @@ pub enum Error {
     /// The bundle breaks one or more rules; never empty.
     #[error("{}", RefusalList(.0))]
     Refused(Vec<Refusal>),
-    /// A file or folder could not be read.
-    #[error("{path}: {source}")]
+    /// A file or folder could not be read, or the packed archive written.
+    /// `source` says why; print the chain of sources to show it.
+    #[error("input/output failed on {}", path.display())]
     Io {
         /// The file or folder concerned.
         path: PathBuf,
@@ -289,6 +290,17 @@ mod tests {
     fn control_characters_in_entry_names_are_escaped() {
         let refusal = Refusal::entry("a\0\u{1b}[31m.js", Rule::Name, "bad");
         assert_eq!(refusal.entry.as_deref(), Some("a\\u{0}\\u{1b}[31m.js"));
+    }
+
+    #[test]
+    fn an_io_failure_names_the_path_and_keeps_its_cause() {
+        let error = Error::Io {
+            path: "tool/app.js".into(),
+            source: std::io::Error::new(std::io::ErrorKind::PermissionDenied, "access denied"),
+        };
+        assert_eq!(error.to_string(), "input/output failed on tool/app.js");
+        let cause = std::error::Error::source(&error).map(ToString::to_string);
+        assert_eq!(cause.as_deref(), Some("access denied"));
     }
 
     #[test]

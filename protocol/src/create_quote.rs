@@ -12,7 +12,7 @@ use crate::limits::{
     CREATE_MAX_LINES, CREATE_MAX_QTY, CREATE_MAX_UNIT_PRICE, CREATE_MIN_LINES, EMAIL_MAX_CHARS,
     TEXT_MAX_CHARS,
 };
-use crate::quote::QuoteLine;
+use crate::quote::{QuoteHeader, QuoteLine, QuoteStatus, QuoteType};
 use crate::tax::fraction_rate;
 
 // The schema attributes below state, for the OpenAPI document, the bounds
@@ -197,6 +197,35 @@ pub struct NewQuote {
     pub quote_ref: Option<String>,
     /// Lines, 1 to 200.
     pub lines: Vec<NewQuoteLine>,
+}
+
+impl NewQuote {
+    /// The header of the Draft this request creates: `id` and `reference` as
+    /// the backend gives them, its `customer` (id and name) and job as the
+    /// backend resolved them, dated `date`; valid for
+    /// [`NEW_QUOTE_EXPIRY_DAYS`].
+    pub fn draft_header(
+        &self,
+        id: String,
+        reference: String,
+        customer: (String, String),
+        job_id: Option<String>,
+        date: String,
+    ) -> QuoteHeader {
+        let (customer_id, customer_name) = customer;
+        QuoteHeader {
+            id,
+            reference,
+            customer_id,
+            customer_name,
+            job_id,
+            title: self.title.clone(),
+            quote_type: QuoteType::Quote,
+            status: QuoteStatus::Draft,
+            date,
+            expiry_days: NEW_QUOTE_EXPIRY_DAYS,
+        }
+    }
 }
 
 const BRIDGE_FIELDS: [&str; 8] = [

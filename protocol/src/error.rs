@@ -306,10 +306,17 @@ impl Violations {
 
     /// `Ok(value)` when nothing was recorded, else every violation.
     pub(crate) fn into_result<T>(self, value: T) -> Result<T, Error> {
+        self.into_violations()
+            .map(|()| value)
+            .map_err(Error::InvalidParams)
+    }
+
+    /// `Ok` when nothing was recorded, else every violation.
+    pub(crate) fn into_violations(self) -> Result<(), Vec<Violation>> {
         if self.0.is_empty() {
-            Ok(value)
+            Ok(())
         } else {
-            Err(Error::InvalidParams(self.0))
+            Err(self.0)
         }
     }
 

@@ -13,13 +13,13 @@ use crate::add_lines::{
     LineType, Unit, ValidBatch, ValidLine, validate_batch, validate_batch_json,
 };
 use crate::catalog::{Catalog, IndexedTaskTemplate, MAX_QTY_PER_UNIT};
-use crate::error::{Error, Violations};
+use crate::error::{Error, Violation, Violations};
 use crate::input::{index, join};
 use crate::limits::{
     MAX_LINE_PRICE, MAX_LINE_QTY, QUOTE_MAX_LINES, SECTION_MAX_CHARS, TEXT_MAX_CHARS,
 };
 use crate::money::Totals;
-use crate::quote::{PricedLine, QuoteDto, QuoteHeader, QuoteLine};
+use crate::quote::{QuoteDto, QuoteHeader, QuoteLine};
 
 /// What a merged batch did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -73,9 +73,8 @@ impl OpenQuote {
     }
 
     /// A Draft quote's lines replaced by `lines` (and its group keys by
-    /// `group_keys`), as a save makes them: each line priced, every line
-    /// checked as [`Self::from_dto`] checks an opened quote, and the totals
-    /// summed. `QUOTE_LOCKED` unless `header` is a Draft's.
+    /// `group_keys`), as a save makes them: [`Self::checked`], once
+    /// [`QuoteHeader::check_editable`] lets the quote change.
     ///
     /// # Errors
     ///
@@ -86,19 +85,23 @@ impl OpenQuote {
         group_keys: BTreeMap<String, u32>,
     ) -> Result<QuoteDto, Error> {
         header.check_editable()?;
-        let proposed = QuoteDto {
-            header,
-            lines: lines
-                .into_iter()
-                .map(|line| PricedLine {
-                    amounts: line.amounts(),
-                    line,
-                })
-                .collect(),
-            group_keys,
-            totals: Totals::default(),
-        };
-        Ok(Self::from_dto(proposed)?.to_dto())
+        Self::checked(header, lines, group_keys).map_err(Error::InvalidParams)
+    }
+
+    /// The quote of `header` with `lines` and `group_keys`, every line
+    /// checked as [`Self::from_dto`] checks an opened quote (the rules every
+    /// saved quote keeps), each priced, and the totals summed.
+    ///
+    /// # Errors
+    ///
+    /// Every violation, each naming its line.
+    pub fn checked(
+        header: QuoteHeader,
+        lines: Vec<QuoteLine>,
+        group_keys: BTreeMap<String, u32>,
+    ) -> Result<QuoteDto, Vec<Violation>> {
+        check_lines(&lines, &group_keys)?;
+        Ok(QuoteDto::new(header, lines, group_keys))
     }
 
     /// Opens a quote the backend returned, checking its lines against the
@@ -113,7 +116,7 @@ impl OpenQuote {
             ..
         } = dto;
         let lines: Vec<QuoteLine> = lines.into_iter().map(|priced| priced.line).collect();
-        check_lines(&lines, &group_keys)?;
+        check_lines(&lines, &group_keys).map_err(Error::InvalidParams)?;
         let next_line_no = lines
             .iter()
             .map(|line| line.line_no)
@@ -130,19 +133,11 @@ impl OpenQuote {
     /// The quote with line amounts and totals, as the editor and the
     /// backend see it.
     pub fn to_dto(&self) -> QuoteDto {
-        QuoteDto {
-            header: self.header.clone(),
-            lines: self
-                .lines
-                .iter()
-                .map(|line| PricedLine {
-                    line: line.clone(),
-                    amounts: line.amounts(),
-                })
-                .collect(),
-            group_keys: self.group_keys.clone(),
-            totals: self.totals(),
-        }
+        QuoteDto::new(
+            self.header.clone(),
+            self.lines.clone(),
+            self.group_keys.clone(),
+        )
     }
 
     /// The header.
@@ -412,7 +407,10 @@ fn quote_line(line_no: u32, group_id: u32, line: ValidLine) -> QuoteLine {
 }
 
 /// Checks stored lines against the bounds a merge keeps.
-fn check_lines(lines: &[QuoteLine], group_keys: &BTreeMap<String, u32>) -> Result<(), Error> {
+fn check_lines(
+    lines: &[QuoteLine],
+    group_keys: &BTreeMap<String, u32>,
+) -> Result<(), Vec<Violation>> {
     let mut errors = Violations::default();
     if lines.len() > QUOTE_MAX_LINES {
         errors.push(
@@ -507,5 +505,5 @@ fn check_lines(lines: &[QuoteLine], group_keys: &BTreeMap<String, u32>) -> Resul
             }
         }
     }
-    errors.into_result(())
+    errors.into_violations()
 }

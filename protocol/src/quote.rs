@@ -59,16 +59,16 @@ impl QuoteStatus {
         self == QuoteStatus::Draft
     }
 
-    /// Send Quote: a Draft becomes Sent (and so locked); any other state
-    /// refuses with `QUOTE_LOCKED`.
+    /// The state Send Quote leaves a quote in: a Draft becomes Sent (and so
+    /// locked); `None` for any other state, which cannot be sent.
+    pub fn sent(self) -> Option<QuoteStatus> {
+        (self == QuoteStatus::Draft).then_some(QuoteStatus::Sent)
+    }
+
+    /// Send Quote, as [`QuoteStatus::sent`]; any state but Draft refuses with
+    /// [`unsendable_quote`].
     pub fn send(self, reference: &str) -> Result<QuoteStatus, Error> {
-        if self == QuoteStatus::Draft {
-            Ok(QuoteStatus::Sent)
-        } else {
-            Err(Error::QuoteLocked(format!(
-                "quote {reference} is {self}; only a Draft quote can be sent"
-            )))
-        }
+        self.sent().ok_or_else(|| unsendable_quote(reference, self))
     }
 }
 
@@ -171,12 +171,25 @@ impl QuoteHeader {
         if self.status.is_editable() {
             Ok(())
         } else {
-            Err(Error::QuoteLocked(format!(
-                "quote {} is {} and can no longer be changed; only Draft quotes can be edited",
-                self.reference, self.status
-            )))
+            Err(locked_quote(&self.reference, self.status))
         }
     }
+}
+
+/// `QUOTE_LOCKED` for a change to the quote `reference`, whose state
+/// `status` is not Draft.
+pub fn locked_quote(reference: &str, status: QuoteStatus) -> Error {
+    Error::QuoteLocked(format!(
+        "quote {reference} is {status} and can no longer be changed; only Draft quotes can be edited"
+    ))
+}
+
+/// `QUOTE_LOCKED` for sending the quote `reference`, whose state `status` is
+/// not Draft.
+pub fn unsendable_quote(reference: &str, status: QuoteStatus) -> Error {
+    Error::QuoteLocked(format!(
+        "quote {reference} is {status}; only a Draft quote can be sent"
+    ))
 }
 
 /// `NOT_FOUND` for a quote id the tenant has no quote with (`quote_id` as
@@ -278,6 +291,16 @@ pub struct PricedLine {
     pub amounts: LineAmounts,
 }
 
+impl PricedLine {
+    /// `line` with its amounts.
+    pub fn new(line: QuoteLine) -> Self {
+        Self {
+            amounts: line.amounts(),
+            line,
+        }
+    }
+}
+
 /// A full quote: header, lines with amounts, group keys and totals
 /// (`GET /api/v1/quotes/{id}`, and the host's open quote).
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -297,6 +320,23 @@ pub struct QuoteDto {
 }
 
 impl QuoteDto {
+    /// The quote with these lines, each priced, and their totals; the lines
+    /// are not checked ([`crate::open_quote::OpenQuote::checked`] checks them).
+    pub fn new(
+        header: QuoteHeader,
+        lines: Vec<QuoteLine>,
+        group_keys: BTreeMap<String, u32>,
+    ) -> Self {
+        let lines: Vec<PricedLine> = lines.into_iter().map(PricedLine::new).collect();
+        let totals = Totals::sum(lines.iter().map(|line| line.amounts));
+        Self {
+            header,
+            lines,
+            group_keys,
+            totals,
+        }
+    }
+
     /// The list summary of this quote.
     pub fn summary(&self) -> BridgeQuoteDto {
         BridgeQuoteDto {

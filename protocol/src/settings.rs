@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::Error;
-use crate::error::Violations;
+use crate::error::{Violation, Violations};
 use crate::input::{Fields, index, kind};
 
 /// Most settings one manifest may declare.
@@ -464,25 +464,24 @@ fn value_of(
 ///
 /// # Errors
 ///
-/// `INVALID_PARAMS` with every problem, each with the key as its path: a
-/// key not declared, a value of the wrong type or not among the options, a
-/// string over [`VALUE_MAX_CHARS`] or with control characters, a required
-/// key with no value and no default. A body that is not an object has the
-/// path `""`.
+/// Every problem (`INVALID_PARAMS` on the wire), each with the key as its
+/// path: a key not declared, a value of the wrong type or not among the
+/// options, a string over [`VALUE_MAX_CHARS`] or with control characters, a
+/// required key with no value and no default. A body that is not an object
+/// has the path `""`.
 pub fn check_values(
     declarations: &[SettingDeclaration],
     values: &Value,
-) -> Result<SettingValues, Error> {
+) -> Result<SettingValues, Vec<Violation>> {
     let mut errors = Violations::default();
     let Value::Object(values) = values else {
-        errors.push(
+        return Err(vec![Violation::new(
             "",
             format!(
                 "the settings must be one object of values by key, not {}",
                 kind(values)
             ),
-        );
-        return errors.finish(None);
+        )]);
     };
     let mut checked = SettingValues::new();
     // Keys whose value was refused: that message is enough.
@@ -515,7 +514,7 @@ pub fn check_values(
             );
         }
     }
-    errors.into_result(checked)
+    errors.into_violations().map(|()| checked)
 }
 
 /// What an undeclared key is told.

@@ -12,7 +12,7 @@ use toolbridge_protocol::settings::{
     SettingDeclaration, SettingValue, SettingValues, check_values, effective_values,
     read_declarations, retained_values, values_to_json,
 };
-use toolbridge_protocol::{Error, ErrorCode};
+use toolbridge_protocol::{Error, ErrorCode, Violation};
 
 /// The shared interface's example: one setting of each type.
 fn declarations() -> Vec<SettingDeclaration> {
@@ -29,15 +29,18 @@ fn declarations() -> Vec<SettingDeclaration> {
 /// `(path, message)` of every violation.
 fn problems(error: &Error) -> Vec<(String, String)> {
     assert_eq!(error.code(), ErrorCode::InvalidParams, "{error}");
-    error
-        .details()
+    listed(error.details())
+}
+
+fn listed(violations: &[Violation]) -> Vec<(String, String)> {
+    violations
         .iter()
         .map(|v| (v.path.clone(), v.message.clone()))
         .collect()
 }
 
 fn refused(values: &Value) -> Vec<(String, String)> {
-    problems(&check_values(&declarations(), values).unwrap_err())
+    listed(&check_values(&declarations(), values).unwrap_err())
 }
 
 fn values(json: &Value) -> SettingValues {
@@ -122,7 +125,7 @@ fn strings_are_bounded_and_the_body_must_be_an_object() {
         .is_ok()
     );
     for body in [json!([]), json!("x"), Value::Null] {
-        let found = problems(&check_values(&declarations(), &body).unwrap_err());
+        let found = listed(&check_values(&declarations(), &body).unwrap_err());
         assert_eq!(found[0].0, "", "{body}");
     }
     // A null is not a way to unset a value: leave the key out.
@@ -135,7 +138,7 @@ fn strings_are_bounded_and_the_body_must_be_an_object() {
 #[test]
 fn a_tool_without_settings_takes_only_an_empty_object() {
     assert!(check_values(&[], &json!({})).unwrap().is_empty());
-    let found = problems(&check_values(&[], &json!({"a": 1})).unwrap_err());
+    let found = listed(&check_values(&[], &json!({"a": 1})).unwrap_err());
     assert_eq!(
         found,
         [(

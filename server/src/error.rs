@@ -4,10 +4,15 @@
 //! conversion is here too: the problem response every operation documents,
 //! and the headers that come with 401 and 429.
 
+use std::fmt;
+
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use toolbridge_protocol::create_quote::{taken_reference, unknown_job};
 use toolbridge_protocol::problem::{PROBLEM_CONTENT_TYPE, Problem};
+use toolbridge_protocol::quote::{locked_quote, quote_not_found, unsendable_quote};
 use toolbridge_protocol::{Error as RuleError, ErrorCode};
+use toolbridge_store::{Cause, Error as StoreError, QuoteAction, Record, Unique};
 use utoipa::Modify;
 use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::openapi::{ContentBuilder, HeaderBuilder, OpenApi, Ref, ResponseBuilder};
@@ -28,26 +33,77 @@ pub enum ApiError {
         /// What is wrong with it.
         message: String,
     },
-    /// The store failed.
-    #[error("{0}")]
-    Store(String),
+    /// The store refused the request, or failed ([`store_rule`] says which,
+    /// and what a refusal means to the client).
+    #[error(transparent)]
+    Store(#[from] toolbridge_store::Error),
     /// Something else on the server failed, not the request.
-    #[error("{0}")]
-    Internal(String),
+    #[error("{doing} failed")]
+    Internal {
+        /// What the server was doing, e.g. `checking a bundle`.
+        doing: String,
+        /// Why it failed.
+        #[source]
+        cause: Cause,
+    },
 }
 
-impl From<toolbridge_store::Error> for ApiError {
-    fn from(error: toolbridge_store::Error) -> Self {
-        match error {
-            toolbridge_store::Error::Rule(rule) => ApiError::Rule(rule),
-            other @ toolbridge_store::Error::Database(_) => ApiError::Store(other.to_string()),
-        }
-    }
+/// What a store error means to the client: the protocol's error for a
+/// refusal, `None` for a failure of the server. The one place where the
+/// store's kinds meet the wire.
+fn store_rule(error: &StoreError) -> Option<RuleError> {
+    Some(match error {
+        StoreError::NotFound {
+            what: Record::Quote,
+            id,
+        } => quote_not_found(id),
+        StoreError::NotFound {
+            what: Record::Job,
+            id,
+        } => unknown_job(id),
+        StoreError::NotFound { .. } => RuleError::NotFound(error.to_string()),
+        StoreError::Invalid(violations) => RuleError::InvalidParams(violations.clone()),
+        StoreError::QuoteLocked {
+            reference,
+            status,
+            action: QuoteAction::Change,
+        } => locked_quote(reference, *status),
+        StoreError::QuoteLocked {
+            reference,
+            status,
+            action: QuoteAction::Send,
+        } => unsendable_quote(reference, *status),
+        StoreError::IdempotencyKeyReused => RuleError::invalid(
+            "Idempotency-Key",
+            "was already used with a different request body",
+        ),
+        StoreError::Taken {
+            what: Unique::QuoteReference,
+            value,
+        } => RuleError::InvalidParams(vec![taken_reference(value)]),
+        StoreError::Taken {
+            what: Unique::ProductSku,
+            value,
+        } => RuleError::invalid(
+            "sku",
+            format!("{value} is already a product of this tenant"),
+        ),
+        StoreError::NotEmpty => RuleError::NotAllowed(
+            "the database already holds data; demo data goes into an empty database only"
+                .to_owned(),
+        ),
+        StoreError::Database(_)
+        | StoreError::Migration(_)
+        | StoreError::Corrupt { .. }
+        | StoreError::Hashing(_)
+        | StoreError::Encoding { .. } => return None,
+    })
 }
 
 impl From<toolbridge_bundle::Error> for ApiError {
     /// A refused bundle is `INVALID_PARAMS`: one violation per refusal, its
-    /// path the entry (or `bundle`), its message ending in the rule's id.
+    /// path the entry (or `bundle`), its message ending in the rule's id. A
+    /// bundle that could not be read is the server's failure.
     fn from(error: toolbridge_bundle::Error) -> Self {
         match error {
             toolbridge_bundle::Error::Refused(refusals) => {
@@ -64,12 +120,38 @@ impl From<toolbridge_bundle::Error> for ApiError {
                         .collect(),
                 ))
             }
-            other @ toolbridge_bundle::Error::Io { .. } => ApiError::Store(other.to_string()),
+            other @ toolbridge_bundle::Error::Io { .. } => {
+                ApiError::internal("reading a tool bundle", other)
+            }
         }
     }
 }
 
+/// An error and its causes, each `source()` after it, joined with `": "`:
+/// what a log line needs to say what went wrong, and why.
+pub struct Chain<'a>(pub &'a (dyn std::error::Error + 'static));
+
+impl fmt::Display for Chain<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)?;
+        let mut source = self.0.source();
+        while let Some(cause) = source {
+            write!(f, ": {cause}")?;
+            source = cause.source();
+        }
+        Ok(())
+    }
+}
+
 impl ApiError {
+    /// The server failed while `doing` something, because of `cause`.
+    pub fn internal(doing: impl Into<String>, cause: impl Into<Cause>) -> Self {
+        ApiError::Internal {
+            doing: doing.into(),
+            cause: cause.into(),
+        }
+    }
+
     /// `UNAUTHENTICATED` with a message.
     pub fn unauthenticated(message: impl Into<String>) -> Self {
         ApiError::Rule(RuleError::Unauthenticated(message.into()))
@@ -94,6 +176,22 @@ impl ApiError {
     }
 }
 
+impl ApiError {
+    /// The one place a failure of the server is logged, with the request id
+    /// and every cause; the client's problem says only where to look.
+    fn failure(&self, what: &str) -> Problem {
+        tracing::error!(
+            request_id = crate::request_id::current().as_deref().unwrap_or("-"),
+            error = %Chain(self),
+            "{what}"
+        );
+        Problem::from_error(&RuleError::Internal(
+            "the server could not complete the request; quote the requestId when reporting it"
+                .to_owned(),
+        ))
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let (mut problem, status) = match &self {
@@ -106,19 +204,11 @@ impl IntoResponse for ApiError {
                 problem.errors.clear();
                 (problem, Some(*status))
             }
-            ApiError::Store(message) | ApiError::Internal(message) => {
-                let what = if matches!(self, ApiError::Store(_)) {
-                    "store failure"
-                } else {
-                    "server failure"
-                };
-                tracing::error!(error = %message, "{what}");
-                let rule = RuleError::Internal(
-                    "the server could not complete the request; quote the requestId when reporting it"
-                        .to_owned(),
-                );
-                (Problem::from_error(&rule), None)
-            }
+            ApiError::Store(error) => match store_rule(error) {
+                Some(rule) => (Problem::from_error(&rule), None),
+                None => (self.failure("store failure"), None),
+            },
+            ApiError::Internal { .. } => (self.failure("server failure"), None),
         };
         if let Some(id) = crate::request_id::current() {
             problem = problem.with_request_id(id);
@@ -200,5 +290,118 @@ impl Modify for ErrorHeaders {
             }
             _ => {}
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+    use std::sync::{Arc, Mutex, PoisonError};
+
+    use tracing_subscriber::fmt::MakeWriter;
+
+    use super::*;
+
+    /// What a subscriber writes, kept for the test to read.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl Captured {
+        fn text(&self) -> String {
+            let bytes = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+            String::from_utf8_lossy(&bytes).into_owned()
+        }
+    }
+
+    impl Write for Captured {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .extend_from_slice(buf);
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl<'a> MakeWriter<'a> for Captured {
+        type Writer = Captured;
+
+        fn make_writer(&'a self) -> Captured {
+            self.clone()
+        }
+    }
+
+    /// The response to `error`, and what answering it logged.
+    async fn answer(error: ApiError) -> (StatusCode, String, String) {
+        let log = Captured::default();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(log.clone())
+            .with_ansi(false)
+            .finish();
+        let response = tracing::subscriber::with_default(subscriber, || error.into_response());
+        let status = response.status();
+        let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        (
+            status,
+            String::from_utf8(body.to_vec()).unwrap(),
+            log.text(),
+        )
+    }
+
+    #[tokio::test]
+    async fn a_database_failure_is_logged_with_its_cause_and_not_told_to_the_client() {
+        let dir = tempfile::tempdir().unwrap();
+        let failure = toolbridge_store::Store::open(&dir.path().join("no-such-folder/db.sqlite3"))
+            .await
+            .unwrap_err();
+        let cause = std::error::Error::source(&failure)
+            .expect("a database failure keeps sqlx's error")
+            .to_string();
+        assert!(cause.contains("unable to open database file"), "{cause}");
+
+        let (status, body, log) = answer(ApiError::from(failure)).await;
+        assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
+        assert!(log.contains("store failure"), "{log}");
+        assert!(
+            log.contains(&format!("the database failed: {cause}")),
+            "{log}"
+        );
+        assert!(!body.contains(&cause), "{body}");
+        assert!(!body.contains("database"), "{body}");
+        assert!(body.contains("quote the requestId"), "{body}");
+    }
+
+    #[tokio::test]
+    async fn a_refusal_of_the_store_is_the_protocols_error_and_is_not_logged() {
+        let refusal = toolbridge_store::Error::QuoteLocked {
+            reference: "Q-1001".to_owned(),
+            status: toolbridge_protocol::quote::QuoteStatus::Sent,
+            action: QuoteAction::Send,
+        };
+        let (status, body, log) = answer(ApiError::from(refusal)).await;
+        assert_eq!(status, StatusCode::CONFLICT);
+        let problem: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(problem["code"], "QUOTE_LOCKED");
+        assert_eq!(
+            problem["detail"],
+            "quote Q-1001 is Sent; only a Draft quote can be sent"
+        );
+        assert_eq!(log, "");
+    }
+
+    #[test]
+    fn a_chain_joins_each_cause() {
+        let io = std::io::Error::other("disk on fire");
+        let error = ApiError::internal("reading a tool bundle", io);
+        assert_eq!(
+            Chain(&error).to_string(),
+            "reading a tool bundle failed: disk on fire"
+        );
     }
 }

@@ -182,6 +182,6 @@ const LINK_FIELDS: [(&str, &str); 3] = [
 pub async fn document() -> Response {
     match document_json() {
         Ok(document) => Json(document).into_response(),
-        Err(error) => ApiError::Internal(format!("the OpenAPI document: {error}")).into_response(),
+        Err(error) => ApiError::internal("writing the OpenAPI document", error).into_response(),
     }
 }

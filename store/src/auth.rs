@@ -9,12 +9,14 @@ use argon2::Argon2;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use rand::RngCore;
 use rand::rngs::OsRng;
+use sqlx::Row;
+use sqlx::sqlite::SqliteRow;
 use subtle::ConstantTimeEq;
 use toolbridge_protocol::catalog::id_key;
 use toolbridge_protocol::context::{BridgeContextDto, Role};
 
 use crate::util::{hex, is_hex, new_id, now_iso, now_unix, random_hex, sha256};
-use crate::{ApiKey, Error, NewApiKey, RateLimit, Scope, Store, User};
+use crate::{ApiKey, Error, NewApiKey, RateLimit, Record, Scope, Store, User};
 
 /// Random bytes of a session token (shown as hex).
 const SESSION_TOKEN_BYTES: usize = 32;
@@ -31,12 +33,17 @@ pub const KEY_NAME_MAX_CHARS: usize = 100;
 fn hash_password_now(password: &str) -> Result<String, Error> {
     let mut salt = [0_u8; 16];
     OsRng.fill_bytes(&mut salt);
-    let salt = SaltString::encode_b64(&salt)
-        .map_err(|error| Error::Database(format!("password salt: {error}")))?;
+    let salt = SaltString::encode_b64(&salt).map_err(hashing)?;
     Argon2::default()
         .hash_password(password.as_bytes(), &salt)
         .map(|hash| hash.to_string())
-        .map_err(|error| Error::Database(format!("password hashing: {error}")))
+        .map_err(hashing)
+}
+
+/// [`Error::Hashing`], from argon2's error (which is not a
+/// `std::error::Error` without argon2's `std` feature).
+fn hashing(error: argon2::password_hash::Error) -> Error {
+    Error::Hashing(error.to_string().into())
 }
 
 /// Whether `password` matches the PHC string `hash`.
@@ -61,7 +68,7 @@ async fn blocking<T: Send + 'static>(
 ) -> Result<T, Error> {
     tokio::task::spawn_blocking(work)
         .await
-        .map_err(|error| Error::Database(format!("password hashing task failed: {error}")))
+        .map_err(|error| Error::Hashing(Box::new(error)))
 }
 
 /// Hashes a password off the async threads.
@@ -71,34 +78,21 @@ pub(crate) async fn hash_password(password: &str) -> Result<String, Error> {
 }
 
 /// The columns [`user_from_row`] reads, joined with the tenant.
-const USER_COLUMNS: &str = "u.id, u.name, u.email, u.role, u.tenant_id, t.name, t.culture_code";
+const USER_COLUMNS: &str = "u.id, u.name, u.email, u.role, u.tenant_id, \
+    t.name AS tenant_name, t.culture_code";
 
-type UserRow = (String, String, String, String, String, String, String);
-
-/// A [`UserRow`] followed by the password hash.
-type UserRowWithHash = (
-    String,
-    String,
-    String,
-    String,
-    String,
-    String,
-    String,
-    String,
-);
-
-fn user_from_row(row: UserRow) -> Result<User, Error> {
-    let (id, name, email, role, tenant_id, tenant_name, culture_code) = row;
-    let role =
-        Role::from_token(&role).ok_or_else(|| Error::corrupt(format_args!("role {role:?}")))?;
+/// A user from a row with [`USER_COLUMNS`].
+fn user_from_row(row: &SqliteRow) -> Result<User, Error> {
+    let role: String = row.try_get("role")?;
     Ok(User {
-        id,
-        name,
-        email,
-        role,
-        tenant_id,
-        tenant_name,
-        culture_code,
+        id: row.try_get("id")?,
+        name: row.try_get("name")?,
+        email: row.try_get("email")?,
+        role: Role::from_token(&role)
+            .ok_or_else(|| Error::corrupt(format_args!("role {role:?}")))?,
+        tenant_id: row.try_get("tenant_id")?,
+        tenant_name: row.try_get("tenant_name")?,
+        culture_code: row.try_get("culture_code")?,
     })
 }
 
@@ -131,39 +125,29 @@ fn scopes_from_text(text: &str) -> Result<Vec<Scope>, Error> {
         .collect()
 }
 
-/// The columns of [`KEY_COLUMNS`], in order.
-type KeyRow = (
-    String,
-    String,
-    String,
-    String,
-    String,
-    i64,
-    i64,
-    String,
-    Option<String>,
-);
-
 const KEY_COLUMNS: &str =
     "id, tenant_id, name, prefix, scopes, rate_requests, rate_window_secs, created_at, revoked_at";
 
-fn key_from_row(row: KeyRow) -> Result<ApiKey, Error> {
-    let (id, tenant_id, name, prefix, scopes, requests, window, created_at, revoked_at) = row;
-    let rate = |value: i64| {
-        u32::try_from(value).map_err(|_| Error::corrupt(format_args!("rate limit {value}")))
+/// A key from a row with [`KEY_COLUMNS`].
+fn key_from_row(row: &SqliteRow) -> Result<ApiKey, Error> {
+    let rate = |column: &str| {
+        let value: i64 = row.try_get(column)?;
+        u32::try_from(value)
+            .map_err(|error| Error::corrupt_because(format_args!("rate limit {value}"), error))
     };
+    let scopes: String = row.try_get("scopes")?;
     Ok(ApiKey {
-        id,
-        tenant_id,
-        name,
-        prefix,
+        id: row.try_get("id")?,
+        tenant_id: row.try_get("tenant_id")?,
+        name: row.try_get("name")?,
+        prefix: row.try_get("prefix")?,
         scopes: scopes_from_text(&scopes)?,
         rate_limit: RateLimit {
-            requests: rate(requests)?,
-            window_secs: rate(window)?,
+            requests: rate("rate_requests")?,
+            window_secs: rate("rate_window_secs")?,
         },
-        created_at,
-        revoked_at,
+        created_at: row.try_get("created_at")?,
+        revoked_at: row.try_get("revoked_at")?,
     })
 }
 
@@ -206,7 +190,7 @@ impl Store {
         email: &str,
         password: &str,
     ) -> Result<Option<User>, Error> {
-        let row: Option<UserRowWithHash> = sqlx::query_as(&format!(
+        let row = sqlx::query(&format!(
             "SELECT {USER_COLUMNS}, u.password_hash FROM users u \
                  JOIN tenants t ON t.id = u.tenant_id \
                  WHERE u.email_lower = ? AND u.active = 1"
@@ -214,21 +198,18 @@ impl Store {
         .bind(email.trim().to_lowercase())
         .fetch_optional(&self.pool)
         .await?;
-        let (user, hash) = match row {
-            Some((id, name, email, role, tenant_id, tenant_name, culture, hash)) => (
-                Some((id, name, email, role, tenant_id, tenant_name, culture)),
-                Some(hash),
-            ),
-            None => (None, None),
-        };
+        let hash: Option<String> = row
+            .as_ref()
+            .map(|row| row.try_get("password_hash"))
+            .transpose()?;
         let password = password.to_owned();
         let matches = blocking(move || {
             let hash = hash.as_deref().unwrap_or_else(|| dummy_hash());
             password_matches(&password, hash)
         })
         .await?;
-        match user {
-            Some(row) if matches => Ok(Some(user_from_row(row)?)),
+        match row {
+            Some(row) if matches => Ok(Some(user_from_row(&row)?)),
             _ => Ok(None),
         }
     }
@@ -239,8 +220,7 @@ impl Store {
         let token = random_hex(SESSION_TOKEN_BYTES);
         let now = now_unix();
         let expires = now.saturating_add(i64::try_from(ttl_secs).unwrap_or(i64::MAX));
-        let _turn = self.writes.lock().await;
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let mut tx = self.begin_write().await?;
         sqlx::query("DELETE FROM sessions WHERE expires_at <= ?")
             .bind(now)
             .execute(&mut *tx)
@@ -251,9 +231,10 @@ impl Store {
                 .fetch_one(&mut *tx)
                 .await?;
         if !user_exists {
-            return Err(
-                toolbridge_protocol::Error::NotFound(format!("user {user_id} not found")).into(),
-            );
+            return Err(Error::NotFound {
+                what: Record::User,
+                id: user_id.to_owned(),
+            });
         }
         sqlx::query(
             "INSERT INTO sessions (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
@@ -271,7 +252,7 @@ impl Store {
     /// The user of an unexpired session; `None` for an unknown, expired or
     /// ended session (or a user made inactive since).
     pub async fn session_user(&self, token: &str) -> Result<Option<User>, Error> {
-        let row: Option<UserRow> = sqlx::query_as(&format!(
+        let row = sqlx::query(&format!(
             "SELECT {USER_COLUMNS} FROM sessions s \
              JOIN users u ON u.id = s.user_id \
              JOIN tenants t ON t.id = u.tenant_id \
@@ -281,7 +262,7 @@ impl Store {
         .bind(now_unix())
         .fetch_optional(&self.pool)
         .await?;
-        row.map(user_from_row).transpose()
+        row.as_ref().map(user_from_row).transpose()
     }
 
     /// Ends a session (nothing happens for an unknown token).
@@ -312,7 +293,7 @@ impl Store {
     ) -> Result<NewApiKey, Error> {
         let violations = new_api_key_problems(name, scopes, rate_limit);
         if !violations.is_empty() {
-            return Err(toolbridge_protocol::Error::InvalidParams(violations).into());
+            return Err(Error::Invalid(violations));
         }
         let name = name.trim();
         let scopes: Vec<Scope> = Scope::ALL
@@ -326,10 +307,10 @@ impl Store {
                 .fetch_one(&self.pool)
                 .await?;
         if !tenant_exists {
-            return Err(toolbridge_protocol::Error::NotFound(format!(
-                "tenant {tenant_id} not found"
-            ))
-            .into());
+            return Err(Error::NotFound {
+                what: Record::Tenant,
+                id: tenant_id.to_owned(),
+            });
         }
 
         let secret = random_hex(KEY_SECRET_BYTES);
@@ -369,36 +350,36 @@ impl Store {
         let Some((prefix, secret)) = split_token(token) else {
             return Ok(None);
         };
-        let row: Option<(String, KeyRow)> = sqlx::query_as::<_, KeyRowWithHash>(&format!(
+        let row = sqlx::query(&format!(
             "SELECT secret_hash, {KEY_COLUMNS} FROM api_keys WHERE prefix = ?"
         ))
         .bind(prefix)
         .fetch_optional(&self.pool)
-        .await?
-        .map(split_hash);
+        .await?;
         let presented = hex(&sha256(secret.as_bytes()));
         // The prefix is public (lists show it); the secret is what must not
         // leak through timing.
-        let Some((stored, row)) = row else {
+        let Some(row) = row else {
             return Ok(None);
         };
+        let stored: String = row.try_get("secret_hash")?;
         let matches: bool = presented.as_bytes().ct_eq(stored.as_bytes()).into();
         if !matches {
             return Ok(None);
         }
-        let key = key_from_row(row)?;
+        let key = key_from_row(&row)?;
         Ok(key.revoked_at.is_none().then_some(key))
     }
 
     /// The tenant's keys, revoked ones included, oldest first.
     pub async fn list_api_keys(&self, tenant_id: &str) -> Result<Vec<ApiKey>, Error> {
-        let rows: Vec<KeyRow> = sqlx::query_as(&format!(
+        let rows = sqlx::query(&format!(
             "SELECT {KEY_COLUMNS} FROM api_keys WHERE tenant_id = ? ORDER BY created_at, rowid"
         ))
         .bind(tenant_id)
         .fetch_all(&self.pool)
         .await?;
-        rows.into_iter().map(key_from_row).collect()
+        rows.iter().map(key_from_row).collect()
     }
 
     /// Revokes a key of the tenant. `true` when the tenant has that key (now
@@ -424,28 +405,4 @@ impl Store {
         .await?;
         Ok(exists)
     }
-}
-
-/// `secret_hash` followed by a [`KeyRow`].
-type KeyRowWithHash = (
-    String,
-    String,
-    String,
-    String,
-    String,
-    String,
-    i64,
-    i64,
-    String,
-    Option<String>,
-);
-
-fn split_hash(row: KeyRowWithHash) -> (String, KeyRow) {
-    let (hash, id, tenant_id, name, prefix, scopes, requests, window, created_at, revoked_at) = row;
-    (
-        hash,
-        (
-            id, tenant_id, name, prefix, scopes, requests, window, created_at, revoked_at,
-        ),
-    )
 }

@@ -12,8 +12,10 @@
 //! Installed tools belong to the platform and are the same for every tenant;
 //! the values of their install settings are each tenant's own.
 //!
-//! Failures come as one [`Error`]: a [`toolbridge_protocol::Error`] for what
-//! the caller did wrong, or [`Error::Database`].
+//! Failures come as one [`Error`], whose kinds name what happened in the
+//! store (a record not found, input that breaks a rule, a quote no longer a
+//! Draft, …, or a failure of the database with its cause); what each means
+//! to a client is for the caller to say.
 
 #![deny(missing_docs)]
 
@@ -35,12 +37,13 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::{Sqlite, SqliteConnection, SqlitePool, Transaction};
+use tokio::sync::MutexGuard;
 
 pub use auth::{KEY_NAME_MAX_CHARS, new_api_key_problems};
 pub use catalog::NewProduct;
-pub use error::Error;
+pub use error::{Cause, Error, QuoteAction, Record, Unique};
 pub use seed::{DEFAULT_SEED_PRODUCTS, DEMO_PASSWORD};
 pub use tools::{InstalledTool, ToolFile};
 pub use types::{
@@ -130,6 +133,15 @@ impl Store {
         })
     }
 
+    /// A write transaction, begun in this process's turn at writing, with
+    /// SQLite's write lock taken first (`BEGIN IMMEDIATE`), so that what it
+    /// reads stays true until it commits.
+    pub(crate) async fn begin_write(&self) -> Result<Write<'_>, Error> {
+        let turn = self.writes.lock().await;
+        let tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        Ok(Write { tx, _turn: turn })
+    }
+
     /// Closes every connection (the store is unusable afterwards).
     pub async fn close(&self) {
         self.pool.close().await;
@@ -160,5 +172,34 @@ impl Store {
                 .fetch_optional(&self.pool)
                 .await?;
         Ok(row.map(|(id, name)| Tenant { id, name }))
+    }
+}
+
+/// A write transaction of [`Store::begin_write`]: the connection it runs on,
+/// and this process's turn at writing, held until it ends.
+pub(crate) struct Write<'s> {
+    tx: Transaction<'static, Sqlite>,
+    _turn: MutexGuard<'s, ()>,
+}
+
+impl Write<'_> {
+    /// Commits; dropped without this, the transaction rolls back.
+    pub(crate) async fn commit(self) -> Result<(), Error> {
+        self.tx.commit().await?;
+        Ok(())
+    }
+}
+
+impl std::ops::Deref for Write<'_> {
+    type Target = SqliteConnection;
+
+    fn deref(&self) -> &SqliteConnection {
+        &self.tx
+    }
+}
+
+impl std::ops::DerefMut for Write<'_> {
+    fn deref_mut(&mut self) -> &mut SqliteConnection {
+        &mut self.tx
     }
 }

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use sqlx::sqlite::SqliteRow;
 use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection};
 use toolbridge_protocol::Decimal;
 use toolbridge_protocol::Violation;
@@ -10,17 +11,17 @@ use toolbridge_protocol::add_lines::{LineType, Unit};
 use toolbridge_protocol::catalog::id_key;
 use toolbridge_protocol::create_quote::{
     CustomerChoice, LineProduct, LinkedProduct, NewCustomer, NewQuote, NewQuoteLine, email_key,
-    generated_reference, sku_key, taken_reference, unknown_customer, unknown_job, unknown_sku_id,
+    generated_reference, sku_key, taken_reference, unknown_customer, unknown_sku_id,
 };
 use toolbridge_protocol::money::Totals;
 use toolbridge_protocol::open_quote::OpenQuote;
 use toolbridge_protocol::quote::{
-    PricedLine, QuoteDto, QuoteHeader, QuoteLine, QuoteStatus, QuoteType, quote_not_found,
+    PricedLine, QuoteDto, QuoteHeader, QuoteLine, QuoteStatus, QuoteType,
 };
 use toolbridge_protocol::quote_header::HeaderChange;
 
 use crate::util::{decimal, new_id, now_iso, to_u32};
-use crate::{Created, Error, Idempotency, Store};
+use crate::{Created, Error, Idempotency, QuoteAction, Record, Store, Unique, Write};
 
 /// Days a new quote stays valid.
 pub(crate) const NEW_QUOTE_EXPIRY_DAYS: u32 =
@@ -29,8 +30,6 @@ pub(crate) const NEW_QUOTE_EXPIRY_DAYS: u32 =
 const IDEMPOTENCY_KEY_MAX_CHARS: usize = 255;
 /// Lines per multi-row `INSERT` (18 parameters each).
 const LINES_PER_INSERT: usize = 200;
-
-type Rule = toolbridge_protocol::Error;
 
 pub(crate) fn quote_type_name(quote_type: QuoteType) -> &'static str {
     match quote_type {
@@ -52,7 +51,23 @@ fn status_from_name(name: &str) -> Result<QuoteStatus, Error> {
 }
 
 fn not_found(quote_id: &str) -> Error {
-    quote_not_found(quote_id).into()
+    Error::NotFound {
+        what: Record::Quote,
+        id: quote_id.to_owned(),
+    }
+}
+
+/// [`Error::QuoteLocked`] unless the quote is a Draft.
+fn check_editable(header: &QuoteHeader, action: QuoteAction) -> Result<(), Error> {
+    if header.status.is_editable() {
+        Ok(())
+    } else {
+        Err(Error::QuoteLocked {
+            reference: header.reference.clone(),
+            status: header.status,
+            action,
+        })
+    }
 }
 
 /// A quote of the tenant in full; `NOT_FOUND` when the tenant has none with
@@ -62,21 +77,9 @@ pub(crate) async fn load_quote(
     tenant_id: &str,
     quote_id: &str,
 ) -> Result<QuoteDto, Error> {
-    type HeaderRow = (
-        String,
-        String,
-        String,
-        String,
-        Option<String>,
-        Option<String>,
-        String,
-        String,
-        String,
-        i64,
-    );
-    let header: Option<HeaderRow> = sqlx::query_as(
-        "SELECT q.id, q.reference, q.customer_id, c.name, q.job_id, q.title, q.quote_type, \
-         q.status, q.date, q.expiry_days FROM quotes q \
+    let row = sqlx::query(
+        "SELECT q.id, q.reference, q.customer_id, c.name AS customer_name, q.job_id, q.title, \
+         q.quote_type, q.status, q.date, q.expiry_days FROM quotes q \
          JOIN customers c ON c.id = q.customer_id \
          WHERE q.tenant_id = ? AND q.id = ?",
     )
@@ -84,33 +87,7 @@ pub(crate) async fn load_quote(
     .bind(quote_id)
     .fetch_optional(&mut *conn)
     .await?;
-    let Some((
-        id,
-        reference,
-        customer_id,
-        customer_name,
-        job_id,
-        title,
-        quote_type,
-        status,
-        date,
-        expiry_days,
-    )) = header
-    else {
-        return Err(not_found(quote_id));
-    };
-    let header = QuoteHeader {
-        id,
-        reference,
-        customer_id,
-        customer_name,
-        job_id,
-        title,
-        quote_type: quote_type_from_name(&quote_type)?,
-        status: status_from_name(&status)?,
-        date,
-        expiry_days: to_u32(expiry_days)?,
-    };
+    let header = header_from_row(&row.ok_or_else(|| not_found(quote_id))?)?;
     let lines = load_lines(conn, &header.id).await?;
 
     let keys: Vec<(String, i64)> =
@@ -128,6 +105,24 @@ pub(crate) async fn load_quote(
         lines,
         group_keys,
         totals,
+    })
+}
+
+/// A quote's header from its row, as [`load_quote`] reads it.
+fn header_from_row(row: &SqliteRow) -> Result<QuoteHeader, Error> {
+    let quote_type: String = row.try_get("quote_type")?;
+    let status: String = row.try_get("status")?;
+    Ok(QuoteHeader {
+        id: row.try_get("id")?,
+        reference: row.try_get("reference")?,
+        customer_id: row.try_get("customer_id")?,
+        customer_name: row.try_get("customer_name")?,
+        job_id: row.try_get("job_id")?,
+        title: row.try_get("title")?,
+        quote_type: quote_type_from_name(&quote_type)?,
+        status: status_from_name(&status)?,
+        date: row.try_get("date")?,
+        expiry_days: to_u32(row.try_get("expiry_days")?)?,
     })
 }
 
@@ -170,19 +165,13 @@ async fn load_lines(conn: &mut SqliteConnection, quote_id: &str) -> Result<Vec<P
             injected: row.try_get(14)?,
             parent_line_no: parent.map(to_u32).transpose()?,
         };
-        lines.push(PricedLine {
-            amounts: line.amounts(),
-            line,
-        });
+        lines.push(PricedLine::new(line));
     }
     Ok(lines)
 }
 
 /// Replaces a quote's lines and group keys, and its stored total.
-pub(crate) async fn write_lines(
-    conn: &mut SqliteConnection,
-    quote: &QuoteDto,
-) -> Result<(), Error> {
+async fn write_lines(conn: &mut SqliteConnection, quote: &QuoteDto) -> Result<(), Error> {
     let quote_id = quote.header.id.as_str();
     for table in ["quote_lines", "quote_group_keys"] {
         sqlx::query(&format!("DELETE FROM {table} WHERE quote_id = ?"))
@@ -190,6 +179,18 @@ pub(crate) async fn write_lines(
             .execute(&mut *conn)
             .await?;
     }
+    insert_lines(conn, quote).await?;
+    sqlx::query("UPDATE quotes SET total = ? WHERE id = ?")
+        .bind(quote.totals.total.to_string())
+        .bind(quote_id)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+/// Adds a quote's lines and group keys.
+async fn insert_lines(conn: &mut SqliteConnection, quote: &QuoteDto) -> Result<(), Error> {
+    let quote_id = quote.header.id.as_str();
     for (chunk_no, chunk) in quote.lines.chunks(LINES_PER_INSERT).enumerate() {
         let mut insert = QueryBuilder::<Sqlite>::new(
             "INSERT INTO quote_lines (quote_id, position, line_no, line_type, linked_item_id, \
@@ -230,18 +231,65 @@ pub(crate) async fn write_lines(
         .execute(&mut *conn)
         .await?;
     }
-    sqlx::query("UPDATE quotes SET total = ? WHERE id = ?")
-        .bind(quote.totals.total.to_string())
-        .bind(quote_id)
-        .execute(&mut *conn)
-        .await?;
     Ok(())
+}
+
+/// Adds a quote of the tenant, its lines and its total; the header's customer (and job) must be
+/// the tenant's. [`Error::Taken`] when another quote of the tenant has its reference.
+pub(crate) async fn insert_quote(
+    conn: &mut SqliteConnection,
+    tenant_id: &str,
+    quote: &QuoteDto,
+) -> Result<(), Error> {
+    let header = &quote.header;
+    sqlx::query(
+        "INSERT INTO quotes (id, tenant_id, reference, customer_id, job_id, title, \
+         quote_type, status, date, expiry_days, total) \
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(&header.id)
+    .bind(tenant_id)
+    .bind(&header.reference)
+    .bind(&header.customer_id)
+    .bind(&header.job_id)
+    .bind(&header.title)
+    .bind(quote_type_name(header.quote_type))
+    .bind(header.status.as_str())
+    .bind(&header.date)
+    .bind(i64::from(header.expiry_days))
+    .bind(quote.totals.total.to_string())
+    .execute(&mut *conn)
+    .await
+    .map_err(|error| Error::on_write(error, Unique::QuoteReference, &header.reference))?;
+    insert_lines(conn, quote).await
+}
+
+/// Adds a customer to the tenant; its id.
+pub(crate) async fn insert_customer(
+    conn: &mut SqliteConnection,
+    tenant_id: &str,
+    customer: &NewCustomer,
+) -> Result<String, Error> {
+    let id = new_id();
+    sqlx::query(
+        "INSERT INTO customers (id, tenant_id, name, email, email_lower, phone) \
+         VALUES (?, ?, ?, ?, ?, ?)",
+    )
+    .bind(&id)
+    .bind(tenant_id)
+    .bind(&customer.name)
+    .bind(&customer.email)
+    .bind(email_key(&customer.email))
+    .bind(&customer.phone)
+    .execute(&mut *conn)
+    .await?;
+    Ok(id)
 }
 
 /// Who a new quote is for, once resolved.
 enum CustomerPlan {
-    /// A customer of the tenant.
-    Existing(String),
+    /// A customer of the tenant: its id and name.
+    Existing(String, String),
     /// A customer to create.
     Create(NewCustomer),
 }
@@ -268,33 +316,40 @@ async fn resolve_customer(
 ) -> Result<Option<(CustomerPlan, Option<String>)>, Error> {
     match choice {
         CustomerChoice::Existing { customer_id } => {
-            let found: Option<String> =
-                sqlx::query_scalar("SELECT id FROM customers WHERE tenant_id = ? AND id = ?")
+            let found: Option<(String, String)> =
+                sqlx::query_as("SELECT id, name FROM customers WHERE tenant_id = ? AND id = ?")
                     .bind(tenant_id)
                     .bind(id_key(customer_id))
                     .fetch_optional(&mut *conn)
                     .await?;
-            if let Some(id) = found {
-                return Ok(Some((CustomerPlan::Existing(id), None)));
+            if let Some((id, name)) = found {
+                return Ok(Some((CustomerPlan::Existing(id, name), None)));
             }
             violations.push(unknown_customer(customer_id));
             Ok(None)
         }
         CustomerChoice::FromJob { job_id } => {
-            let found: Option<(String, String)> =
-                sqlx::query_as("SELECT id, customer_id FROM jobs WHERE tenant_id = ? AND id = ?")
-                    .bind(tenant_id)
-                    .bind(id_key(job_id))
-                    .fetch_optional(&mut *conn)
-                    .await?;
+            let found: Option<(String, String, String)> = sqlx::query_as(
+                "SELECT j.id, c.id, c.name FROM jobs j JOIN customers c ON c.id = j.customer_id \
+                 WHERE j.tenant_id = ? AND j.id = ?",
+            )
+            .bind(tenant_id)
+            .bind(id_key(job_id))
+            .fetch_optional(&mut *conn)
+            .await?;
             match found {
-                Some((job, customer)) => Ok(Some((CustomerPlan::Existing(customer), Some(job)))),
-                None => Err(unknown_job(job_id).into()),
+                Some((job, customer, name)) => {
+                    Ok(Some((CustomerPlan::Existing(customer, name), Some(job))))
+                }
+                None => Err(Error::NotFound {
+                    what: Record::Job,
+                    id: job_id.clone(),
+                }),
             }
         }
         CustomerChoice::UpsertByEmail { email, .. } => {
-            let found: Option<String> = sqlx::query_scalar(
-                "SELECT id FROM customers WHERE tenant_id = ? AND email_lower = ? \
+            let found: Option<(String, String)> = sqlx::query_as(
+                "SELECT id, name FROM customers WHERE tenant_id = ? AND email_lower = ? \
                  ORDER BY name, id LIMIT 1",
             )
             .bind(tenant_id)
@@ -302,7 +357,7 @@ async fn resolve_customer(
             .fetch_optional(&mut *conn)
             .await?;
             Ok(match (found, choice.customer_to_create()) {
-                (Some(id), _) => Some((CustomerPlan::Existing(id), None)),
+                (Some((id, name)), _) => Some((CustomerPlan::Existing(id, name), None)),
                 (None, Some(customer)) => Some((CustomerPlan::Create(customer), None)),
                 (None, None) => None,
             })
@@ -392,17 +447,16 @@ async fn reference_taken(
 fn check_idempotency_key(key: &str) -> Result<(), Error> {
     let chars = key.chars().count();
     if chars == 0 || chars > IDEMPOTENCY_KEY_MAX_CHARS {
-        return Err(Rule::invalid(
+        return Err(Error::Invalid(vec![Violation::new(
             "Idempotency-Key",
             format!("must be 1 to {IDEMPOTENCY_KEY_MAX_CHARS} characters"),
-        )
-        .into());
+        )]));
     }
     Ok(())
 }
 
 /// The quote an earlier request with this idempotency key created, when the
-/// body was the same; a violation when it was not.
+/// body was the same; [`Error::IdempotencyKeyReused`] when it was not.
 async fn earlier_quote(
     conn: &mut SqliteConnection,
     tenant_id: &str,
@@ -422,15 +476,11 @@ async fn earlier_quote(
         Some((body_hash, quote_id)) if body_hash.eq_ignore_ascii_case(&idempotency.body_hash) => {
             Ok(Some(quote_id))
         }
-        Some(_) => Err(Rule::invalid(
-            "Idempotency-Key",
-            "was already used with a different request body",
-        )
-        .into()),
+        Some(_) => Err(Error::IdempotencyKeyReused),
     }
 }
 
-/// The tenant's default tax rate; `NOT_FOUND` for an unknown tenant.
+/// The tenant's default tax rate; [`Error::NotFound`] for an unknown tenant.
 async fn tenant_tax_rate(conn: &mut SqliteConnection, tenant_id: &str) -> Result<Decimal, Error> {
     let rate: Option<String> =
         sqlx::query_scalar("SELECT default_tax_rate FROM tenants WHERE id = ?")
@@ -439,34 +489,26 @@ async fn tenant_tax_rate(conn: &mut SqliteConnection, tenant_id: &str) -> Result
             .await?;
     match rate {
         Some(rate) => decimal(&rate),
-        None => Err(Rule::NotFound(format!("tenant {tenant_id} not found")).into()),
+        None => Err(Error::NotFound {
+            what: Record::Tenant,
+            id: tenant_id.to_owned(),
+        }),
     }
 }
 
-/// The id of the quote's customer, creating the customer when planned.
+/// The id and name of the quote's customer, creating the customer when planned.
 async fn customer_for_quote(
     conn: &mut SqliteConnection,
     tenant_id: &str,
     plan: CustomerPlan,
-) -> Result<String, Error> {
-    let NewCustomer { name, email, phone } = match plan {
-        CustomerPlan::Existing(id) => return Ok(id),
-        CustomerPlan::Create(customer) => customer,
-    };
-    let id = new_id();
-    sqlx::query(
-        "INSERT INTO customers (id, tenant_id, name, email, email_lower, phone) \
-         VALUES (?, ?, ?, ?, ?, ?)",
-    )
-    .bind(&id)
-    .bind(tenant_id)
-    .bind(name)
-    .bind(&email)
-    .bind(email_key(&email))
-    .bind(phone)
-    .execute(&mut *conn)
-    .await?;
-    Ok(id)
+) -> Result<(String, String), Error> {
+    match plan {
+        CustomerPlan::Existing(id, name) => Ok((id, name)),
+        CustomerPlan::Create(customer) => {
+            let id = insert_customer(conn, tenant_id, &customer).await?;
+            Ok((id, customer.name))
+        }
+    }
 }
 
 impl Store {
@@ -474,20 +516,22 @@ impl Store {
     ///
     /// Customer: `Existing` must be a customer of the tenant (else a
     /// violation at `customerId`); `FromJob` takes the job's customer
-    /// (`NOT_FOUND` for an unknown job); `UpsertByEmail` matches the email
-    /// case-insensitively or creates a customer (named after the email when
-    /// no name is given); `New` creates one. Lines: a `skuId` must be an
+    /// ([`Error::NotFound`] for an unknown job); `UpsertByEmail` matches the
+    /// email case-insensitively or creates a customer (named after the email
+    /// when no name is given); `New` creates one. Lines: a `skuId` must be an
     /// active product (else a violation at `lines[i].skuId`, every bad line
     /// listed); a product code links to the active product with that sku
     /// (case-insensitive) or stays free-form with its code. Linked lines take
     /// the product's name (when no description is given), unit and cost
     /// price; free-form lines cost their unit price. No tax rate means the
     /// tenant's default. A `quoteRef` must be new to the tenant (else a
-    /// violation at `quoteRef`); without one the next `Q-<n>` is used.
+    /// violation at `quoteRef`, or [`Error::Taken`] should another quote
+    /// take it meanwhile); without one the next `Q-<n>` is used. Violations
+    /// come together in one [`Error::Invalid`].
     ///
     /// With an idempotency key, in the same transaction: a key seen before
     /// with the same body answers the first quote (`replayed`, nothing
-    /// created); with another body it is a violation at `Idempotency-Key`.
+    /// created); with another body it is [`Error::IdempotencyKeyReused`].
     pub async fn create_quote(
         &self,
         tenant_id: &str,
@@ -497,17 +541,14 @@ impl Store {
         if let Some(idempotency) = idempotency {
             check_idempotency_key(&idempotency.key)?;
         }
-        // IMMEDIATE: take the write lock first, so that requests with the
-        // same idempotency key run one after the other.
-        let _turn = self.writes.lock().await;
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        // The write lock first, so that requests with the same idempotency
+        // key run one after the other.
+        let mut tx = self.begin_write().await?;
 
         if let Some(idempotency) = idempotency {
             if let Some(quote_id) = earlier_quote(&mut tx, tenant_id, idempotency).await? {
-                let quote = load_quote(&mut tx, tenant_id, &quote_id).await?;
-                tx.commit().await?;
                 return Ok(Created {
-                    quote,
+                    quote: committed_quote(tx, tenant_id, &quote_id).await?,
                     replayed: true,
                 });
             }
@@ -531,42 +572,17 @@ impl Store {
         )
         .await?;
         let Some((customer, job_id)) = customer.filter(|_| violations.is_empty()) else {
-            return Err(Rule::InvalidParams(violations).into());
+            return Err(Error::Invalid(violations));
         };
 
-        let customer_id = customer_for_quote(&mut tx, tenant_id, customer).await?;
+        let customer = customer_for_quote(&mut tx, tenant_id, customer).await?;
         let reference = match &request.quote_ref {
             Some(reference) => reference.clone(),
             None => next_reference(&mut tx, tenant_id).await?,
         };
-        let quote_id = new_id();
-        sqlx::query(
-            "INSERT INTO quotes (id, tenant_id, reference, customer_id, job_id, title, \
-             quote_type, status, date, expiry_days, total) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '0')",
-        )
-        .bind(&quote_id)
-        .bind(tenant_id)
-        .bind(&reference)
-        .bind(&customer_id)
-        .bind(job_id)
-        .bind(&request.title)
-        .bind(quote_type_name(QuoteType::Quote))
-        .bind(QuoteStatus::Draft.as_str())
-        .bind(now_iso())
-        .bind(i64::from(NEW_QUOTE_EXPIRY_DAYS))
-        .execute(&mut *tx)
-        .await?;
-        let mut quote = load_quote(&mut tx, tenant_id, &quote_id).await?;
-        quote.lines = lines
-            .into_iter()
-            .map(|line| PricedLine {
-                amounts: line.amounts(),
-                line,
-            })
-            .collect();
-        quote.totals = Totals::sum(quote.lines.iter().map(|line| line.amounts));
-        write_lines(&mut tx, &quote).await?;
+        let header = request.draft_header(new_id(), reference, customer, job_id, now_iso());
+        let quote = QuoteDto::new(header, lines, BTreeMap::new());
+        insert_quote(&mut tx, tenant_id, &quote).await?;
 
         if let Some(idempotency) = idempotency {
             sqlx::query(
@@ -578,7 +594,7 @@ impl Store {
             .bind(&idempotency.key_id)
             .bind(&idempotency.key)
             .bind(idempotency.body_hash.to_ascii_lowercase())
-            .bind(&quote_id)
+            .bind(&quote.header.id)
             .bind(now_iso())
             .execute(&mut *tx)
             .await?;
@@ -592,8 +608,9 @@ impl Store {
 
     /// Replaces every line of a Draft quote (and its group keys) in one
     /// transaction. The lines are checked as the editor checks an opened
-    /// quote ([`OpenQuote::from_dto`]: bounds, unique line numbers, parents
-    /// that exist); `QUOTE_LOCKED` unless the quote is a Draft; `NOT_FOUND`
+    /// quote ([`OpenQuote::checked`]: bounds, unique line numbers, parents
+    /// that exist; every violation in one [`Error::Invalid`]);
+    /// [`Error::QuoteLocked`] unless the quote is a Draft; [`Error::NotFound`]
     /// unless the tenant has it. Answers the saved quote with its totals.
     pub async fn save_lines(
         &self,
@@ -603,19 +620,21 @@ impl Store {
         group_keys: BTreeMap<String, u32>,
     ) -> Result<QuoteDto, Error> {
         let quote_id = id_key(quote_id);
-        let _turn = self.writes.lock().await;
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let mut tx = self.begin_write().await?;
         let current = load_quote(&mut tx, tenant_id, &quote_id).await?;
-        let quote = OpenQuote::saved(current.header, lines, group_keys)?;
+        check_editable(&current.header, QuoteAction::Change)?;
+        let quote =
+            OpenQuote::checked(current.header, lines, group_keys).map_err(Error::Invalid)?;
         write_lines(&mut tx, &quote).await?;
         tx.commit().await?;
         Ok(quote)
     }
 
     /// Changes a Draft quote's header (customer, type, date, expiry) in one
-    /// transaction. `QUOTE_LOCKED` unless the quote is a Draft; `NOT_FOUND`
-    /// unless the tenant has it; `INVALID_PARAMS` at `customerId` for a
-    /// customer the tenant does not have. Answers the changed quote.
+    /// transaction. [`Error::QuoteLocked`] unless the quote is a Draft;
+    /// [`Error::NotFound`] unless the tenant has it; [`Error::Invalid`] at
+    /// `customerId` for a customer the tenant does not have. Answers the
+    /// changed quote.
     pub async fn update_quote_header(
         &self,
         tenant_id: &str,
@@ -623,10 +642,9 @@ impl Store {
         change: &HeaderChange,
     ) -> Result<QuoteDto, Error> {
         let quote_id = id_key(quote_id);
-        let _turn = self.writes.lock().await;
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let mut tx = self.begin_write().await?;
         let header = load_quote(&mut tx, tenant_id, &quote_id).await?.header;
-        header.check_editable()?;
+        check_editable(&header, QuoteAction::Change)?;
         let customer_id = match &change.customer_id {
             Some(id) => {
                 let id = id_key(id);
@@ -638,11 +656,10 @@ impl Store {
                 .fetch_one(&mut *tx)
                 .await?;
                 if !known {
-                    return Err(Rule::InvalidParams(vec![Violation::new(
+                    return Err(Error::Invalid(vec![Violation::new(
                         "customerId",
                         format!("{id} is not a customer of this tenant"),
-                    )])
-                    .into());
+                    )]));
                 }
                 id
             }
@@ -662,17 +679,15 @@ impl Store {
         .bind(&quote_id)
         .execute(&mut *tx)
         .await?;
-        let quote = load_quote(&mut tx, tenant_id, &quote_id).await?;
-        tx.commit().await?;
-        Ok(quote)
+        committed_quote(tx, tenant_id, &quote_id).await
     }
 
-    /// Send Quote: a Draft becomes Sent (and locked). `QUOTE_LOCKED` for any
-    /// other state; `NOT_FOUND` unless the tenant has the quote.
+    /// Send Quote: a Draft becomes Sent (and locked). [`Error::QuoteLocked`]
+    /// for any other state; [`Error::NotFound`] unless the tenant has the
+    /// quote.
     pub async fn send_quote(&self, tenant_id: &str, quote_id: &str) -> Result<QuoteDto, Error> {
         let quote_id = id_key(quote_id);
-        let _turn = self.writes.lock().await;
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let mut tx = self.begin_write().await?;
         let row: Option<(String, String)> =
             sqlx::query_as("SELECT status, reference FROM quotes WHERE tenant_id = ? AND id = ?")
                 .bind(tenant_id)
@@ -682,15 +697,29 @@ impl Store {
         let Some((status, reference)) = row else {
             return Err(not_found(&quote_id));
         };
-        let sent = status_from_name(&status)?.send(&reference)?;
+        let status = status_from_name(&status)?;
+        let sent = status.sent().ok_or(Error::QuoteLocked {
+            reference,
+            status,
+            action: QuoteAction::Send,
+        })?;
         sqlx::query("UPDATE quotes SET status = ? WHERE tenant_id = ? AND id = ?")
             .bind(sent.as_str())
             .bind(tenant_id)
             .bind(&quote_id)
             .execute(&mut *tx)
             .await?;
-        let quote = load_quote(&mut tx, tenant_id, &quote_id).await?;
-        tx.commit().await?;
-        Ok(quote)
+        committed_quote(tx, tenant_id, &quote_id).await
     }
+}
+
+/// The tenant's quote as a write leaves it, once the write commits.
+async fn committed_quote(
+    mut tx: Write<'_>,
+    tenant_id: &str,
+    quote_id: &str,
+) -> Result<QuoteDto, Error> {
+    let quote = load_quote(&mut tx, tenant_id, quote_id).await?;
+    tx.commit().await?;
+    Ok(quote)
 }

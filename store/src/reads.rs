@@ -26,9 +26,11 @@ fn codes_json(codes: &[String]) -> String {
 fn all_on_one_page<T>(items: Vec<T>) -> Result<BridgePagedResult<T>, Error> {
     let count = items.len();
     Ok(BridgePagedResult {
-        total_count: u64::try_from(count).map_err(|_| Error::corrupt("row count"))?,
+        total_count: u64::try_from(count)
+            .map_err(|error| Error::corrupt_because("row count", error))?,
         page: 1,
-        page_size: u32::try_from(count).map_err(|_| Error::corrupt("row count"))?,
+        page_size: u32::try_from(count)
+            .map_err(|error| Error::corrupt_because("row count", error))?,
         items,
     })
 }
@@ -134,7 +136,8 @@ impl Store {
             Some(all) => all,
             None => self.load_products(tenant_id).await?,
         };
-        let total = u64::try_from(all.len()).map_err(|_| Error::corrupt("row count"))?;
+        let total =
+            u64::try_from(all.len()).map_err(|error| Error::corrupt_because("row count", error))?;
         let start = usize::try_from(page.offset()).unwrap_or(usize::MAX);
         let size = usize::try_from(page.page_size()).unwrap_or(usize::MAX);
         let items = all
@@ -405,8 +408,7 @@ impl Store {
                 })
                 .collect(),
         };
-        let bytes = serde_json::to_vec(&index)
-            .map_err(|error| Error::Database(format!("catalog index: {error}")))?;
+        let bytes = serde_json::to_vec(&index).map_err(Error::encoding("the catalog index"))?;
         let digest = hex(&sha256(&bytes));
         let etag = digest.get(..32).unwrap_or(&digest).to_owned();
         let entry = Arc::new((index, etag));

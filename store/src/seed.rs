@@ -13,15 +13,15 @@ use time::{Duration, OffsetDateTime};
 use toolbridge_protocol::Decimal;
 use toolbridge_protocol::add_lines::{LineType, Unit};
 use toolbridge_protocol::context::Role;
-use toolbridge_protocol::money::{Totals, round_money};
-use toolbridge_protocol::quote::{
-    PricedLine, QuoteDto, QuoteHeader, QuoteLine, QuoteStatus, QuoteType,
-};
+use toolbridge_protocol::create_quote::NewCustomer;
+use toolbridge_protocol::money::round_money;
+use toolbridge_protocol::quote::{QuoteDto, QuoteHeader, QuoteLine, QuoteStatus, QuoteType};
 
 use crate::auth::hash_password;
-use crate::quotes::{NEW_QUOTE_EXPIRY_DAYS, quote_type_name, write_lines};
+use crate::catalog::{PRODUCTS_PER_INSERT, insert_products};
+use crate::quotes::{NEW_QUOTE_EXPIRY_DAYS, insert_customer, insert_quote};
 use crate::util::{iso, new_id, now_iso};
-use crate::{DemoSignIn, Error, Store};
+use crate::{DemoSignIn, Error, NewProduct, Store};
 
 /// The password of every demo user.
 pub const DEMO_PASSWORD: &str = "demo-password";
@@ -29,20 +29,15 @@ pub const DEMO_PASSWORD: &str = "demo-password";
 /// Products in the demo tenant's catalog unless told otherwise.
 pub const DEFAULT_SEED_PRODUCTS: u32 = 1000;
 
-/// Rows to one `INSERT` of the demo catalog (nine parameters to a product's row, four to a
-/// task's), well within SQLite's limit of 32 766 to a statement.
-const ROWS_PER_INSERT: usize = 500;
+/// Rows to one `INSERT` of products' tasks (four parameters to a row), as many as of products.
+const TASKS_PER_INSERT: usize = PRODUCTS_PER_INSERT;
 
 const HARBOUR: &str = "Harbour Flooring Ltd";
 const OTHER: &str = "Other Co";
 
 /// A product to seed.
 struct ProductSeed {
-    sku: String,
-    name: String,
-    unit: Unit,
-    price: Decimal,
-    cost: Decimal,
+    product: NewProduct,
     active: bool,
     /// (task template code, quantity per unit).
     tasks: Vec<(&'static str, Decimal)>,
@@ -53,13 +48,20 @@ fn d(cents: i64) -> Decimal {
     Decimal::new(cents, 2)
 }
 
-fn fixed_products() -> Vec<ProductSeed> {
-    let product = |sku: &str, name: &str, unit, price, cost, tasks| ProductSeed {
+/// A product priced in cents.
+fn new_product(sku: &str, name: &str, unit: Unit, price: i64, cost: i64) -> NewProduct {
+    NewProduct {
         sku: sku.to_owned(),
         name: name.to_owned(),
         unit,
         price: d(price),
         cost: d(cost),
+    }
+}
+
+fn fixed_products() -> Vec<ProductSeed> {
+    let product = |sku: &str, name: &str, unit, price, cost, tasks| ProductSeed {
+        product: new_product(sku, name, unit, price, cost),
         active: true,
         tasks,
     };
@@ -166,11 +168,13 @@ fn harbour_products(count: u32, rng: &mut StdRng) -> Vec<ProductSeed> {
             vec![]
         };
         products.push(ProductSeed {
-            sku: format!("SKU-{n:05}"),
-            name,
-            unit,
-            price: d(price),
-            cost: d(price * margin / 100),
+            product: new_product(
+                &format!("SKU-{n:05}"),
+                &name,
+                unit,
+                price,
+                price * margin / 100,
+            ),
             active: n % 20 != 3,
             tasks,
         });
@@ -329,11 +333,7 @@ fn harbour(products: u32, rng: &mut StdRng) -> TenantSeed {
 
 fn other_co() -> TenantSeed {
     let product = |sku: &str, name: &str, unit, price, cost, active| ProductSeed {
-        sku: sku.to_owned(),
-        name: name.to_owned(),
-        unit,
-        price: d(price),
-        cost: d(cost),
+        product: new_product(sku, name, unit, price, cost),
         active,
         tasks: vec![],
     };
@@ -444,34 +444,26 @@ struct Seeded {
 impl Store {
     /// Seeds the demo data in one transaction and returns the demo sign-ins.
     /// `products` is the size of the demo tenant's catalog
-    /// ([`DEFAULT_SEED_PRODUCTS`] by default). Refuses (`NOT_ALLOWED`) when
-    /// the database already holds a tenant.
+    /// ([`DEFAULT_SEED_PRODUCTS`] by default). Refuses ([`Error::NotEmpty`])
+    /// when the database already holds a tenant.
     pub async fn seed_demo(&self, products: u32) -> Result<Vec<DemoSignIn>, Error> {
         let mut rng = StdRng::seed_from_u64(0x7001_b41d);
         let tenants = [harbour(products, &mut rng), other_co()];
-        let password_hash = {
-            let mut hashes = Vec::new();
-            for tenant in &tenants {
-                for _ in &tenant.users {
-                    hashes.push(hash_password(DEMO_PASSWORD).await?);
-                }
+        // One hash for each user, as a user made by hand would have.
+        let mut hashes = BTreeMap::new();
+        for tenant in &tenants {
+            for (email, _, _) in &tenant.users {
+                hashes.insert(*email, hash_password(DEMO_PASSWORD).await?);
             }
-            hashes
-        };
+        }
 
-        let _turn = self.writes.lock().await;
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let mut tx = self.begin_write().await?;
         let seeded: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM tenants)")
             .fetch_one(&mut *tx)
             .await?;
         if seeded {
-            return Err(toolbridge_protocol::Error::NotAllowed(
-                "the database already holds data; demo data goes into an empty database only"
-                    .to_owned(),
-            )
-            .into());
+            return Err(Error::NotEmpty);
         }
-        let mut hashes = password_hash.into_iter();
         let mut sign_ins = Vec::new();
         for tenant in &tenants {
             let tenant_id = new_id();
@@ -487,9 +479,6 @@ impl Store {
             .execute(&mut *tx)
             .await?;
             for (email, name, role) in &tenant.users {
-                let hash = hashes
-                    .next()
-                    .ok_or_else(|| Error::Database("missing password hash".to_owned()))?;
                 sqlx::query(
                     "INSERT INTO users (id, tenant_id, name, email, email_lower, role, \
                      password_hash) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -500,7 +489,7 @@ impl Store {
                 .bind(*email)
                 .bind(email.to_lowercase())
                 .bind(role.token())
-                .bind(hash)
+                .bind(hashes.get(email))
                 .execute(&mut *tx)
                 .await?;
                 sign_ins.push(DemoSignIn {
@@ -529,20 +518,14 @@ async fn seed_tenant_rows(
         jobs: Vec::new(),
     };
     for (name, email, phone) in &tenant.customers {
-        let id = new_id();
-        sqlx::query(
-            "INSERT INTO customers (id, tenant_id, name, email, email_lower, phone) \
-             VALUES (?, ?, ?, ?, ?, ?)",
-        )
-        .bind(&id)
-        .bind(tenant_id)
-        .bind(name)
-        .bind(email)
-        .bind(email.to_lowercase())
-        .bind(phone)
-        .execute(&mut *conn)
-        .await?;
-        seeded.customers.push(id);
+        let customer = NewCustomer {
+            name: name.clone(),
+            email: email.clone(),
+            phone: phone.clone(),
+        };
+        seeded
+            .customers
+            .push(insert_customer(conn, tenant_id, &customer).await?);
     }
 
     seeded.products = seed_catalog(conn, tenant_id, tenant).await?;
@@ -628,28 +611,13 @@ async fn seed_products(
     products: &[ProductSeed],
     template_ids: &BTreeMap<&str, String>,
 ) -> Result<Vec<SeededProduct>, Error> {
-    // Many rows to a statement: every statement is a round trip to the connection's thread, and
-    // a row at a time made a catalog of 100 000 products the slowest part of starting a server.
     let rows: Vec<(String, &ProductSeed)> =
         products.iter().map(|product| (new_id(), product)).collect();
-    for chunk in rows.chunks(ROWS_PER_INSERT) {
-        let mut insert = QueryBuilder::<Sqlite>::new(
-            "INSERT INTO products (id, tenant_id, sku, sku_lower, name, unit, price, cost_price, \
-             active) ",
-        );
-        insert.push_values(chunk, |mut row, (id, product)| {
-            row.push_bind(id.clone())
-                .push_bind(tenant_id.to_owned())
-                .push_bind(product.sku.clone())
-                .push_bind(product.sku.to_lowercase())
-                .push_bind(product.name.clone())
-                .push_bind(product.unit.token())
-                .push_bind(product.price.to_string())
-                .push_bind(product.cost.to_string())
-                .push_bind(product.active);
-        });
-        insert.build().persistent(false).execute(&mut *conn).await?;
-    }
+    let products: Vec<(String, &NewProduct, bool)> = rows
+        .iter()
+        .map(|(id, seed)| (id.clone(), &seed.product, seed.active))
+        .collect();
+    insert_products(conn, tenant_id, &products).await?;
     let tasks: Vec<(&String, i64, &String, Decimal)> =
         rows.iter()
             .flat_map(|(id, product)| {
@@ -666,7 +634,7 @@ async fn seed_products(
                 )
             })
             .collect();
-    for chunk in tasks.chunks(ROWS_PER_INSERT) {
+    for chunk in tasks.chunks(TASKS_PER_INSERT) {
         let mut insert = QueryBuilder::<Sqlite>::new(
             "INSERT INTO product_tasks (product_id, position, task_template_id, qty_per_unit) ",
         );
@@ -683,8 +651,9 @@ async fn seed_products(
     }
     Ok(rows
         .into_iter()
-        .filter(|(_, product)| product.active)
-        .map(|(id, product)| {
+        .filter(|(_, seed)| seed.active)
+        .map(|(id, seed)| {
+            let product = &seed.product;
             (
                 id,
                 product.sku.clone(),
@@ -776,52 +745,30 @@ async fn seed_quotes(
             let qty = d(rng.gen_range(100..=4000));
             let product = seeded.products.get(rng.gen_range(0..pick_from.max(1)));
             let line = demo_line(line_no, n, product.filter(|_| n < 5), qty, tenant.tax_rate);
-            lines.push(PricedLine {
-                amounts: line.amounts(),
-                line,
-            });
+            lines.push(line);
         }
-        let quote = QuoteDto {
-            header: QuoteHeader {
-                id: new_id(),
-                reference: format!("Q-{}", 1001 + i),
-                customer_id,
-                customer_name: String::new(),
-                job_id: job.map(|(id, _)| id.clone()),
-                title: Some(format!("Flooring quote {}", i + 1)),
-                quote_type: if i % 4 == 3 {
-                    QuoteType::Estimate
-                } else {
-                    QuoteType::Quote
-                },
-                status,
-                date: iso(date),
-                expiry_days: NEW_QUOTE_EXPIRY_DAYS,
+        let header = QuoteHeader {
+            id: new_id(),
+            reference: format!("Q-{}", 1001 + i),
+            customer_id,
+            customer_name: String::new(),
+            job_id: job.map(|(id, _)| id.clone()),
+            title: Some(format!("Flooring quote {}", i + 1)),
+            quote_type: if i % 4 == 3 {
+                QuoteType::Estimate
+            } else {
+                QuoteType::Quote
             },
-            totals: Totals::sum(lines.iter().map(|line| line.amounts)),
-            lines,
-            group_keys: BTreeMap::new(),
+            status,
+            date: iso(date),
+            expiry_days: NEW_QUOTE_EXPIRY_DAYS,
         };
-        let header = &quote.header;
-        sqlx::query(
-            "INSERT INTO quotes (id, tenant_id, reference, customer_id, job_id, title, \
-             quote_type, status, date, expiry_days, total) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        insert_quote(
+            conn,
+            tenant_id,
+            &QuoteDto::new(header, lines, BTreeMap::new()),
         )
-        .bind(&header.id)
-        .bind(tenant_id)
-        .bind(&header.reference)
-        .bind(&header.customer_id)
-        .bind(&header.job_id)
-        .bind(&header.title)
-        .bind(quote_type_name(header.quote_type))
-        .bind(header.status.as_str())
-        .bind(&header.date)
-        .bind(i64::from(header.expiry_days))
-        .bind(quote.totals.total.to_string())
-        .execute(&mut *conn)
         .await?;
-        write_lines(conn, &quote).await?;
     }
     sqlx::query("UPDATE tenants SET quote_seq = ? WHERE id = ?")
         .bind(1000 + i64::try_from(tenant.quotes).unwrap_or(0))

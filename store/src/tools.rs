@@ -12,11 +12,11 @@
 use std::collections::BTreeMap;
 
 use sqlx::Row;
+use toolbridge_protocol::Violation;
 use toolbridge_protocol::manifest::{Permissions, SLUG_RULE, ToolManifest, ToolType, is_tool_slug};
 use toolbridge_protocol::settings::{
     SettingDeclaration, SettingValues, check_values, effective_values, retained_values,
 };
-use toolbridge_protocol::{Error as RuleError, Violation};
 
 use crate::util::{hex, now_iso, sha256};
 use crate::{Error, Store};
@@ -69,15 +69,13 @@ impl Store {
         files: &[(&str, &[u8])],
     ) -> Result<Option<InstalledTool>, Error> {
         if !is_tool_slug(slug) {
-            return Err(RuleError::InvalidParams(vec![Violation::new(
+            return Err(Error::Invalid(vec![Violation::new(
                 "slug",
                 format!("{slug:?} must be {SLUG_RULE}"),
-            )])
-            .into());
+            )]));
         }
         let digest = bundle_digest(files);
-        let _turn = self.writes.lock().await;
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let mut tx = self.begin_write().await?;
         let replaced = sqlx::query(&format!(
             "SELECT {TOOL_COLUMNS} FROM tools t WHERE t.slug = ?"
         ))
@@ -109,8 +107,14 @@ impl Store {
         .bind(&manifest.version)
         .bind(&manifest.description)
         .bind(&manifest.entry)
-        .bind(serde_json::to_string(&manifest.settings).map_err(|e| unwritable(&e))?)
-        .bind(serde_json::to_string(&manifest.permissions.connect).map_err(|e| unwritable(&e))?)
+        .bind(
+            serde_json::to_string(&manifest.settings)
+                .map_err(Error::encoding("setting declarations"))?,
+        )
+        .bind(
+            serde_json::to_string(&manifest.permissions.connect)
+                .map_err(Error::encoding("connect origins"))?,
+        )
         .bind(&digest)
         .bind(now_iso())
         .execute(&mut *tx)
@@ -167,7 +171,7 @@ impl Store {
     ///
     /// # Errors
     ///
-    /// `INVALID_PARAMS` with every problem, each with its key as the path
+    /// [`Error::Invalid`] with every problem, each with its key as the path
     /// ([`toolbridge_protocol::settings::check_values`]).
     pub async fn set_tool_settings(
         &self,
@@ -175,8 +179,7 @@ impl Store {
         slug: &str,
         values: &serde_json::Value,
     ) -> Result<Option<SettingValues>, Error> {
-        let _turn = self.writes.lock().await;
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let mut tx = self.begin_write().await?;
         let declarations: Option<String> =
             sqlx::query_scalar("SELECT setting_declarations FROM tools WHERE slug = ?")
                 .bind(slug)
@@ -186,7 +189,7 @@ impl Store {
             return Ok(None);
         };
         let declarations = declarations_from_json(&declarations)?;
-        let checked = check_values(&declarations, values)?;
+        let checked = check_values(&declarations, values).map_err(Error::Invalid)?;
         write_values(&mut tx, tenant_id, slug, &checked).await?;
         tx.commit().await?;
         Ok(Some(effective_values(&declarations, &checked)))
@@ -265,7 +268,7 @@ async fn write_values(
         )
         .bind(tenant_id)
         .bind(slug)
-        .bind(serde_json::to_string(values).map_err(|e| unwritable(&e))?)
+        .bind(serde_json::to_string(values).map_err(Error::encoding("setting values"))?)
         .bind(now_iso())
         .execute(&mut *tx)
         .await?;
@@ -273,17 +276,13 @@ async fn write_values(
     Ok(())
 }
 
-fn unwritable(error: &serde_json::Error) -> Error {
-    Error::Database(format!("a value could not be written as JSON: {error}"))
-}
-
 fn values_from_json(text: &str) -> Result<SettingValues, Error> {
-    serde_json::from_str(text).map_err(|error| Error::corrupt(format!("setting values: {error}")))
+    serde_json::from_str(text).map_err(|error| Error::corrupt_because("setting values", error))
 }
 
 fn declarations_from_json(text: &str) -> Result<Vec<SettingDeclaration>, Error> {
     serde_json::from_str(text)
-        .map_err(|error| Error::corrupt(format!("setting declarations: {error}")))
+        .map_err(|error| Error::corrupt_because("setting declarations", error))
 }
 
 fn tool_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<InstalledTool, Error> {
@@ -305,16 +304,16 @@ fn tool_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<InstalledTool, Error> 
             settings: declarations_from_json(&settings)?,
             permissions: Permissions {
                 connect: serde_json::from_str(&connect)
-                    .map_err(|error| Error::corrupt(format!("connect origins: {error}")))?,
+                    .map_err(|error| Error::corrupt_because("connect origins", error))?,
             },
         },
         enabled: row.try_get("enabled")?,
         bundle_sha256: row.try_get("bundle_sha256")?,
         installed_at: row.try_get("installed_at")?,
         file_count: u32::try_from(file_count)
-            .map_err(|_| Error::corrupt(format!("file count {file_count}")))?,
+            .map_err(|error| Error::corrupt_because(format!("file count {file_count}"), error))?,
         total_bytes: u64::try_from(total_bytes)
-            .map_err(|_| Error::corrupt(format!("byte count {total_bytes}")))?,
+            .map_err(|error| Error::corrupt_because(format!("byte count {total_bytes}"), error))?,
     })
 }
 

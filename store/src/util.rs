@@ -69,17 +69,20 @@ pub(crate) fn new_id() -> String {
 
 /// A decimal read back from its stored text.
 pub(crate) fn decimal(text: &str) -> Result<Decimal, Error> {
-    Decimal::from_str(text).map_err(|_| Error::corrupt(format_args!("decimal {text:?}")))
+    Decimal::from_str(text)
+        .map_err(|error| Error::corrupt_because(format_args!("decimal {text:?}"), error))
 }
 
 /// An integer column that must fit a `u32`.
 pub(crate) fn to_u32(value: i64) -> Result<u32, Error> {
-    u32::try_from(value).map_err(|_| Error::corrupt(format_args!("count {value}")))
+    u32::try_from(value)
+        .map_err(|error| Error::corrupt_because(format_args!("count {value}"), error))
 }
 
 /// An integer column that must fit a `u64`.
 pub(crate) fn to_u64(value: i64) -> Result<u64, Error> {
-    u64::try_from(value).map_err(|_| Error::corrupt(format_args!("count {value}")))
+    u64::try_from(value)
+        .map_err(|error| Error::corrupt_because(format_args!("count {value}"), error))
 }
 
 /// `LIMIT` and `OFFSET` of a page.

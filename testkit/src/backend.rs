@@ -12,20 +12,17 @@ use toolbridge_protocol::catalog::{
 };
 use toolbridge_protocol::context::BridgeContextDto;
 use toolbridge_protocol::create_quote::{
-    CustomerChoice, LineProduct, LinkedProduct, NEW_QUOTE_EXPIRY_DAYS, NewCustomer, NewQuote,
-    email_key, generated_reference, sku_key, taken_reference, unknown_customer, unknown_job,
-    unknown_sku_id, validate_bridge_create,
+    CustomerChoice, LineProduct, LinkedProduct, NewCustomer, NewQuote, email_key,
+    generated_reference, sku_key, taken_reference, unknown_customer, unknown_job, unknown_sku_id,
+    validate_bridge_create,
 };
 use toolbridge_protocol::customer::BridgeCustomerDto;
 use toolbridge_protocol::job::BridgeJobDto;
-use toolbridge_protocol::money::{Totals, decimal_to_f64};
+use toolbridge_protocol::money::decimal_to_f64;
 use toolbridge_protocol::open_quote::OpenQuote;
 use toolbridge_protocol::paging::{BridgePagedResult, ListRequest, PageRequest};
 use toolbridge_protocol::problem::{PROBLEM_CONTENT_TYPE, Problem};
-use toolbridge_protocol::quote::{
-    BridgeQuoteDto, PricedLine, QuoteDto, QuoteHeader, QuoteLine, QuoteStatus, QuoteType,
-    quote_not_found,
-};
+use toolbridge_protocol::quote::{BridgeQuoteDto, QuoteDto, QuoteLine, quote_not_found};
 use toolbridge_protocol::{Error as Rule, ErrorCode};
 
 use crate::error::Error;
@@ -612,30 +609,14 @@ impl MemoryBackend {
             Some(reference) => reference.clone(),
             None => self.next_reference(),
         };
-        let lines: Vec<PricedLine> = lines
-            .into_iter()
-            .map(|line| PricedLine {
-                amounts: line.amounts(),
-                line,
-            })
-            .collect();
-        let quote = QuoteDto {
-            header: QuoteHeader {
-                id: self.ids.next(),
-                reference,
-                customer_id,
-                customer_name,
-                job_id,
-                title: request.title.clone(),
-                quote_type: QuoteType::Quote,
-                status: QuoteStatus::Draft,
-                date: iso(now_unix()),
-                expiry_days: NEW_QUOTE_EXPIRY_DAYS,
-            },
-            totals: Totals::sum(lines.iter().map(|line| line.amounts)),
-            lines,
-            group_keys: BTreeMap::new(),
-        };
+        let header = request.draft_header(
+            self.ids.next(),
+            reference,
+            (customer_id, customer_name),
+            job_id,
+            iso(now_unix()),
+        );
+        let quote = QuoteDto::new(header, lines, BTreeMap::new());
         self.data.quotes.push(quote.clone());
         Ok(quote)
     }

@@ -33,9 +33,7 @@ use toolbridge_protocol::create_quote::{NEW_QUOTE_EXPIRY_DAYS, generated_referen
 use toolbridge_protocol::limits::{MAX_LINE_PRICE, TEXT_MAX_CHARS};
 use toolbridge_protocol::notification::read_settings_values;
 use toolbridge_protocol::open_quote::OpenQuote;
-use toolbridge_protocol::quote::{
-    PricedLine, QuoteDto, QuoteHeader, QuoteLine, QuoteStatus, QuoteType,
-};
+use toolbridge_protocol::quote::{QuoteDto, QuoteHeader, QuoteLine, QuoteStatus, QuoteType};
 use toolbridge_protocol::quote_header::MAX_EXPIRY_DAYS;
 use toolbridge_protocol::settings::{
     SettingDeclaration, check_values, effective_values, read_declarations, values_to_json,
@@ -184,7 +182,7 @@ pub(crate) fn install_settings(
 ) -> Result<Map<String, Value>, Rule> {
     match declarations {
         Some(declarations) => {
-            let checked = check_values(declarations, values)?;
+            let checked = check_values(declarations, values).map_err(Rule::InvalidParams)?;
             match values_to_json(&effective_values(declarations, &checked)) {
                 Value::Object(settings) => Ok(settings),
                 _ => Ok(Map::new()),
@@ -919,33 +917,22 @@ impl Reader<'_> {
             else {
                 continue;
             };
-            let dto = QuoteDto {
-                header: QuoteHeader {
-                    id,
-                    reference,
-                    customer_id,
-                    customer_name,
-                    job_id,
-                    title,
-                    quote_type,
-                    status,
-                    date,
-                    expiry_days,
-                },
-                lines: lines
-                    .into_iter()
-                    .map(|line| PricedLine {
-                        amounts: line.amounts(),
-                        line,
-                    })
-                    .collect(),
-                group_keys,
-                totals: toolbridge_protocol::money::Totals::default(),
+            let header = QuoteHeader {
+                id,
+                reference,
+                customer_id,
+                customer_name,
+                job_id,
+                title,
+                quote_type,
+                status,
+                date,
+                expiry_days,
             };
             // The rules every saved quote keeps, and its amounts.
-            match OpenQuote::from_dto(dto) {
-                Ok(quote) => quotes.push(quote.to_dto()),
-                Err(error) => self.rule_broken(&path, &error),
+            match OpenQuote::checked(header, lines, group_keys) {
+                Ok(quote) => quotes.push(quote),
+                Err(violations) => self.rule_broken(&path, &Rule::InvalidParams(violations)),
             }
         }
         quotes

@@ -138,7 +138,7 @@ pub async fn upload(
     // Inflating up to 50 MB is work for a blocking thread, not the server's.
     let bundle = tokio::task::spawn_blocking(move || toolbridge_bundle::read_zip(&bytes))
         .await
-        .map_err(|error| ApiError::Store(format!("checking a bundle failed: {error}")))??;
+        .map_err(|error| ApiError::internal("checking a bundle", error))??;
     let Installed { tool, replaced } =
         tools::install(&state.store, &bundle, query.get("slug").map(String::as_str)).await?;
     let sites = &state.tool_sites;

@@ -9,7 +9,7 @@ use toolbridge_protocol::Error as RuleError;
 use toolbridge_protocol::manifest::SLUG_RULE;
 use toolbridge_store::{InstalledTool, Store};
 
-use crate::error::ApiError;
+use crate::error::{ApiError, Chain};
 
 /// What an install did.
 #[derive(Debug, Clone)]
@@ -42,9 +42,10 @@ pub async fn install(
     let files: Vec<(&str, &[u8])> = bundle.files().collect();
     let replaced = store.install_tool(&slug, bundle.manifest(), &files).await?;
     let tool = store.tool(&slug).await?.ok_or_else(|| {
-        ApiError::Store(format!(
-            "the tool {slug:?} is missing right after its install"
-        ))
+        ApiError::internal(
+            "reading a tool just installed",
+            format!("the tool {slug:?} is missing right after its install"),
+        )
     })?;
     Ok(Installed { tool, replaced })
 }
@@ -72,8 +73,8 @@ pub async fn install_examples(store: &Store, dir: &Path) -> Vec<Result<Installed
         let outcome = match toolbridge_bundle::read_dir(&folder) {
             Ok(read) => install(store, &read.bundle, None)
                 .await
-                .map_err(|error| format!("{}: {error}", folder.display())),
-            Err(error) => Err(format!("{}: {error}", folder.display())),
+                .map_err(|error| format!("{}: {}", folder.display(), Chain(&error))),
+            Err(error) => Err(format!("{}: {}", folder.display(), Chain(&error))),
         };
         outcomes.push(outcome);
     }

@@ -289,7 +289,7 @@ async fn serve(
 pub(crate) async fn read_folder(dir: PathBuf) -> Result<Bundle, ApiError> {
     tokio::task::spawn_blocking(move || toolbridge_bundle::read_dir(&dir))
         .await
-        .map_err(|error| ApiError::Store(format!("reading a dev tool folder failed: {error}")))?
+        .map_err(|error| ApiError::internal("reading a dev tool folder", error))?
         .map(|folder| folder.bundle)
         .map_err(ApiError::from)
 }

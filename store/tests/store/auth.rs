@@ -1,10 +1,9 @@
 //! Passwords, sessions, API keys, scopes and rate limits.
 
-use toolbridge_protocol::ErrorCode;
 use toolbridge_protocol::context::Role;
-use toolbridge_store::{DEMO_PASSWORD, RateLimit, Scope};
+use toolbridge_store::{DEMO_PASSWORD, RateLimit, Record, Scope};
 
-use crate::common::{demo, paths, raw};
+use crate::common::{demo, not_found, paths, raw};
 
 #[tokio::test]
 async fn passwords_are_checked_and_emails_fold_case() {
@@ -142,8 +141,8 @@ async fn sessions_start_expire_and_end() {
     assert_eq!(left, 1);
 
     assert_eq!(
-        crate::common::rule(store.create_session("no-such-user", 60).await).code(),
-        ErrorCode::NotFound
+        not_found(store.create_session("no-such-user", 60).await),
+        (Record::User, "no-such-user".to_owned())
     );
 }
 
@@ -284,7 +283,10 @@ async fn api_key_requests_are_checked() {
     let unknown = store
         .create_api_key("no-such-tenant", "x", &Scope::ALL, RateLimit::default())
         .await;
-    assert_eq!(crate::common::rule(unknown).code(), ErrorCode::NotFound);
+    assert_eq!(
+        not_found(unknown),
+        (Record::Tenant, "no-such-tenant".to_owned())
+    );
 }
 
 #[test]

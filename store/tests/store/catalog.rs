@@ -1,10 +1,9 @@
 //! Adding a product to a tenant's catalog.
 
-use toolbridge_protocol::ErrorCode;
 use toolbridge_protocol::add_lines::Unit;
-use toolbridge_store::NewProduct;
+use toolbridge_store::{Error, NewProduct, Unique};
 
-use crate::common::{assert_code, demo, page, paths};
+use crate::common::{demo, page, paths, refused};
 
 fn product(sku: &str, name: &str) -> NewProduct {
     NewProduct {
@@ -54,11 +53,14 @@ async fn an_added_product_is_listed_and_in_the_index_at_once() {
 async fn a_taken_sku_or_a_bad_product_is_refused() {
     let demo = demo().await;
     let tenant = &demo.harbour.id;
-    assert_code(
+    let taken = refused(
         demo.store
-            .add_product(tenant, &product("oak-01", "Again"))
+            .add_product(tenant, &product(" oak-01 ", "Again"))
             .await,
-        ErrorCode::InvalidParams,
+    );
+    assert!(
+        matches!(&taken, Error::Taken { what: Unique::ProductSku, value } if value == "oak-01"),
+        "{taken:?}"
     );
     let mut bad = product("", "");
     bad.price = "-1".parse().unwrap();

@@ -5,8 +5,7 @@ use std::path::PathBuf;
 use serde_json::{Value, json};
 use toolbridge_protocol::create_quote::{NewQuote, validate_bridge_create, validate_rest_create};
 use toolbridge_protocol::paging::PageRequest;
-use toolbridge_protocol::{Error as Rule, ErrorCode};
-use toolbridge_store::{Error, Store, Tenant};
+use toolbridge_store::{Error, QuoteAction, Record, Store, Tenant};
 
 /// Products in the demo catalog of most tests (the full 1000 only where the
 /// size matters).
@@ -104,24 +103,38 @@ pub(crate) fn bridge(params: Value) -> NewQuote {
     validate_bridge_create(&params).unwrap()
 }
 
-/// The caller's error, or a failure of the test.
-pub(crate) fn rule(result: Result<impl std::fmt::Debug, Error>) -> Rule {
+/// The store's error, or a failure of the test.
+pub(crate) fn refused(result: Result<impl std::fmt::Debug, Error>) -> Error {
     match result {
-        Err(Error::Rule(rule)) => rule,
-        other => panic!("expected a rule error, got {other:?}"),
+        Err(error) => error,
+        Ok(value) => panic!("expected an error, got {value:?}"),
     }
 }
 
-pub(crate) fn assert_code(result: Result<impl std::fmt::Debug, Error>, code: ErrorCode) -> Rule {
-    let rule = rule(result);
-    assert_eq!(rule.code(), code, "{rule}");
-    rule
+/// The paths of an [`Error::Invalid`].
+pub(crate) fn paths(result: Result<impl std::fmt::Debug, Error>) -> Vec<String> {
+    match refused(result) {
+        Error::Invalid(violations) => violations.iter().map(|v| v.path.clone()).collect(),
+        other => panic!("expected invalid input, got {other:?}"),
+    }
 }
 
-/// The paths of an `INVALID_PARAMS` error.
-pub(crate) fn paths(result: Result<impl std::fmt::Debug, Error>) -> Vec<String> {
-    let rule = assert_code(result, ErrorCode::InvalidParams);
-    rule.details().iter().map(|v| v.path.clone()).collect()
+/// What an [`Error::NotFound`] did not find: the kind of record and its id.
+pub(crate) fn not_found(result: Result<impl std::fmt::Debug, Error>) -> (Record, String) {
+    match refused(result) {
+        Error::NotFound { what, id } => (what, id),
+        other => panic!("expected not found, got {other:?}"),
+    }
+}
+
+/// What an [`Error::QuoteLocked`] refused, and the quote's reference.
+pub(crate) fn locked(result: Result<impl std::fmt::Debug, Error>) -> (QuoteAction, String) {
+    match refused(result) {
+        Error::QuoteLocked {
+            action, reference, ..
+        } => (action, reference),
+        other => panic!("expected a locked quote, got {other:?}"),
+    }
 }
 
 /// The id of the tenant's product with this sku.

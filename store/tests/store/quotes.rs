@@ -5,13 +5,14 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::json;
+use toolbridge_protocol::Decimal;
 use toolbridge_protocol::add_lines::{LineType, Unit};
 use toolbridge_protocol::quote::{QuoteDto, QuoteLine, QuoteStatus, QuoteType};
-use toolbridge_protocol::{Decimal, ErrorCode};
-use toolbridge_store::{Idempotency, Store};
+use toolbridge_store::{Error, Idempotency, QuoteAction, Record, Store};
 
 use crate::common::{
-    Demo, a_customer, assert_code, bridge, demo, page, paths, product_id, rest, simple_rest_body,
+    Demo, a_customer, bridge, demo, locked, not_found, page, paths, product_id, refused, rest,
+    simple_rest_body,
 };
 
 fn dec(text: &str) -> Decimal {
@@ -188,11 +189,13 @@ async fn rest_errors_list_every_bad_field_and_create_nothing() {
 
     // An unknown tenant.
     let body = simple_rest_body(&demo, &demo.harbour).await;
-    assert_code(
-        demo.store
-            .create_quote("no-such-tenant", &rest(body), None)
-            .await,
-        ErrorCode::NotFound,
+    assert_eq!(
+        not_found(
+            demo.store
+                .create_quote("no-such-tenant", &rest(body), None)
+                .await
+        ),
+        (Record::Tenant, "no-such-tenant".to_owned())
     );
 }
 
@@ -234,14 +237,13 @@ async fn a_bridge_quote_for_a_job_takes_the_jobs_customer() {
 
     // Unknown job, and another tenant's job: NOT_FOUND alike.
     let unknown = json!({"jobId": "nope", "lines": [{"qty": 1, "unitPrice": 10, "taxRate": 0.15}]});
-    let rule = assert_code(
-        demo.store.create_quote(t1, &bridge(unknown), None).await,
-        ErrorCode::NotFound,
+    assert_eq!(
+        not_found(demo.store.create_quote(t1, &bridge(unknown), None).await),
+        (Record::Job, "nope".to_owned())
     );
-    assert!(rule.to_string().contains("job"), "{rule}");
-    assert_code(
-        demo.store.create_quote(t2, &bridge(params), None).await,
-        ErrorCode::NotFound,
+    assert_eq!(
+        not_found(demo.store.create_quote(t2, &bridge(params), None).await),
+        (Record::Job, job)
     );
     assert_eq!(demo.store.quote_count(t2).await.unwrap(), 3);
 }
@@ -454,7 +456,8 @@ async fn an_idempotency_key_replays_the_first_quote() {
     // Same key, another body.
     let other_body = idem("key-1", "abc-123", &"b".repeat(64));
     let result = demo.store.create_quote(t1, &body, Some(&other_body)).await;
-    assert_eq!(paths(result), ["Idempotency-Key"]);
+    let reused = refused(result);
+    assert!(matches!(reused, Error::IdempotencyKeyReused), "{reused:?}");
     // Same header value from another API key: a separate request.
     let other_key = idem("key-2", "abc-123", &"a".repeat(64));
     let separate = demo
@@ -470,9 +473,9 @@ async fn an_idempotency_key_replays_the_first_quote() {
     let bad =
         rest(json!({"customerId": "nobody", "lines": [{"skuId": "x", "qty": 1, "unitPrice": 1}]}));
     let key3 = idem("key-1", "failed-once", &"c".repeat(64));
-    assert_code(
-        demo.store.create_quote(t1, &bad, Some(&key3)).await,
-        ErrorCode::InvalidParams,
+    assert_eq!(
+        paths(demo.store.create_quote(t1, &bad, Some(&key3)).await),
+        ["customerId", "lines[0].skuId"]
     );
     let created = demo
         .store
@@ -657,15 +660,11 @@ async fn sending_locks_the_quote() {
     let sent = demo.store.send_quote(t1, &draft.header.id).await.unwrap();
     assert_eq!(sent.header.status, QuoteStatus::Sent);
     assert_eq!(sent.lines, draft.lines);
-    let again = assert_code(
-        demo.store.send_quote(t1, &draft.header.id).await,
-        ErrorCode::QuoteLocked,
+    assert_eq!(
+        locked(demo.store.send_quote(t1, &draft.header.id).await),
+        (QuoteAction::Send, draft.header.reference.clone())
     );
-    assert!(
-        again.to_string().contains(&draft.header.reference),
-        "{again}"
-    );
-    let locked = demo
+    let save = demo
         .store
         .save_lines(
             t1,
@@ -674,7 +673,7 @@ async fn sending_locks_the_quote() {
             BTreeMap::new(),
         )
         .await;
-    assert_code(locked, ErrorCode::QuoteLocked);
+    assert_eq!(locked(save).0, QuoteAction::Change);
     assert_eq!(demo.store.quote(t1, &draft.header.id).await.unwrap(), sent);
 
     for status in [
@@ -684,15 +683,15 @@ async fn sending_locks_the_quote() {
         QuoteStatus::Sent,
     ] {
         let quote = a_quote(&demo, status).await;
-        assert_code(
-            demo.store.send_quote(t1, &quote.header.id).await,
-            ErrorCode::QuoteLocked,
+        assert_eq!(
+            locked(demo.store.send_quote(t1, &quote.header.id).await).0,
+            QuoteAction::Send
         );
         let result = demo
             .store
             .save_lines(t1, &quote.header.id, vec![], BTreeMap::new())
             .await;
-        assert_code(result, ErrorCode::QuoteLocked);
+        assert_eq!(locked(result).0, QuoteAction::Change);
     }
     let seeded_draft = a_quote(&demo, QuoteStatus::Draft).await;
     let sent = demo
@@ -709,22 +708,26 @@ async fn another_tenant_cannot_read_save_or_send_a_quote() {
     let (t1, t2) = (&demo.harbour.id, &demo.other.id);
     let draft = new_draft(&demo).await;
     let id = &draft.header.id;
-    assert_code(demo.store.quote(t2, id).await, ErrorCode::NotFound);
+    let quote = (Record::Quote, id.clone());
+    assert_eq!(not_found(demo.store.quote(t2, id).await), quote);
     let save = demo
         .store
         .save_lines(t2, id, vec![line(1, "1", "1")], BTreeMap::new())
         .await;
-    assert_code(save, ErrorCode::NotFound);
-    assert_code(demo.store.send_quote(t2, id).await, ErrorCode::NotFound);
-    assert_code(
-        demo.store.send_quote(t1, "missing").await,
-        ErrorCode::NotFound,
+    assert_eq!(not_found(save), quote);
+    assert_eq!(not_found(demo.store.send_quote(t2, id).await), quote);
+    let missing = (Record::Quote, "missing".to_owned());
+    assert_eq!(
+        not_found(demo.store.send_quote(t1, "missing").await),
+        missing
     );
-    assert_code(
-        demo.store
-            .save_lines(t1, "missing", vec![], BTreeMap::new())
-            .await,
-        ErrorCode::NotFound,
+    assert_eq!(
+        not_found(
+            demo.store
+                .save_lines(t1, "missing", vec![], BTreeMap::new())
+                .await
+        ),
+        missing
     );
     assert_eq!(demo.store.quote(t1, id).await.unwrap(), draft, "untouched");
 }

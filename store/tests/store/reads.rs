@@ -3,11 +3,11 @@
 use std::collections::HashSet;
 
 use toolbridge_protocol::Decimal;
-use toolbridge_protocol::ErrorCode;
 use toolbridge_protocol::catalog::Catalog;
 use toolbridge_protocol::paging::{ListRequest, PageRequest};
+use toolbridge_store::Record;
 
-use crate::common::{SMALL_CATALOG, assert_code, demo, page, raw, rest, simple_rest_body};
+use crate::common::{SMALL_CATALOG, demo, not_found, page, raw, refused, rest, simple_rest_body};
 
 fn inactive_in_small_catalog() -> u64 {
     (7..=SMALL_CATALOG).filter(|n| n % 20 == 3).count() as u64
@@ -247,12 +247,15 @@ async fn lists_never_mix_tenants() {
 
     // Reading another tenant's quote is NOT_FOUND, exactly like a missing one.
     let theirs = q2.iter().next().unwrap();
-    let foreign = assert_code(store.quote(t1, theirs).await, ErrorCode::NotFound);
-    let missing = assert_code(
+    assert_eq!(
+        not_found(store.quote(t1, theirs).await),
+        (Record::Quote, theirs.clone())
+    );
+    let foreign = refused(store.quote(t1, theirs).await);
+    let missing = refused(
         store
             .quote(t1, "00000000-0000-4000-8000-000000000000")
             .await,
-        ErrorCode::NotFound,
     );
     assert_eq!(
         foreign.to_string().replace(theirs.as_str(), "ID"),

@@ -3,7 +3,7 @@
 use clap::Subcommand;
 use toolbridge_store::{RateLimit, Scope, Store};
 
-use crate::{Database, open};
+use crate::{Database, Failure, open};
 
 /// `toolbridge keys …`.
 #[derive(Debug, Subcommand)]
@@ -38,7 +38,7 @@ pub(crate) enum KeysCommand {
 }
 
 /// Runs a `keys` subcommand.
-pub(crate) async fn run(command: KeysCommand) -> Result<(), String> {
+pub(crate) async fn run(command: KeysCommand) -> Result<(), Failure> {
     match command {
         KeysCommand::Create {
             name,
@@ -65,7 +65,7 @@ pub(crate) async fn run(command: KeysCommand) -> Result<(), String> {
             let created = store
                 .create_api_key(&tenant.id, &name, &scopes, rate_limit)
                 .await
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| Failure::because("cannot create the key", e))?;
             println!(
                 "Created API key {} ({}) for {}.",
                 created.key.id, created.key.name, tenant.name
@@ -82,7 +82,7 @@ pub(crate) async fn run(command: KeysCommand) -> Result<(), String> {
             let keys = store
                 .list_api_keys(&tenant.id)
                 .await
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| Failure::because("cannot list the keys", e))?;
             if keys.is_empty() {
                 println!(
                     "{} has no API keys; create one with `toolbridge keys create`.",
@@ -113,7 +113,7 @@ pub(crate) async fn run(command: KeysCommand) -> Result<(), String> {
             if store
                 .revoke_api_key(&tenant.id, &id)
                 .await
-                .map_err(|e| e.to_string())?
+                .map_err(|e| Failure::because("cannot revoke the key", e))?
             {
                 println!("Revoked {id}.");
                 Ok(())
@@ -121,18 +121,21 @@ pub(crate) async fn run(command: KeysCommand) -> Result<(), String> {
                 Err(format!(
                     "no key {id} in {}; `toolbridge keys list` shows the ids",
                     tenant.name
-                ))
+                )
+                .into())
             }
         }
     }
 }
 
-async fn demo_tenant(store: &Store) -> Result<toolbridge_store::Tenant, String> {
+async fn demo_tenant(store: &Store) -> Result<toolbridge_store::Tenant, Failure> {
     store
         .default_tenant()
         .await
-        .map_err(|e| e.to_string())?
+        .map_err(|e| Failure::because("cannot read the tenants", e))?
         .ok_or_else(|| {
-            "the database has no tenant yet; run `toolbridge serve` once to create it".to_owned()
+            "the database has no tenant yet; run `toolbridge serve` once to create it"
+                .to_owned()
+                .into()
         })
 }

@@ -4,11 +4,13 @@ mod keys;
 mod serve;
 mod tool;
 
+use std::fmt;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use toolbridge_store::Store;
+use toolbridge_server::error::Chain;
+use toolbridge_store::{Cause, Store};
 use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
@@ -78,15 +80,52 @@ async fn main() -> ExitCode {
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("toolbridge: {message}");
+        Err(failure) => {
+            eprintln!("toolbridge: {failure}");
             ExitCode::FAILURE
         }
     }
 }
 
-async fn open(database: &Database) -> Result<Store, String> {
+/// Why a command failed: what it says went wrong, and the error behind that,
+/// printed with every cause.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    message: String,
+    cause: Option<Cause>,
+}
+
+impl Failure {
+    /// `message`, because of `cause`.
+    pub(crate) fn because(message: impl Into<String>, cause: impl Into<Cause>) -> Self {
+        Failure {
+            message: message.into(),
+            cause: Some(cause.into()),
+        }
+    }
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Self {
+        Failure {
+            message,
+            cause: None,
+        }
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)?;
+        match &self.cause {
+            Some(cause) => write!(f, ": {}", Chain(cause.as_ref())),
+            None => Ok(()),
+        }
+    }
+}
+
+async fn open(database: &Database) -> Result<Store, Failure> {
     Store::open(&database.db)
         .await
-        .map_err(|e| format!("cannot open {}: {e}", database.db.display()))
+        .map_err(|e| Failure::because(format!("cannot open {}", database.db.display()), e))
 }

@@ -9,7 +9,8 @@ use toolbridge_server::tools::{self, DevTool, ToolSites, sites};
 use toolbridge_server::{AppState, router};
 use toolbridge_store::Store;
 
-use crate::{Database, open};
+use crate::{Database, Failure, open};
+use toolbridge_server::error::Chain;
 
 /// `toolbridge serve …`.
 #[derive(Debug, Args)]
@@ -56,26 +57,33 @@ pub(crate) struct ServeArgs {
 }
 
 /// Runs the server until Ctrl-C.
-pub(crate) async fn run(args: ServeArgs) -> Result<(), String> {
+pub(crate) async fn run(args: ServeArgs) -> Result<(), Failure> {
     for origin in &args.allow_origins {
         if !(origin.starts_with("http://") || origin.starts_with("https://"))
             || origin.ends_with('/')
         {
             return Err(format!(
                 "--allow-origin {origin}: give an origin like http://localhost:3000 (scheme, host, port; no path)"
-            ));
+            )
+            .into());
         }
     }
     let dev_tools = read_dev_tools(&args.dev_tools)?;
     let store = open(&args.database).await?;
-    if !store.is_seeded().await.map_err(|e| e.to_string())? {
+    let seeded = store
+        .is_seeded()
+        .await
+        .map_err(|e| Failure::because("cannot read the database", e))?;
+    if !seeded {
         seed(&store, &args).await?;
     }
     let address = SocketAddr::new(args.bind, args.port);
     let listener = tokio::net::TcpListener::bind(address)
         .await
-        .map_err(|e| format!("cannot listen on {address}: {e}"))?;
-    let bound = listener.local_addr().map_err(|e| e.to_string())?;
+        .map_err(|e| Failure::because(format!("cannot listen on {address}"), e))?;
+    let bound = listener
+        .local_addr()
+        .map_err(|e| Failure::because(format!("cannot tell where {address} listens"), e))?;
     let mut sites = ToolSites::new(&args.tools_domain, bound.port());
     for tool in dev_tools {
         sites = sites.with_dev_tool(tool);
@@ -94,15 +102,15 @@ pub(crate) async fn run(args: ServeArgs) -> Result<(), String> {
             let _ = tokio::signal::ctrl_c().await;
         })
         .await
-        .map_err(|e| format!("server error: {e}"))
+        .map_err(|e| Failure::because("server error", e))
 }
 
 /// Creates the demo data and installs the example tools.
-async fn seed(store: &Store, args: &ServeArgs) -> Result<(), String> {
+async fn seed(store: &Store, args: &ServeArgs) -> Result<(), Failure> {
     let sign_ins = store
         .seed_demo(args.seed_products)
         .await
-        .map_err(|e| format!("cannot seed the demo data: {e}"))?;
+        .map_err(|e| Failure::because("cannot seed the demo data", e))?;
     println!(
         "Created {} with demo data ({} products). Sign in with:",
         args.database.db.display(),
@@ -138,13 +146,14 @@ async fn seed(store: &Store, args: &ServeArgs) -> Result<(), String> {
 
 /// Checks each `--dev-tool` folder once at start (its slug comes from its
 /// manifest, so the manifest must read).
-fn read_dev_tools(dirs: &[PathBuf]) -> Result<Vec<DevTool>, String> {
+fn read_dev_tools(dirs: &[PathBuf]) -> Result<Vec<DevTool>, Failure> {
     dirs.iter()
         .map(|dir| {
             let folder = toolbridge_bundle::read_dir(dir).map_err(|error| {
                 format!(
-                    "--dev-tool {}: the folder is not a tool yet:\n{error}",
-                    dir.display()
+                    "--dev-tool {}: the folder is not a tool yet:\n{}",
+                    dir.display(),
+                    Chain(&error)
                 )
             })?;
             let slug = folder.bundle.suggested_slug().ok_or_else(|| {
@@ -168,7 +177,7 @@ fn absolute(dir: &Path) -> PathBuf {
 }
 
 /// Says where each tool is served.
-async fn print_tools(store: &Store, sites: &ToolSites) -> Result<(), String> {
+async fn print_tools(store: &Store, sites: &ToolSites) -> Result<(), Failure> {
     for dev in sites.dev_tools() {
         println!(
             "Serving {} live at {}/ (reload the tool to see your changes)",
@@ -176,7 +185,10 @@ async fn print_tools(store: &Store, sites: &ToolSites) -> Result<(), String> {
             sites.origin(&dev.slug)
         );
     }
-    let installed = store.tools().await.map_err(|e| e.to_string())?;
+    let installed = store
+        .tools()
+        .await
+        .map_err(|e| Failure::because("cannot read the installed tools", e))?;
     for tool in installed.iter().filter(|tool| tool.enabled) {
         if sites.dev_tool(&tool.slug).is_none() {
             println!(

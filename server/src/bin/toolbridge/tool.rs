@@ -10,7 +10,8 @@ use toolbridge_protocol::manifest::ToolManifest;
 use toolbridge_protocol::settings::{SettingDeclaration, SettingType};
 use toolbridge_server::tools;
 
-use crate::{Database, open};
+use crate::{Database, Failure, open};
+use toolbridge_server::error::Chain;
 
 /// `toolbridge tool …`.
 #[derive(Debug, Subcommand)]
@@ -70,7 +71,7 @@ pub(crate) enum ToolCommand {
 }
 
 /// Runs a `tool` subcommand.
-pub(crate) async fn run(command: ToolCommand) -> Result<(), String> {
+pub(crate) async fn run(command: ToolCommand) -> Result<(), Failure> {
     match command {
         ToolCommand::Pack { dir, output } => pack(&dir, output),
         ToolCommand::Validate { file } => {
@@ -88,7 +89,7 @@ pub(crate) async fn run(command: ToolCommand) -> Result<(), String> {
             let store = open(&database).await?;
             let installed = tools::install(&store, &bundle, slug.as_deref())
                 .await
-                .map_err(|e| format!("{}: {e}", file.display()))?;
+                .map_err(|e| Failure::because(file.display().to_string(), e))?;
             let tool = &installed.tool;
             match &installed.replaced {
                 Some(old) => println!(
@@ -119,7 +120,10 @@ pub(crate) async fn run(command: ToolCommand) -> Result<(), String> {
         }
         ToolCommand::List { database } => {
             let store = open(&database).await?;
-            let installed = store.tools().await.map_err(|e| e.to_string())?;
+            let installed = store
+                .tools()
+                .await
+                .map_err(|e| Failure::because("cannot read the installed tools", e))?;
             if installed.is_empty() {
                 println!("No tools are installed; install one with `toolbridge tool install`.");
             }
@@ -151,7 +155,11 @@ pub(crate) async fn run(command: ToolCommand) -> Result<(), String> {
         }
         ToolCommand::Remove { slug, database } => {
             let store = open(&database).await?;
-            if store.remove_tool(&slug).await.map_err(|e| e.to_string())? {
+            let removed = store
+                .remove_tool(&slug)
+                .await
+                .map_err(|e| Failure::because(format!("cannot remove the tool {slug}"), e))?;
+            if removed {
                 println!("Removed the tool {slug}.");
                 Ok(())
             } else {
@@ -166,16 +174,15 @@ pub(crate) async fn run(command: ToolCommand) -> Result<(), String> {
 /// `tool pack`: the folder read with a bundle's rules, packed, and the
 /// packed bytes checked as `tool validate` checks them (only then can the
 /// compressed size be known) before the file is written.
-fn pack(dir: &Path, output: Option<PathBuf>) -> Result<(), String> {
-    let folder = toolbridge_bundle::read_dir(dir)
-        .map_err(|e| format!("{} cannot be packed:\n{e}", dir.display()))?;
+fn pack(dir: &Path, output: Option<PathBuf>) -> Result<(), Failure> {
+    let refused =
+        |e: toolbridge_bundle::Error| format!("{} cannot be packed:\n{}", dir.display(), Chain(&e));
+    let folder = toolbridge_bundle::read_dir(dir).map_err(refused)?;
     for skipped in &folder.skipped {
         println!("Left out the hidden entry {skipped}.");
     }
-    let bytes = toolbridge_bundle::pack(&folder.bundle)
-        .map_err(|e| format!("{} cannot be packed:\n{e}", dir.display()))?;
-    toolbridge_bundle::read_zip(&bytes)
-        .map_err(|e| format!("{} cannot be packed:\n{e}", dir.display()))?;
+    let bytes = toolbridge_bundle::pack(&folder.bundle).map_err(refused)?;
+    toolbridge_bundle::read_zip(&bytes).map_err(refused)?;
     let manifest = folder.bundle.manifest();
     let output = output.unwrap_or_else(|| {
         let name = folder
@@ -198,20 +205,27 @@ fn pack(dir: &Path, output: Option<PathBuf>) -> Result<(), String> {
 
 /// Reads a bundle file (never more than the largest bundle allowed, and a
 /// byte more to tell that it is too large) and validates it.
-fn read_bundle(file: &Path) -> Result<Bundle, String> {
-    let opened = std::fs::File::open(file).map_err(|e| format!("{}: {e}", file.display()))?;
+fn read_bundle(file: &Path) -> Result<Bundle, Failure> {
+    let unreadable = |e| Failure::because(format!("cannot read {}", file.display()), e);
+    let opened = std::fs::File::open(file).map_err(unreadable)?;
     let mut bytes = Vec::new();
     opened
         .take(MAX_COMPRESSED_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| format!("{}: {e}", file.display()))?;
-    toolbridge_bundle::read_zip(&bytes)
-        .map_err(|e| format!("{} is not a valid tool bundle:\n{e}", file.display()))
+        .map_err(unreadable)?;
+    toolbridge_bundle::read_zip(&bytes).map_err(|e| {
+        format!(
+            "{} is not a valid tool bundle:\n{}",
+            file.display(),
+            Chain(&e)
+        )
+        .into()
+    })
 }
 
 /// Writes `bytes` to `path` whole or not at all: into a file beside it,
 /// renamed into place when complete.
-fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), String> {
+fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
     let mut partial = path.as_os_str().to_owned();
     partial.push(".partial");
     let partial = PathBuf::from(partial);
@@ -219,7 +233,7 @@ fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), String> {
         .and_then(|()| std::fs::rename(&partial, path))
         .map_err(|e| {
             let _ = std::fs::remove_file(&partial);
-            format!("cannot write {}: {e}", path.display())
+            Failure::because(format!("cannot write {}", path.display()), e)
         })
 }
 
@@ -283,13 +297,13 @@ fn print_settings(settings: &[SettingDeclaration]) {
     }
 }
 
-async fn set_enabled(database: &Database, slug: &str, enabled: bool) -> Result<(), String> {
+async fn set_enabled(database: &Database, slug: &str, enabled: bool) -> Result<(), Failure> {
     let store = open(database).await?;
-    if store
+    let installed = store
         .set_tool_enabled(slug, enabled)
         .await
-        .map_err(|e| e.to_string())?
-    {
+        .map_err(|e| Failure::because(format!("cannot change the tool {slug}"), e))?;
+    if installed {
         println!(
             "The tool {slug} is {}.",
             if enabled { "enabled" } else { "disabled" }
@@ -300,6 +314,6 @@ async fn set_enabled(database: &Database, slug: &str, enabled: bool) -> Result<(
     }
 }
 
-fn unknown(slug: &str) -> String {
-    format!("no tool {slug} is installed; `toolbridge tool list` shows the slugs")
+fn unknown(slug: &str) -> Failure {
+    format!("no tool {slug} is installed; `toolbridge tool list` shows the slugs").into()
 }
