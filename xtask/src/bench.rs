@@ -17,7 +17,6 @@ use std::time::{Duration, Instant};
 use crate::bridge_js;
 use crate::browser::{self, CHROMIUM};
 use crate::error::Error;
-use crate::files::create_dir;
 use crate::js_tools::{self, Tool};
 use crate::process::{Ctx, describe, run_step};
 use crate::server_build::{BackgroundBuild, Profile};
@@ -40,7 +39,7 @@ pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<(), Error> {
     }
     let started = Instant::now();
     let bench_dir = ctx.target_dir().join("bench");
-    create_dir(&bench_dir)?;
+    fs_err::create_dir_all(&bench_dir)?;
     // The release server needs nothing that setup installs, nor the other builds.
     let mut server = BackgroundBuild::start(
         ctx,

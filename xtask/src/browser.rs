@@ -6,12 +6,9 @@ use std::ffi::OsStr;
 use std::path::PathBuf;
 use std::process::Command;
 
-use crate::bridge_js;
 use crate::error::Error;
-use crate::harness::Harness;
 use crate::pins::WASM_TARGET;
 use crate::process::Ctx;
-use crate::toolbridge_server::{self, Profile, ReservedPort, ServerOptions, ToolbridgeServer};
 
 /// A browser the suites run in, and its `WebDriver` server: the driver binary, and the variable
 /// that hands its path to `wasm-bindgen-test-runner` (which picks the browser by the variable
@@ -114,106 +111,4 @@ pub(crate) fn with_backends(
         };
     }
     Ok(wrapped)
-}
-
-/// The backends of the host's browser tests: a `toolbridge` server whose allowed origins are the
-/// test page's (`http://127.0.0.1:P` and `http://localhost:P`, P reserved here for the test
-/// runner), and a [`Harness`]. The tests learn both addresses when they are compiled, so the
-/// ports are reserved first and the server may start after the tests are built. Both stop when
-/// this is dropped.
-pub(crate) struct HostBackends {
-    page_port: u16,
-    /// Holds the page's port so that neither backend is given it; let go by [`Self::apply`].
-    page_reservation: Option<ReservedPort>,
-    server_port: u16,
-    /// Holds the server's port until [`Self::launch`] starts the server on it.
-    server_reservation: Option<ReservedPort>,
-    server: Option<ToolbridgeServer>,
-    options: ServerOptions,
-    harness: Harness,
-}
-
-impl HostBackends {
-    /// Reserves the page's and the server's ports and starts the harness; the server, built with
-    /// `profile` elsewhere, is started by [`Self::launch`].
-    pub(crate) fn reserve(
-        ctx: &Ctx,
-        label: &'static str,
-        profile: Profile,
-        dir: PathBuf,
-        seed_products: u32,
-    ) -> Result<Self, Error> {
-        let page_reservation = ReservedPort::new()?;
-        let page_port = page_reservation.port();
-        let server_reservation = ReservedPort::new()?;
-        let server_port = server_reservation.port();
-        let harness = Harness::start()?;
-        println!(
-            "{label}: the test harness listens at {}; the test page will be served on port \
-             {page_port} and the server will listen on port {server_port}",
-            harness.base_url()
-        );
-        Ok(Self {
-            page_port,
-            page_reservation: Some(page_reservation),
-            server_port,
-            server_reservation: Some(server_reservation),
-            server: None,
-            options: ServerOptions {
-                label,
-                profile,
-                dir,
-                seed_products,
-                allow_origins: vec![
-                    format!("http://127.0.0.1:{page_port}"),
-                    format!("http://localhost:{page_port}"),
-                ],
-                sdk_dir: Some(bridge_js::dist_dir(ctx)),
-                dev_tools: Vec::new(),
-            },
-            harness,
-        })
-    }
-
-    /// Starts the server `binary` on the reserved port; a second call does nothing.
-    pub(crate) fn launch(&mut self, ctx: &Ctx, binary: PathBuf) -> Result<(), Error> {
-        if let Some(port) = self.server_reservation.take() {
-            self.server = Some(ToolbridgeServer::launch(ctx, binary, &self.options, port)?);
-        }
-        Ok(())
-    }
-
-    /// Gives a [`wasm_test_command`] the backends' addresses: the tests learn the server's and
-    /// the harness's at compile time (`TOOLBRIDGE_TEST_API`, `TOOLBRIDGE_TEST_HARNESS`), and the
-    /// runner serves the page on the reserved port. The same addresses every time, so a command
-    /// that only builds the tests (`--no-run`) builds what the one that runs them runs.
-    pub(crate) fn configure(&self, command: &mut Command) {
-        command
-            .env(
-                "WASM_BINDGEN_TEST_ADDRESS",
-                format!("127.0.0.1:{}", self.page_port),
-            )
-            .env(
-                "TOOLBRIDGE_TEST_API",
-                toolbridge_server::base_url(self.server_port),
-            )
-            .env("TOOLBRIDGE_TEST_HARNESS", self.harness.base_url());
-    }
-
-    /// [`Self::configure`]s the command that runs the tests, and lets go of the page's port for
-    /// the runner to take.
-    pub(crate) fn apply(&mut self, command: &mut Command) {
-        self.configure(command);
-        self.page_reservation = None;
-    }
-
-    /// The server's log.
-    pub(crate) fn server_log(&self) -> PathBuf {
-        self.options.log()
-    }
-
-    /// The harness, to read what the tests reported.
-    pub(crate) fn harness(&self) -> &Harness {
-        &self.harness
-    }
 }

@@ -12,7 +12,6 @@ use std::path::{Path, PathBuf};
 
 use crate::bridge_js;
 use crate::error::Error;
-use crate::files::{create_dir, read_text, write};
 use crate::host_module;
 use crate::process::{Ctx, capture, run_step};
 use crate::wasm_crate;
@@ -65,8 +64,8 @@ pub(crate) fn build(ctx: &Ctx) -> Result<PathBuf, Error> {
             .map_err(|e| Error::failed(format!("cannot empty {}: {e}", stage.display())))?;
     }
     let testing = stage.join("testing");
-    create_dir(&testing.join("host"))?;
-    create_dir(&testing.join("memory"))?;
+    fs_err::create_dir_all(testing.join("host"))?;
+    fs_err::create_dir_all(testing.join("memory"))?;
 
     let sdk = bridge_js::dist_dir(ctx);
     copy(&sdk.join("bridge.js"), &stage.join("bridge.js"))?;
@@ -84,14 +83,14 @@ pub(crate) fn build(ctx: &Ctx) -> Result<PathBuf, Error> {
         copy(&sources.join("testing").join(file), &testing.join(file))?;
     }
     copy(&sources.join("README.md"), &stage.join("README.md"))?;
-    let manifest = read_text(&sources.join("package.json"))?;
+    let manifest = fs_err::read_to_string(sources.join("package.json"))?;
     if !manifest.contains(VERSION_PLACEHOLDER) {
         return Err(Error::failed(format!(
             "{SOURCES}/package.json must have \"version\": \"{VERSION_PLACEHOLDER}\" (the SDK's version replaces it)"
         )));
     }
-    write(
-        &stage.join("package.json"),
+    fs_err::write(
+        stage.join("package.json"),
         manifest.replace(VERSION_PLACEHOLDER, &version).as_bytes(),
     )?;
 
@@ -170,12 +169,12 @@ const DISPOSE_MEMBER: &str = "[Symbol.dispose](): void;";
 
 /// Removes [`DISPOSE_MEMBER`] from the declarations in `path`.
 fn without_dispose(path: &Path) -> Result<(), Error> {
-    let text = read_text(path)?;
+    let text = fs_err::read_to_string(path)?;
     let kept: Vec<&str> = text
         .lines()
         .filter(|line| line.trim() != DISPOSE_MEMBER)
         .collect();
-    write(path, format!("{}\n", kept.join("\n")).as_bytes())
+    Ok(fs_err::write(path, format!("{}\n", kept.join("\n")))?)
 }
 
 fn copy(from: &Path, to: &Path) -> Result<(), Error> {

@@ -9,7 +9,7 @@ use crate::e2e;
 use crate::error::Error;
 use crate::process::Ctx;
 use crate::server_build;
-use crate::toolbridge_server::Profile;
+use crate::server_build::Profile;
 
 /// One of the suites: the name filter of its test in the `reliability` test target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,8 +7,8 @@ use crate::error::Error;
 use crate::host_module;
 use crate::process::{self, Ctx, describe};
 use crate::server_build::BackgroundBuild;
+use crate::server_build::Profile;
 use crate::setup;
-use crate::toolbridge_server::Profile;
 
 /// Where the demo database lives, relative to the target directory.
 const DB_DIR: &str = "serve";
