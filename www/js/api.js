@@ -5,6 +5,8 @@
 // Errors are `application/problem+json`: `{type, title, status, detail, code, errors?, requestId}`.
 // They reject as an `ApiError` carrying all of that, plus `retryAfter` from the header.
 
+import { describeError as describeWith } from "/sdk/ui.js";
+
 export class ApiError extends Error {
   constructor({ status, code, title, detail, errors, requestId, retryAfter }) {
     super(detail || title || `HTTP ${status}`);
@@ -102,21 +104,39 @@ export const api = {
   setToolSettings: (slug, values) => request("PUT", `/api/settings/tools/${encodeURIComponent(slug)}/settings`, { json: values }),
 };
 
+/**
+ * The app's words for an error code (the page helpers' `describeError` takes them): it is the app,
+ * not a tool, and for any other code the server's own `detail` says most.
+ */
+const APP_WORDS = {
+  BACKEND_UNAVAILABLE: "The server could not be reached or failed. Try again in a moment.",
+  RATE_LIMITED: (error) => (error.retryAfter ? `Too many requests. Try again in ${formatWait(error.retryAfter)}.` : "Too many requests. Try again shortly."),
+  NOT_ALLOWED: "Your role does not allow this.",
+  UNAUTHENTICATED: "Your session has ended. Sign in again.",
+  default: (error) => error.message || "Something went wrong.",
+};
+
+/** The words for the quote editor's errors: the host module's `HostError`s and the app's. */
+const HOST_WORDS = {
+  ...APP_WORDS,
+  UNSAVED_CHANGES: "Save or discard the changes first.",
+  QUOTE_LOCKED: "This quote is no longer a Draft, so it cannot change.",
+  CONFLICT: "This quote is no longer a Draft, so it cannot change.",
+  NOT_FOUND: "This quote does not exist, or it belongs to another organisation.",
+  INVALID_PARAMS: (error) => {
+    const details = (error.details ?? error.errors ?? []).map((d) => `${d.path}: ${d.message}`);
+    return details.length ? `The server refused the lines: ${details.slice(0, 3).join("; ")}` : APP_WORDS.default(error);
+  },
+};
+
 /** Words for an error, for a toast or a message next to a form. */
 export function describeError(error) {
-  if (!error) return "Something went wrong.";
-  switch (error.code) {
-    case "BACKEND_UNAVAILABLE":
-      return "The server could not be reached or failed. Try again in a moment.";
-    case "RATE_LIMITED":
-      return error.retryAfter ? `Too many requests. Try again in ${formatWait(error.retryAfter)}.` : "Too many requests. Try again shortly.";
-    case "NOT_ALLOWED":
-      return "Your role does not allow this.";
-    case "UNAUTHENTICATED":
-      return "Your session has ended. Sign in again.";
-    default:
-      return error.message || "Something went wrong.";
-  }
+  return describeWith(error, APP_WORDS);
+}
+
+/** The words for a `HostError` (the quote editor's host module) or an `ApiError`. */
+export function describeHostError(error) {
+  return describeWith(error, HOST_WORDS);
 }
 
 /** `75` → "2 minutes", `20` → "20 seconds". */

@@ -4,8 +4,9 @@
 // Every `host.onCall` record since the page loaded is kept (the newest 200), so opening the panel
 // shows what already happened. Messages the host dropped go to the console while debug is on.
 
+import { h, replace } from "/sdk/ui.js";
 import { app } from "./app.js";
-import { byId, h, replace } from "./dom.js";
+import { byId } from "./dom.js";
 
 const MAX_ROWS = 200;
 let rows = []; // newest first: {time, tool, method, durationMs, outcome, message}

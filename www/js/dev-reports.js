@@ -8,9 +8,10 @@
 // counts up instead of adding a row. Installed tools stay quiet: their refusals go to the debug
 // panel only.
 
+import { h, replace } from "/sdk/ui.js";
 import { api } from "./api.js";
 import { toolBySlug, toolName } from "./app.js";
-import { byId, h, replace } from "./dom.js";
+import { byId } from "./dom.js";
 
 const MAX_REPORTS = 20;
 let reports = []; // newest first: {key, tool, advice, kind, detail, count, row}

@@ -1,7 +1,8 @@
 // In-page confirmations with a modal <dialog> (never window.confirm): focus stays inside it,
 // Escape cancels, and focus returns to where it was.
 
-import { h, byId, replace } from "./dom.js";
+import { h, replace } from "/sdk/ui.js";
+import { byId } from "./dom.js";
 
 /**
  * `ask({title, message, buttons: [{label, value, kind}], cancelValue})` resolves with the chosen

@@ -1,56 +1,31 @@
-// Numbers, money, dates and labels in the tenant's culture (`cultureCode`, e.g. "en-NZ").
+// Numbers, money, dates and labels in the tenant's culture (`cultureCode`, e.g. "en-NZ"). The
+// formatting itself is the page helpers' `formatter` (/sdk/ui.js), the one tools use; this module
+// holds the app's culture and its own labels.
 
-// Currencies for the cultures we know; any other culture gets plain numbers with 2 decimals.
-const CURRENCY_BY_REGION = { NZ: "NZD", AU: "AUD", GB: "GBP", IE: "EUR", US: "USD", CA: "CAD", ZA: "ZAR" };
+import { formatter } from "/sdk/ui.js";
 
-let locale;
-let money = new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+let culture = formatter(undefined);
 
 /** Sets the culture for everything below (call after sign-in). */
 export function setCulture(cultureCode) {
-  try {
-    locale = cultureCode ? Intl.getCanonicalLocales(cultureCode)[0] : undefined;
-  } catch {
-    locale = undefined;
-  }
-  const region = locale?.split("-")[1]?.toUpperCase();
-  const currency = region ? CURRENCY_BY_REGION[region] : undefined;
-  money = currency
-    ? new Intl.NumberFormat(locale, { style: "currency", currency })
-    : new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  culture = formatter(cultureCode);
 }
 
-export function formatMoney(value) {
-  return typeof value === "number" && Number.isFinite(value) ? money.format(value) : "–";
-}
+export const formatMoney = (value) => culture.money(value);
 
-export function formatNumber(value, maximumFractionDigits = 3) {
-  return typeof value === "number" && Number.isFinite(value)
-    ? new Intl.NumberFormat(locale, { maximumFractionDigits }).format(value)
-    : "–";
-}
+export const formatNumber = (value, maximumFractionDigits = 3) => culture.number(value, maximumFractionDigits);
 
 /** `0.15` → "15%". */
 export function formatRate(fraction) {
-  return typeof fraction === "number" ? `${formatNumber(fraction * 100, 2)}%` : "–";
+  return typeof fraction === "number" ? culture.percent(fraction * 100) : "–";
 }
 
 /** `31.84` (already a percentage) → "31.84%". */
-export function formatPercent(value) {
-  return typeof value === "number" ? `${formatNumber(value, 2)}%` : "–";
-}
+export const formatPercent = (value) => culture.percent(value);
 
-export function formatDate(iso) {
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? String(iso ?? "") : new Intl.DateTimeFormat(locale, { dateStyle: "medium" }).format(date);
-}
+export const formatDate = (iso) => culture.date(iso);
 
-export function formatDateTime(iso) {
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime())
-    ? String(iso ?? "")
-    : new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "short" }).format(date);
-}
+export const formatDateTime = (iso) => culture.dateTime(iso);
 
 /** The date `days` after `iso`. */
 export function addDays(iso, days) {

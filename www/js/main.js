@@ -11,18 +11,19 @@
 // `host.save`, `host.send`).
 
 import init, { Host } from "/host/toolbridge_host.js";
+import { h, replace } from "/sdk/ui.js";
 import { api, setUnauthenticatedHandler, describeError } from "./api.js";
 import { app, can, loadTools, toolName } from "./app.js";
 import { recordCall, setDebug, setupDebugPanel } from "./debug.js";
 import { clearDevReports, reportBlocked, setupDevReports } from "./dev-reports.js";
 import { ask } from "./dialog.js";
-import { byId, h, replace, focusHeading } from "./dom.js";
+import { byId, focusHeading } from "./dom.js";
 import { setCulture, ROLE_LABELS } from "./format.js";
 import { connectLive, disconnectLive } from "./live.js";
 import { dropCurrentView, go, parseRoute, refresh, startRouter } from "./router.js";
 import { closeSidebar, setupSidebar } from "./sidebar.js";
 import { toast } from "./toast.js";
-import { renderEditor } from "./views/editor.js";
+import { renderEditor } from "./views/editor/view.js";
 import { renderNewQuote } from "./views/new-quote.js";
 import { renderQuotes } from "./views/quotes.js";
 import { renderTokens } from "./views/settings-tokens.js";

@@ -2,7 +2,8 @@
 // 5 seconds; the timer pauses while the pointer is over it or focus is inside it, and its close
 // button dismisses it at once. Success and warnings are announced politely, errors assertively.
 
-import { h, byId } from "./dom.js";
+import { h } from "/sdk/ui.js";
+import { byId } from "./dom.js";
 
 const LIFETIME_MS = 5000;
 const MAX_VISIBLE = 5;

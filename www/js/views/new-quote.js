@@ -3,8 +3,9 @@
 // customer is matched by email (`upsertByEmail`), and each line names a product by its SKU
 // (`productCode`) with quantity, unit price and tax rate (a fraction: 0.15 means 15%).
 
+import { h, replace } from "/sdk/ui.js";
 import { api, describeError } from "../api.js";
-import { h, replace, focusHeading } from "../dom.js";
+import { focusHeading } from "../dom.js";
 import { navigate } from "../router.js";
 
 const PAGE_SIZE = 500; // the largest page the API allows

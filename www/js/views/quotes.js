@@ -2,9 +2,10 @@
 // stays live: a `quote` event from `/api/events` updates the row it names, or adds a new quote at
 // the top of the first page, with a brief highlight.
 
+import { h, replace } from "/sdk/ui.js";
 import { can } from "../app.js";
 import { api, describeError } from "../api.js";
-import { h, replace, focusHeading } from "../dom.js";
+import { focusHeading } from "../dom.js";
 import { formatDate, formatMoney } from "../format.js";
 import { onQuoteEvent } from "../live.js";
 

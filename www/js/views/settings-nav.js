@@ -1,6 +1,6 @@
 // The tabs of Settings: plain links, so they work with the keyboard and the back button.
 
-import { h } from "../dom.js";
+import { h } from "/sdk/ui.js";
 
 export function settingsNav(current) {
   const link = (key, href, label) => h("li", {}, h("a", { href, "aria-current": key === current ? "page" : null }, label));

@@ -1,9 +1,10 @@
 // Settings → API tokens (Admin and Super User): create a key for the REST API with a name,
 // scopes and a rate limit; the token is shown once, with a Copy button. List and revoke keys.
 
+import { h, replace } from "/sdk/ui.js";
 import { api, describeError } from "../api.js";
 import { ask } from "../dialog.js";
-import { h, replace, focusHeading } from "../dom.js";
+import { focusHeading } from "../dom.js";
 import { formatDateTime } from "../format.js";
 import { toast } from "../toast.js";
 import { settingsNav } from "./settings-nav.js";

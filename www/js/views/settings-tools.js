@@ -3,10 +3,11 @@
 // install settings for this organisation, remove it. A refused bundle lists each problem with the
 // entry it concerns and the rule it breaks.
 
+import { h, replace } from "/sdk/ui.js";
 import { loadTools } from "../app.js";
 import { api, describeError } from "../api.js";
 import { ask } from "../dialog.js";
-import { h, replace, focusHeading } from "../dom.js";
+import { focusHeading } from "../dom.js";
 import { formatBytes, formatDateTime, TOOL_TYPE_LABELS } from "../format.js";
 import { toast } from "../toast.js";
 import { settingsNav } from "./settings-nav.js";

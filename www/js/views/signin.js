@@ -1,8 +1,9 @@
 // Sign in with email and password (`POST /api/session`). Wrong credentials (401) and too many
 // failures (429, with the wait from Retry-After) are explained in the page, next to the form.
 
+import { h, replace } from "/sdk/ui.js";
 import { api, describeError, formatWait } from "../api.js";
-import { h, replace, focusHeading } from "../dom.js";
+import { focusHeading } from "../dom.js";
 
 /** `onSignedIn(context)` runs after a successful sign-in. `notice` is shown above the form. */
 export function renderSignIn(root, { onSignedIn, notice }) {

@@ -2,9 +2,10 @@
 // whatever page is shown (`#/tools/<slug>` opens it directly); a `quoting_extension` opens from
 // the Tools menu of a quote's editor, because it works on the open quote.
 
+import { h, replace } from "/sdk/ui.js";
 import { app, loadTools } from "../app.js";
 import { describeError } from "../api.js";
-import { h, replace, focusHeading } from "../dom.js";
+import { focusHeading } from "../dom.js";
 import { TOOL_TYPE_LABELS } from "../format.js";
 import { openStandaloneTool, sidebarToolSlug } from "../sidebar.js";
 import { toast } from "../toast.js";

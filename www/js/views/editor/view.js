@@ -1,0 +1,354 @@
+// The quote editor (`#/quotes/<id>`).
+//
+// For roles that may edit, the quote is opened in the host module: `host.openQuote(id)` loads it
+// with the catalog index, and `host.quote` is from then on the quote as the page shows it, with
+// line amounts, totals and `dirty`. A `quoting_extension` tool chosen from the Tools menu is
+// mounted next to the editor; its `quotes.addLines` are merged into `host.quote` by the host, which
+// tells the page through `host.onChange`, and the page renders again. `host.save()` writes the
+// lines; `host.send()` saves and moves the Draft to Sent, after which the quote is locked and
+// `addLines` answers `QUOTE_LOCKED`.
+//
+// On a Draft, each line's quantity and rate are inputs applied with `host.updateLine` (on change,
+// blur or Enter), and each line has a Remove button (`host.removeLine`, which also removes the task
+// lines the product injected). Like `addLines`, these only change `host.quote` (it becomes dirty);
+// Save writes them. The header (customer, date, expiry, type) is not part of the host's quote: "Edit
+// details" sends `PATCH /api/v1/quotes/{id}` and then opens the quote again, so it is only offered
+// while there are no unsaved line changes.
+//
+// Field users read quotes only: they get the same view from `GET /api/v1/quotes/{id}`, without
+// the host, the Tools menu, Save or Send, inputs or Remove buttons, and without cost prices.
+//
+// The parts are in `./lines.js` (the lines table and their editing), `./details.js` (the header
+// facts and the Edit details form), `./preview.js` (the customer preview) and `./tools.js` (the
+// Tools menu and the extension's panel); this module is the view: the toolbar, rendering, save
+// and send, and changes made elsewhere.
+
+import { h, replace } from "/sdk/ui.js";
+import { app, can } from "../../app.js";
+import { api, describeHostError } from "../../api.js";
+import { ask } from "../../dialog.js";
+import { focusHeading } from "../../dom.js";
+import { onQuoteEvent } from "../../live.js";
+import { toast } from "../../toast.js";
+import { detailsEditor, headerFacts } from "./details.js";
+import { lineEditor, linesTable, totalsList } from "./lines.js";
+import { previewDocument } from "./preview.js";
+import { toolMenu } from "./tools.js";
+
+// ---------------------------------------------------------------------------------------------
+// Live events
+
+/** Whether a `quote` event's `by` is the signed-in user. */
+function isMine(by) {
+  const email = app.context?.userEmail;
+  return by?.kind === "user" && typeof by.email === "string" && typeof email === "string"
+    && by.email.toLowerCase() === email.toLowerCase();
+}
+
+/** Who made a change, for a toast. */
+function actorName(by) {
+  if (by?.kind === "user" && by.name) return by.name;
+  if (by?.kind === "key" && by.name) return `the API key “${by.name}”`;
+  return "someone else";
+}
+
+// ---------------------------------------------------------------------------------------------
+// The view
+
+/** Shows quote `id` in `root`; resolves with the router's hooks (`beforeLeave`, `dispose`). */
+export async function renderEditor(root, { id }) {
+  const editable = can("editQuote");
+  const seeCost = can("seeCost");
+  const host = app.host;
+
+  replace(root, h("h1", {}, "Quote"), h("p", { class: "muted" }, "Opening the quote…"));
+  focusHeading(root);
+
+  let quote;
+  try {
+    if (editable) {
+      if (host.quote && host.quote.id !== id) host.closeQuote({ discard: true });
+      quote = host.quote?.id === id ? host.quote : await host.openQuote(id);
+    } else {
+      quote = await api.quote(id);
+    }
+  } catch (error) {
+    if (error?.code === "UNAUTHENTICATED") app.onSessionEnded?.();
+    replace(root, h("h1", {}, "Quote"), h("p", { class: "form-error" }, describeHostError(error)),
+      h("p", {}, h("a", { href: "#/quotes" }, "Back to quotes")));
+    return {};
+  }
+
+  const state = {
+    quote,
+    preview: false,
+    busy: false,
+    lineErrors: new Map(), // data-focus-key of a line input → why its last value was refused
+    details: null, // the open "Edit details" form (see ./details.js)
+    customers: null, // a promise of the customers, loaded the first time details are edited
+  };
+  const cleanups = [];
+
+  // --- fixed parts: heading, toolbar, tool panel -------------------------------------------
+  const title = h("h1", {});
+  const dirtyBadge = h("span", { class: "badge badge-warning dirty", hidden: true }, "Unsaved changes");
+  const dirtyStatus = h("span", { class: "visually-hidden", role: "status" });
+  const saveButton = h("button", { type: "button", class: "primary", on: { click: () => save() } }, "Save");
+  const sendButton = h("button", { type: "button", class: "secondary", on: { click: () => send() } }, "Send Quote");
+  const previewButton = h("button", { type: "button", class: "secondary", "aria-pressed": "false", on: { click: () => togglePreview() } }, "Preview");
+  const printButton = h("button", { type: "button", class: "secondary", hidden: true, on: { click: () => window.print() } }, "Print");
+  const lockedNote = h("p", { class: "notice", hidden: true });
+  const content = h("div", { class: "editor-content" });
+
+  const extensionTools = editable ? app.tools.filter((tool) => tool.type === "quoting_extension") : [];
+  const tools = toolMenu(host, extensionTools);
+  cleanups.push(() => tools.dispose());
+
+  const toolbar = h("div", { class: "toolbar", role: "group", "aria-label": "Quote actions" },
+    editable ? saveButton : null,
+    editable ? sendButton : null,
+    previewButton,
+    printButton,
+    extensionTools.length ? tools.menu : null);
+
+  const layout = h("div", { class: "editor-layout" },
+    h("section", { class: "editor", "aria-labelledby": "editor-title" },
+      h("div", { class: "page-head" }, title, dirtyBadge, dirtyStatus),
+      toolbar,
+      lockedNote,
+      content),
+    tools.panel);
+  title.id = "editor-title";
+  replace(root, h("p", { class: "crumbs" }, h("a", { href: "#/quotes" }, "← Quotes")), layout);
+
+  // --- rendering ----------------------------------------------------------------------------
+  const linesHeading = h("h2", { class: "visually-hidden", tabindex: "-1" }, "Lines");
+  const lineEdit = lineEditor({ host, state, content, linesHeading, renderSoon });
+  const details = detailsEditor({ id, host, state, content, render, renderChrome, reload });
+  let contentTimer = 0;
+
+  function render() {
+    clearTimeout(contentTimer);
+    contentTimer = 0;
+    renderChrome();
+    renderContent();
+  }
+
+  /**
+   * The toolbar at once, the content on the next task: a line input's `change` fires while focus
+   * is leaving it (Tab, a click), and the new rows are built once focus has landed, so
+   * `renderContent` can put it back on the same input or button.
+   */
+  function renderSoon() {
+    renderChrome();
+    if (!contentTimer) {
+      contentTimer = setTimeout(() => {
+        contentTimer = 0;
+        renderContent();
+      });
+    }
+  }
+
+  function renderChrome() {
+    const q = state.quote;
+    title.textContent = `${q.quoteType} ${q.ref}`;
+    const draft = q.status === "Draft";
+    const dirty = Boolean(q.dirty);
+    dirtyBadge.hidden = !dirty;
+    dirtyStatus.textContent = dirty ? "Unsaved changes" : "";
+    saveButton.disabled = state.busy || !draft || !dirty;
+    sendButton.disabled = state.busy || !draft;
+    lockedNote.hidden = draft;
+    lockedNote.textContent = draft ? "" : `This quote is ${q.status}, so its lines are locked.`;
+    previewButton.setAttribute("aria-pressed", String(state.preview));
+    previewButton.textContent = state.preview ? "Back to editor" : "Preview";
+    printButton.hidden = !state.preview;
+  }
+
+  function renderContent() {
+    const q = state.quote;
+    const draft = q.status === "Draft";
+    const writable = editable && draft;
+    if (!writable) details.close();
+    // Keep focus where it was: the same element if it survives (the details form), else the
+    // element with the same `data-focus-key` (a line's input or Remove button).
+    const active = document.activeElement;
+    const hadFocus = active instanceof HTMLElement && content.contains(active);
+    const focusKey = hadFocus ? active.dataset.focusKey : undefined;
+    const typed = hadFocus && active instanceof HTMLInputElement && active.value !== active.defaultValue ? active.value : null;
+    if (state.preview) {
+      replace(content, previewDocument(q, app.context?.tenantName));
+    } else {
+      replace(content,
+        state.details ? state.details.element : headerFacts(q),
+        writable ? details.controls(q) : null,
+        linesHeading,
+        q.lines.length ? linesTable(q, seeCost, writable ? lineEdit : null) : h("p", { class: "muted empty-lines" },
+          editable && draft && extensionTools.length ? "No lines yet. Add some with a tool from the Tools menu." : "No lines."),
+        h("h2", { class: "visually-hidden" }, "Totals"),
+        totalsList(q, seeCost));
+    }
+    if (!hadFocus) return;
+    if (active.isConnected) {
+      active.focus({ preventScroll: true });
+    } else if (focusKey) {
+      const again = content.querySelector(`[data-focus-key="${CSS.escape(focusKey)}"]`);
+      if (again) {
+        if (typed !== null && again instanceof HTMLInputElement) again.value = typed;
+        again.focus({ preventScroll: true });
+      }
+    }
+  }
+
+  function togglePreview() {
+    state.preview = !state.preview;
+    render();
+  }
+
+  // --- the host: changes, save, send --------------------------------------------------------
+  if (editable) {
+    const stopChange = host.onChange((changed, change) => {
+      if (change.kind === "closed" || !changed || changed.id !== id) return;
+      state.quote = changed;
+      if (change.kind === "lineEdited") renderSoon();
+      else render();
+    });
+    cleanups.push(stopChange);
+  }
+
+  async function save() {
+    if (state.busy) return false;
+    state.busy = true;
+    render();
+    try {
+      state.quote = await host.save();
+      state.lineErrors.clear();
+      toast(`${state.quote.ref} saved.`, "success");
+      return true;
+    } catch (error) {
+      if (error?.code === "UNAUTHENTICATED") app.onSessionEnded?.();
+      toast(`Could not save: ${describeHostError(error)}`, "error");
+      return false;
+    } finally {
+      state.busy = false;
+      if (host.quote?.id === id) state.quote = host.quote;
+      render();
+    }
+  }
+
+  async function send() {
+    if (state.busy) return;
+    const choice = await ask({
+      title: `Send ${state.quote.ref}?`,
+      message: "Sending saves any changes and locks the quote: its lines can no longer change.",
+      buttons: [
+        { label: "Cancel", value: "cancel" },
+        { label: "Send Quote", value: "send", kind: "primary", autofocus: true },
+      ],
+      cancelValue: "cancel",
+    });
+    if (choice !== "send") return;
+    state.busy = true;
+    render();
+    try {
+      state.quote = await host.send();
+      toast(`${state.quote.ref} sent. It is now locked.`, "success");
+    } catch (error) {
+      if (error?.code === "UNAUTHENTICATED") app.onSessionEnded?.();
+      toast(`Could not send: ${describeHostError(error)}`, "error");
+    } finally {
+      state.busy = false;
+      if (host.quote?.id === id) state.quote = host.quote;
+      render();
+    }
+  }
+
+  async function reload() {
+    if (editable) {
+      if (state.quote.dirty) {
+        const choice = await ask({
+          title: "Discard your changes?",
+          message: "Loading the latest version replaces the lines you have not saved.",
+          buttons: [{ label: "Keep mine", value: "stay" }, { label: "Discard and reload", value: "discard", kind: "danger" }],
+          cancelValue: "stay",
+        });
+        if (choice !== "discard") return;
+      }
+      try {
+        host.closeQuote({ discard: true });
+        state.quote = await host.openQuote(id);
+      } catch (error) {
+        toast(`Could not reload: ${describeHostError(error)}`, "error");
+      }
+    } else {
+      try {
+        state.quote = await api.quote(id);
+      } catch (error) {
+        toast(`Could not reload: ${describeHostError(error)}`, "error");
+      }
+    }
+    state.lineErrors.clear();
+    render();
+  }
+
+  // --- editing lines ----------------------------------------------------------------------------
+  // --- editing details (PATCH /api/v1/quotes/{id}) ------------------------------------------------
+  // --- someone else changed this quote ---------------------------------------------------------
+  // Each event names who made the change (`by`). Ours (this user's saves, sends and details) are
+  // already on the page, so they are skipped. Known blind spot: the same user in another tab has the
+  // same email, so a change made there is skipped too.
+  cleanups.push(onQuoteEvent(({ kind, quote: changed, by }) => {
+    if (changed.id !== id || kind === "created") return;
+    if (isMine(by)) return;
+    const what = `${kind === "sent" ? "sent" : "saved"} by ${actorName(by)}`;
+    if (!editable) {
+      toast(`${changed.ref} was ${what}; showing the latest version.`, "warning");
+      reload();
+      return;
+    }
+    toast(`${changed.ref} was ${what}. Reload to see their version${state.quote.dirty ? " (your unsaved changes would be lost)" : ""}.`,
+      "warning", { action: { label: "Reload", run: reload } });
+  }));
+
+  // --- leaving --------------------------------------------------------------------------------
+  const onBeforeUnload = (event) => {
+    if (editable && host.quote?.dirty) {
+      event.preventDefault();
+      event.returnValue = "";
+    }
+  };
+  window.addEventListener("beforeunload", onBeforeUnload);
+  cleanups.push(() => window.removeEventListener("beforeunload", onBeforeUnload));
+
+  render();
+  focusHeading(root);
+
+  return {
+    async beforeLeave() {
+      if (!editable || !host.quote?.dirty) return true;
+      const choice = await ask({
+        title: `Leave ${state.quote.ref} with unsaved changes?`,
+        message: "The line changes since the last save are only in this page.",
+        buttons: [
+          { label: "Stay", value: "stay" },
+          { label: "Discard", value: "discard", kind: "danger" },
+          { label: "Save", value: "save", kind: "primary", autofocus: true },
+        ],
+        cancelValue: "stay",
+      });
+      if (choice === "save") return save();
+      return choice === "discard";
+    },
+    dispose() {
+      clearTimeout(contentTimer);
+      for (const cleanup of cleanups) cleanup();
+      if (editable && host.quote?.id === id) {
+        try {
+          host.closeQuote({ discard: true });
+        } catch (error) {
+          console.warn("closeQuote failed", error);
+        }
+      }
+    },
+  };
+}
