@@ -5,6 +5,7 @@
 
 use crate::byte_reader::ByteReader;
 use crate::error::{Refusal, Rule};
+use crate::local_header::SharedFields;
 
 const END_SIGNATURE: u32 = 0x0605_4b50;
 const END_LEN: usize = 22;
@@ -151,32 +152,23 @@ fn parse_entry<'a>(reader: &mut ByteReader<'a>) -> Option<CentralEntry<'a>> {
         return None;
     }
     let version_made_by = reader.u16()?;
-    let _version_needed = reader.u16()?;
-    let flags = reader.u16()?;
-    let method = reader.u16()?;
-    let _time = reader.u16()?;
-    let _date = reader.u16()?;
-    let crc32 = reader.u32()?;
-    let compressed_size = reader.u32()?;
-    let uncompressed_size = reader.u32()?;
-    let name_len = reader.u16()?;
-    let extra_len = reader.u16()?;
+    let shared = SharedFields::read(reader)?;
     let comment_len = reader.u16()?;
     let _disk_start = reader.u16()?;
     let _internal_attributes = reader.u16()?;
     let external_attributes = reader.u32()?;
     let local_header_offset = reader.u32()?;
-    let name = reader.take(usize::from(name_len))?;
-    reader.take(usize::from(extra_len))?;
+    let name = reader.take(usize::from(shared.name_len))?;
+    reader.take(usize::from(shared.extra_len))?;
     reader.take(usize::from(comment_len))?;
     Some(CentralEntry {
         name,
         version_made_by,
-        flags,
-        method,
-        crc32,
-        compressed_size: u64::from(compressed_size),
-        uncompressed_size: u64::from(uncompressed_size),
+        flags: shared.flags,
+        method: shared.method,
+        crc32: shared.crc32,
+        compressed_size: u64::from(shared.compressed_size),
+        uncompressed_size: u64::from(shared.uncompressed_size),
         external_attributes,
         local_header_offset: u64::from(local_header_offset),
     })

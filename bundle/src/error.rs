@@ -3,6 +3,8 @@
 use std::fmt;
 use std::path::PathBuf;
 
+use toolbridge_protocol::text::escape_controls;
+
 /// Which rule a refusal is about. [`Rule::as_str`] gives a stable id for
 /// users, logs and tests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -136,23 +138,8 @@ impl Refusal {
     /// A refusal about one entry. Control characters in the name are
     /// escaped (`\u{0}`), so the name is safe to print or log.
     pub(crate) fn entry(entry: impl Into<String>, rule: Rule, message: impl Into<String>) -> Self {
-        let entry: String = entry.into();
-        let entry = if entry.chars().any(char::is_control) {
-            entry
-                .chars()
-                .map(|c| {
-                    if c.is_control() {
-                        c.escape_default().to_string()
-                    } else {
-                        c.to_string()
-                    }
-                })
-                .collect()
-        } else {
-            entry
-        };
         Self {
-            entry: Some(entry),
+            entry: Some(escape_controls(entry.into())),
             rule,
             message: message.into(),
         }

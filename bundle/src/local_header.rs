@@ -16,6 +16,44 @@ const FLAGS_COMPARED: u16 = 1 | FLAG_DATA_DESCRIPTOR | (1 << 6);
 /// The smallest data descriptor (CRC and two 32-bit sizes, no signature).
 const MIN_DESCRIPTOR_LEN: u64 = 12;
 
+/// The fields a local header and a central directory entry both hold, in the
+/// same order: from "version needed to extract" to the extra field's length.
+pub(crate) struct SharedFields {
+    pub(crate) flags: u16,
+    pub(crate) method: u16,
+    pub(crate) crc32: u32,
+    pub(crate) compressed_size: u32,
+    pub(crate) uncompressed_size: u32,
+    pub(crate) name_len: u16,
+    pub(crate) extra_len: u16,
+}
+
+impl SharedFields {
+    /// Reads them where `reader` stands, just after the version made by (in
+    /// a central directory entry) or the signature (in a local header).
+    pub(crate) fn read(reader: &mut ByteReader<'_>) -> Option<Self> {
+        let _version_needed = reader.u16()?;
+        let flags = reader.u16()?;
+        let method = reader.u16()?;
+        let _time = reader.u16()?;
+        let _date = reader.u16()?;
+        let crc32 = reader.u32()?;
+        let compressed_size = reader.u32()?;
+        let uncompressed_size = reader.u32()?;
+        let name_len = reader.u16()?;
+        let extra_len = reader.u16()?;
+        Some(Self {
+            flags,
+            method,
+            crc32,
+            compressed_size,
+            uncompressed_size,
+            name_len,
+            extra_len,
+        })
+    }
+}
+
 /// The fields of a local header that are checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct LocalHeader<'a> {
@@ -43,28 +81,19 @@ impl<'a> LocalHeader<'a> {
         if reader.u32()? != SIGNATURE {
             return None;
         }
-        let _version_needed = reader.u16()?;
-        let flags = reader.u16()?;
-        let method = reader.u16()?;
-        let _time = reader.u16()?;
-        let _date = reader.u16()?;
-        let crc32 = reader.u32()?;
-        let compressed_size = reader.u32()?;
-        let uncompressed_size = reader.u32()?;
-        let name_len = reader.u16()?;
-        let extra_len = reader.u16()?;
-        let name = reader.take(usize::from(name_len))?;
-        reader.take(usize::from(extra_len))?;
+        let shared = SharedFields::read(&mut reader)?;
+        let name = reader.take(usize::from(shared.name_len))?;
+        reader.take(usize::from(shared.extra_len))?;
         let data_start = offset
             .checked_add(FIXED_LEN)?
-            .checked_add(u64::from(name_len))?
-            .checked_add(u64::from(extra_len))?;
+            .checked_add(u64::from(shared.name_len))?
+            .checked_add(u64::from(shared.extra_len))?;
         Some(Self {
-            flags,
-            method,
-            crc32,
-            compressed_size,
-            uncompressed_size,
+            flags: shared.flags,
+            method: shared.method,
+            crc32: shared.crc32,
+            compressed_size: shared.compressed_size,
+            uncompressed_size: shared.uncompressed_size,
             name,
             data_start,
         })

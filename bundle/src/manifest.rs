@@ -14,6 +14,7 @@
 use serde_json::{Map, Value};
 use toolbridge_protocol::manifest::{Permissions, ToolManifest, ToolType, read_permissions};
 use toolbridge_protocol::settings::read_declarations;
+use toolbridge_protocol::value_kind;
 
 use crate::MANIFEST;
 use crate::error::{Error, Refusal, Rule};
@@ -55,7 +56,7 @@ pub(crate) fn check_manifest(bytes: &[u8], paths: &[&str]) -> Result<ToolManifes
         return Err(refusal(format!(
             "the file must hold one JSON object with the fields {}; it holds {}",
             FIELDS.join(", "),
-            kind(&value)
+            value_kind(&value)
         ))
         .into());
     };
@@ -147,17 +148,6 @@ fn refused(rule: Rule, error: &toolbridge_protocol::Error, refusals: &mut Vec<Re
     }
 }
 
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// A required string field, as written.
 fn string_field<'a>(
     object: &'a Map<String, Value>,
@@ -175,7 +165,7 @@ fn string_field<'a>(
         Some(other) => {
             refusals.push(refusal(format!(
                 "{field}: must be a string, not {}",
-                kind(other)
+                value_kind(other)
             )));
             None
         }

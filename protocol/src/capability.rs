@@ -15,36 +15,30 @@ use serde::{Deserialize, Serialize};
 use crate::manifest::ToolType;
 use crate::method::Method;
 
-/// One extension, named on the wire as a tool names it in `supports`.
+/// One extension, named on the wire as a tool names it in `supports`: an
+/// extension method by the method's name, the others by their own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(into = "&'static str", try_from = "String")]
 pub enum Capability {
     /// The `quotes.getOpen` method (`quoting_extension` tools).
-    #[serde(rename = "quotes.getOpen")]
     QuotesGetOpen,
     /// The `quote.changed` event (`quoting_extension` tools).
-    #[serde(rename = "quote.changed")]
     QuoteChanged,
     /// The `session.ended` event (every tool).
-    #[serde(rename = "session.ended")]
     SessionEnded,
     /// The `settings.get` method (the page mounted the tool with settings).
-    #[serde(rename = "settings.get")]
     SettingsGet,
     /// The `settings.changed` event (the page mounted the tool with
     /// settings).
-    #[serde(rename = "settings.changed")]
     SettingsChanged,
-    /// The host sizes the tool's frame from the heights bridge.js reports.
-    #[serde(rename = "ui.autoResize")]
+    /// The host sizes the tool's frame from the heights bridge.js reports
+    /// (`ui.autoResize`).
     UiAutoResize,
     /// The `ui.toast` method (the page set `host.onToast`).
-    #[serde(rename = "ui.toast")]
     UiToast,
     /// The `ui.confirm` method (the page set `host.onConfirm`).
-    #[serde(rename = "ui.confirm")]
     UiConfirm,
     /// The `ui.openQuote` method (the page set `host.onNavigate`).
-    #[serde(rename = "ui.openQuote")]
     UiOpenQuote,
 }
 
@@ -65,15 +59,15 @@ impl Capability {
     /// The wire name, e.g. `"quote.changed"`.
     pub fn name(self) -> &'static str {
         match self {
-            Capability::QuotesGetOpen => "quotes.getOpen",
             Capability::QuoteChanged => "quote.changed",
             Capability::SessionEnded => "session.ended",
-            Capability::SettingsGet => "settings.get",
             Capability::SettingsChanged => "settings.changed",
             Capability::UiAutoResize => "ui.autoResize",
-            Capability::UiToast => "ui.toast",
-            Capability::UiConfirm => "ui.confirm",
-            Capability::UiOpenQuote => "ui.openQuote",
+            Capability::QuotesGetOpen
+            | Capability::SettingsGet
+            | Capability::UiToast
+            | Capability::UiConfirm
+            | Capability::UiOpenQuote => self.method().map_or("", Method::name),
         }
     }
 
@@ -82,17 +76,26 @@ impl Capability {
         Self::ALL.into_iter().find(|c| c.name() == name)
     }
 
+    /// The extension method this capability offers; `None` for an event or
+    /// something the host does.
+    pub fn method(self) -> Option<Method> {
+        match self {
+            Capability::QuotesGetOpen => Some(Method::QuotesGetOpen),
+            Capability::SettingsGet => Some(Method::SettingsGet),
+            Capability::UiToast => Some(Method::UiToast),
+            Capability::UiConfirm => Some(Method::UiConfirm),
+            Capability::UiOpenQuote => Some(Method::UiOpenQuote),
+            Capability::QuoteChanged
+            | Capability::SessionEnded
+            | Capability::SettingsChanged
+            | Capability::UiAutoResize => None,
+        }
+    }
+
     /// The capability an extension method is offered as; `None` for the
     /// methods of the specification.
     pub fn of_method(method: Method) -> Option<Self> {
-        match method {
-            Method::QuotesGetOpen => Some(Capability::QuotesGetOpen),
-            Method::SettingsGet => Some(Capability::SettingsGet),
-            Method::UiToast => Some(Capability::UiToast),
-            Method::UiConfirm => Some(Capability::UiConfirm),
-            Method::UiOpenQuote => Some(Capability::UiOpenQuote),
-            _ => None,
-        }
+        Self::ALL.into_iter().find(|c| c.method() == Some(method))
     }
 
     /// Whether the capability depends on what the page set up (the mount's
@@ -148,6 +151,20 @@ impl Capability {
     }
 }
 
+impl From<Capability> for &'static str {
+    fn from(capability: Capability) -> Self {
+        capability.name()
+    }
+}
+
+impl TryFrom<String> for Capability {
+    type Error = String;
+
+    fn try_from(name: String) -> Result<Self, String> {
+        Capability::from_name(&name).ok_or_else(|| format!("{name:?} is not a capability"))
+    }
+}
+
 impl fmt::Display for Capability {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -168,6 +185,12 @@ mod tests {
             assert_eq!(Capability::from_name(capability.name()), Some(capability));
         }
         assert_eq!(Capability::from_name("ui.Toast"), None);
+        let unknown = serde_json::from_value::<Capability>(serde_json::json!("ui.Toast"));
+        assert!(unknown.is_err_and(|error| {
+            error
+                .to_string()
+                .contains("\"ui.Toast\" is not a capability")
+        }));
     }
 
     #[test]

@@ -43,7 +43,7 @@ pub(crate) fn index(prefix: &str, index: usize) -> String {
 }
 
 /// How a JSON value is described in messages: "a string", "an array".
-pub(crate) fn kind(value: &Value) -> &'static str {
+pub fn kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

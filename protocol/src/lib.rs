@@ -21,7 +21,8 @@
 //!   [`create_quote::validate_rest_create`], [`paging::read_list_request`]);
 //! - the quote open in the editor and the all-or-nothing merge of
 //!   `quotes.addLines` batches into it ([`open_quote`]);
-//! - decimal money ([`money`], [`tax`]) and every limit ([`limits`]).
+//! - decimal money ([`money`], [`tax`]) and every limit ([`limits`]);
+//! - text from outside made safe to print ([`text`]).
 
 #![deny(missing_docs)]
 
@@ -52,7 +53,9 @@ mod raw_batch;
 pub mod rpc;
 pub mod settings;
 pub mod tax;
+pub mod text;
 pub mod ui;
 
 pub use error::{Error, ErrorCode, Violation};
+pub use input::kind as value_kind;
 pub use rust_decimal::Decimal;

@@ -86,22 +86,19 @@ impl Method {
 
     /// Every method a host answers: the specification's, then the
     /// extensions.
-    pub const ALL: [Method; 14] = [
-        Method::ContextGet,
-        Method::CustomersList,
-        Method::ProductsList,
-        Method::TaskTemplatesList,
-        Method::CostItemsList,
-        Method::JobsList,
-        Method::QuotesList,
-        Method::QuotesCreate,
-        Method::QuotesAddLines,
-        Method::QuotesGetOpen,
-        Method::SettingsGet,
-        Method::UiToast,
-        Method::UiConfirm,
-        Method::UiOpenQuote,
-    ];
+    pub const ALL: [Method; 14] = {
+        let mut all = [Method::ContextGet; 14];
+        let mut i = 0;
+        while i < all.len() {
+            all[i] = if i < Self::SPEC.len() {
+                Self::SPEC[i]
+            } else {
+                Self::EXTENSIONS[i - Self::SPEC.len()]
+            };
+            i += 1;
+        }
+        all
+    };
 
     /// The wire name, e.g. `"quotes.addLines"`.
     pub fn name(self) -> &'static str {

@@ -104,27 +104,43 @@ fn add(a: Decimal, b: Decimal) -> Decimal {
     a.checked_add(b).unwrap_or(Decimal::MAX)
 }
 
-/// The amounts of one quote line.
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LineAmounts {
-    /// qty × SELL, rounded.
-    #[serde(with = "as_number")]
-    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
-    pub nett: Decimal,
-    /// nett × tax rate, rounded.
-    #[serde(with = "as_number")]
-    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
-    pub tax: Decimal,
-    /// nett + tax.
-    #[serde(with = "as_number")]
-    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
-    pub total: Decimal,
-    /// qty × BUY, rounded.
-    #[serde(with = "as_number")]
-    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
-    pub cost: Decimal,
+/// A struct of money amounts: each field a [`Decimal`] that is a JSON number
+/// on the wire ([`as_number`]) and an `f64` in the OpenAPI document; the
+/// attributes every amount needs, written once.
+macro_rules! amounts {
+    (
+        $(#[$attr:meta])*
+        pub struct $name:ident {
+            $( $(#[doc = $doc:expr])* pub $field:ident, )*
+        }
+    ) => {
+        $(#[$attr])*
+        pub struct $name {
+            $(
+                $(#[doc = $doc])*
+                #[serde(with = "as_number")]
+                #[cfg_attr(feature = "openapi", schema(value_type = f64))]
+                pub $field: Decimal,
+            )*
+        }
+    };
+}
+
+amounts! {
+    /// The amounts of one quote line.
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct LineAmounts {
+        /// qty × SELL, rounded.
+        pub nett,
+        /// nett × tax rate, rounded.
+        pub tax,
+        /// nett + tax.
+        pub total,
+        /// qty × BUY, rounded.
+        pub cost,
+    }
 }
 
 impl LineAmounts {
@@ -141,35 +157,25 @@ impl LineAmounts {
     }
 }
 
-/// The totals of a quote: sums of its lines' amounts, plus margin.
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Totals {
-    /// Sum of line costs (qty × BUY).
-    #[serde(with = "as_number")]
-    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
-    pub cost: Decimal,
-    /// nett − cost.
-    #[serde(with = "as_number")]
-    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
-    pub margin: Decimal,
-    /// margin / nett as a percentage, rounded to 2 places; 0 when nett is 0.
-    #[serde(with = "as_number")]
-    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
-    pub margin_percent: Decimal,
-    /// Sum of line netts.
-    #[serde(with = "as_number")]
-    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
-    pub nett: Decimal,
-    /// Sum of line taxes.
-    #[serde(with = "as_number")]
-    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
-    pub tax: Decimal,
-    /// Sum of line totals.
-    #[serde(with = "as_number")]
-    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
-    pub total: Decimal,
+amounts! {
+    /// The totals of a quote: sums of its lines' amounts, plus margin.
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Totals {
+        /// Sum of line costs (qty × BUY).
+        pub cost,
+        /// nett − cost.
+        pub margin,
+        /// margin / nett as a percentage, rounded to 2 places; 0 when nett is 0.
+        pub margin_percent,
+        /// Sum of line netts.
+        pub nett,
+        /// Sum of line taxes.
+        pub tax,
+        /// Sum of line totals.
+        pub total,
+    }
 }
 
 impl Totals {

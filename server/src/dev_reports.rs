@@ -12,6 +12,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use toolbridge_protocol::blocked::{BlockedKind, BlockedReport, read_blocked_params};
 use toolbridge_protocol::problem::Problem;
+use toolbridge_protocol::text::escape_controls;
 use toolbridge_protocol::{Error as RuleError, Violation};
 
 use crate::app::AppState;
@@ -60,24 +61,12 @@ pub async fn blocked(
 /// <detail>)`, control characters escaped so that it stays one line (the
 /// detail is the page's text, and the advice may quote it).
 pub fn line(slug: &str, report: &BlockedReport) -> String {
-    let line = format!(
+    escape_controls(format!(
         "dev tool {slug}: {} ({}: {})",
         report.advice(),
         kind_token(report.kind),
         report.detail
-    );
-    if !line.chars().any(char::is_control) {
-        return line;
-    }
-    line.chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
+    ))
 }
 
 /// The kind as the report names it.

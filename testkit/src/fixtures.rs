@@ -38,7 +38,7 @@ use toolbridge_protocol::quote_header::MAX_EXPIRY_DAYS;
 use toolbridge_protocol::settings::{
     SettingDeclaration, check_values, effective_values, read_declarations, values_to_json,
 };
-use toolbridge_protocol::{Decimal, Error as Rule, Violation};
+use toolbridge_protocol::{Decimal, Error as Rule, Violation, value_kind};
 
 use crate::error::Error;
 use crate::ids::Ids;
@@ -228,17 +228,6 @@ fn join(path: &str, key: &str) -> String {
     }
 }
 
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 impl Reader<'_> {
     fn push(&mut self, path: impl Into<String>, message: impl Into<String>) {
         self.errors.push(Violation::new(path, message));
@@ -248,7 +237,7 @@ impl Reader<'_> {
     fn object<'v>(&mut self, value: &'v Value, path: &str, known: &[&str]) -> Option<Object<'v>> {
         let Some(map) = value.as_object() else {
             let at = if path.is_empty() { "fixtures" } else { path };
-            self.push(at, format!("must be an object (got {})", kind(value)));
+            self.push(at, format!("must be an object (got {})", value_kind(value)));
             return None;
         };
         for key in map.keys() {
@@ -273,7 +262,7 @@ impl Reader<'_> {
             Some(other) => {
                 self.push(
                     join(&object.path, key),
-                    format!("must be an array (got {})", kind(other)),
+                    format!("must be an array (got {})", value_kind(other)),
                 );
                 &[]
             }
@@ -299,7 +288,7 @@ impl Reader<'_> {
             Some(other) => {
                 self.push(
                     join(&object.path, key),
-                    format!("must be a string (got {})", kind(other)),
+                    format!("must be a string (got {})", value_kind(other)),
                 );
                 None
             }
@@ -323,7 +312,7 @@ impl Reader<'_> {
             Some(other) => {
                 self.push(
                     join(&object.path, key),
-                    format!("must be a string (got {})", kind(other)),
+                    format!("must be a string (got {})", value_kind(other)),
                 );
                 String::new()
             }
@@ -352,7 +341,7 @@ impl Reader<'_> {
                     path,
                     format!(
                         "must be a decimal string such as \"89.50\" (got {other}, {}): amounts are strings so that they stay exact",
-                        kind(other)
+                        value_kind(other)
                     ),
                 );
                 Err(())
@@ -415,7 +404,7 @@ impl Reader<'_> {
             Some(other) => {
                 self.push(
                     join(&object.path, key),
-                    format!("must be true or false (got {})", kind(other)),
+                    format!("must be true or false (got {})", value_kind(other)),
                 );
                 default
             }
@@ -507,7 +496,7 @@ impl Reader<'_> {
                 "manifest",
                 format!(
                     "must be the tool's manifest.json, an object (got {})",
-                    kind(manifest)
+                    value_kind(manifest)
                 ),
             );
             return None;
@@ -1142,7 +1131,7 @@ impl Reader<'_> {
                     join(&quote.path, "groupKeys"),
                     format!(
                         "must be an object of group keys to group ids (got {})",
-                        kind(other)
+                        value_kind(other)
                     ),
                 );
                 None

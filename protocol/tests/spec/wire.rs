@@ -202,6 +202,12 @@ fn wire_method_names_are_exactly_those_of_the_spec() {
         assert_eq!(serde_json::to_value(method).unwrap(), json!(method.name()));
         assert_eq!(Method::from_name(method.name()), Some(method));
     }
+    let listed: Vec<Method> = Method::SPEC.into_iter().chain(Method::EXTENSIONS).collect();
+    assert_eq!(
+        Method::ALL.to_vec(),
+        listed,
+        "the specification's, then the extensions"
+    );
 }
 
 #[test]

@@ -10,7 +10,7 @@ use toolbridge_protocol::problem::Problem;
 use toolbridge_protocol::{Error as RuleError, Violation};
 use toolbridge_store::{ApiKey, RateLimit, Scope, new_api_key_problems};
 
-use super::administrator;
+use super::{AdminRefusals, administrator};
 use crate::app::AppState;
 use crate::error::ApiError;
 use crate::extract::PathParam;
@@ -96,7 +96,7 @@ impl From<ApiKey> for KeyListing {
 
 /// `GET /api/settings/keys`: the tenant's keys, revoked ones included.
 #[utoipa::path(get, path = "/api/settings/keys", tag = "settings", operation_id = "listApiKeys",
-    responses((status = 200, body = [KeyListing]), (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "not an Admin or Super User, or an API key", body = Problem, content_type = "application/problem+json")))]
+    responses((status = 200, body = [KeyListing]), AdminRefusals))]
 pub async fn list(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -108,7 +108,7 @@ pub async fn list(
 
 /// `POST /api/settings/keys`: a new key of the tenant.
 #[utoipa::path(post, path = "/api/settings/keys", tag = "settings", operation_id = "createApiKey", request_body = NewKey,
-    responses((status = 201, body = CreatedKey), BodyErrors, (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "not an Admin or Super User, or an API key", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the request breaks a rule; errors[] lists each with its path", body = Problem, content_type = "application/problem+json")))]
+    responses((status = 201, body = CreatedKey), BodyErrors, AdminRefusals, (status = 422, description = "the request breaks a rule; errors[] lists each with its path", body = Problem, content_type = "application/problem+json")))]
 pub async fn create(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -156,7 +156,7 @@ pub async fn create(
 /// `DELETE /api/settings/keys/{id}`: revokes the key at once.
 #[utoipa::path(delete, path = "/api/settings/keys/{id}", tag = "settings", operation_id = "revokeApiKey",
     params(("id" = String, Path, description = "key id")),
-    responses((status = 204), (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "not an Admin or Super User, or an API key", body = Problem, content_type = "application/problem+json"), (status = 404, description = "no such key in this tenant", body = Problem, content_type = "application/problem+json")))]
+    responses((status = 204), AdminRefusals, (status = 404, description = "no such key in this tenant", body = Problem, content_type = "application/problem+json")))]
 pub async fn revoke(
     State(state): State<AppState>,
     headers: HeaderMap,

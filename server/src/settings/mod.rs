@@ -5,13 +5,34 @@
 pub mod keys;
 pub mod tools;
 
+use std::collections::BTreeMap;
+
 use axum::http::HeaderMap;
 use toolbridge_protocol::context::Role;
 use toolbridge_store::User;
+use utoipa::IntoResponses;
+use utoipa::openapi::{RefOr, Response};
 
 use crate::app::AppState;
 use crate::auth;
-use crate::error::ApiError;
+use crate::error::{ApiError, problem_response};
+
+/// OpenAPI: what every settings operation refuses, whatever it is asked:
+/// no session (401), and a user who is not an administrator, or an API key
+/// (403).
+pub struct AdminRefusals;
+
+impl IntoResponses for AdminRefusals {
+    fn responses() -> BTreeMap<String, RefOr<Response>> {
+        BTreeMap::from([
+            ("401".to_owned(), problem_response("not signed in").into()),
+            (
+                "403".to_owned(),
+                problem_response("not an Admin or Super User, or an API key").into(),
+            ),
+        ])
+    }
+}
 
 /// The signed-in user, if they may change settings.
 async fn administrator(state: &AppState, headers: &HeaderMap) -> Result<User, ApiError> {

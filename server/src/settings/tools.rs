@@ -3,6 +3,8 @@
 //! the rule), enable or disable, remove, and the values of a tool's install
 //! settings for the administrator's tenant.
 
+use std::collections::BTreeMap;
+
 use axum::Json;
 use axum::body::{Body, to_bytes};
 use axum::extract::State;
@@ -13,10 +15,12 @@ use toolbridge_bundle::MAX_COMPRESSED_BYTES;
 use toolbridge_protocol::problem::Problem;
 use toolbridge_protocol::settings::{SettingDeclaration, SettingValue, SettingValues};
 use toolbridge_store::{InstalledTool, User};
+use utoipa::IntoResponses;
+use utoipa::openapi::{RefOr, Response as ApiResponse};
 
-use super::administrator;
+use super::{AdminRefusals, administrator};
 use crate::app::AppState;
-use crate::error::ApiError;
+use crate::error::{ApiError, problem_response};
 use crate::extract::{PathParam, Query};
 use crate::json::{BodyErrors, JsonBody, typed};
 use crate::tools::listing::ToolListing;
@@ -93,7 +97,7 @@ pub struct Toggle {
 
 /// `GET /api/settings/tools`: every installed tool, by slug.
 #[utoipa::path(get, path = "/api/settings/tools", tag = "settings", operation_id = "listInstalledTools",
-    responses((status = 200, body = [InstalledListing]), (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "not an Admin or Super User, or an API key", body = Problem, content_type = "application/problem+json")))]
+    responses((status = 200, body = [InstalledListing]), AdminRefusals))]
 pub async fn list(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -120,7 +124,7 @@ pub async fn list(
         (BundleBytes = "application/zip"),
         (BundleBytes = "application/octet-stream"),
     )),
-    responses((status = 201, body = Upload), (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "not an Admin or Super User, or an API key", body = Problem, content_type = "application/problem+json"), (status = 413, description = "the body is over 10 MB", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the bundle breaks a rule: errors[] names each entry and rule", body = Problem, content_type = "application/problem+json")))]
+    responses((status = 201, body = Upload), AdminRefusals, (status = 413, description = "the body is over 10 MB", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the bundle breaks a rule: errors[] names each entry and rule", body = Problem, content_type = "application/problem+json")))]
 pub async fn upload(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -156,7 +160,7 @@ pub async fn upload(
 /// `PATCH /api/settings/tools/{slug}`: enables or disables the tool.
 #[utoipa::path(patch, path = "/api/settings/tools/{slug}", tag = "settings", operation_id = "toggleTool", request_body = Toggle,
     params(("slug" = String, Path, description = "the tool's slug")),
-    responses((status = 200, body = InstalledListing), BodyErrors, (status = 422, description = "the body is not `{enabled}` (errors[] says where)", body = Problem, content_type = "application/problem+json"), (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "not an Admin or Super User, or an API key", body = Problem, content_type = "application/problem+json"), (status = 404, description = "no such tool", body = Problem, content_type = "application/problem+json")))]
+    responses((status = 200, body = InstalledListing), BodyErrors, (status = 422, description = "the body is not `{enabled}` (errors[] says where)", body = Problem, content_type = "application/problem+json"), ToolRefusals))]
 pub async fn toggle(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -178,7 +182,7 @@ pub async fn toggle(
 #[utoipa::path(put, path = "/api/settings/tools/{slug}/settings", tag = "settings", operation_id = "setToolSettings",
     params(("slug" = String, Path, description = "the tool's slug")),
     request_body(description = "every value, by the key its manifest declares (string, number or boolean); not secret: every user of the tenant's tools reads them", content((BTreeMap<String, SettingValue> = "application/json"))),
-    responses((status = 200, body = InstalledListing), BodyErrors, (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "not an Admin or Super User, or an API key", body = Problem, content_type = "application/problem+json"), (status = 404, description = "no such tool", body = Problem, content_type = "application/problem+json"), (status = 422, description = "a value breaks its declaration: errors[] names each by its key", body = Problem, content_type = "application/problem+json")))]
+    responses((status = 200, body = InstalledListing), BodyErrors, ToolRefusals, (status = 422, description = "a value breaks its declaration: errors[] names each by its key", body = Problem, content_type = "application/problem+json")))]
 pub async fn set_settings(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -211,7 +215,7 @@ async fn listing(state: &AppState, user: &User, slug: &str) -> Result<InstalledL
 /// `DELETE /api/settings/tools/{slug}`: removes the tool and its files.
 #[utoipa::path(delete, path = "/api/settings/tools/{slug}", tag = "settings", operation_id = "removeTool",
     params(("slug" = String, Path, description = "the tool's slug")),
-    responses((status = 204), (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "not an Admin or Super User, or an API key", body = Problem, content_type = "application/problem+json"), (status = 404, description = "no such tool", body = Problem, content_type = "application/problem+json")))]
+    responses((status = 204), ToolRefusals))]
 pub async fn remove(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -222,6 +226,18 @@ pub async fn remove(
         Ok(StatusCode::NO_CONTENT)
     } else {
         Err(unknown(&slug))
+    }
+}
+
+/// OpenAPI: what an operation on one installed tool refuses: the
+/// [`AdminRefusals`], and a tool that is not installed (404).
+pub struct ToolRefusals;
+
+impl IntoResponses for ToolRefusals {
+    fn responses() -> BTreeMap<String, RefOr<ApiResponse>> {
+        let mut responses = AdminRefusals::responses();
+        responses.insert("404".to_owned(), problem_response("no such tool").into());
+        responses
     }
 }
 
