@@ -72,16 +72,16 @@ struct Answer {
     status: u16,
     etag: Option<String>,
     retry_after: Option<u64>,
-    body: String,
     /// The body as the browser read it.
     text: JsString,
 }
 
-/// A 2xx answer's body, unparsed: as Rust text to check, and as the browser's
-/// string to parse natively.
-pub(crate) struct RawJson {
-    pub(crate) text: String,
-    pub(crate) js: JsString,
+impl Answer {
+    /// The body as Rust text. A body that is no text at all (a lone
+    /// surrogate) reads as empty, and then as not the JSON expected.
+    fn body(&self) -> String {
+        json::rust_string(&self.text).unwrap_or_default()
+    }
 }
 
 impl Backend {
@@ -133,17 +133,14 @@ impl Backend {
         success(&answer, &format!("GET {path}"))
     }
 
-    /// `GET path`, its 2xx body left as text (for answers passed on as they
-    /// came, such as list pages).
-    pub(crate) async fn get_raw(&self, path: &str) -> Result<RawJson, Error> {
+    /// `GET path`, its 2xx body left as the browser's string (for answers
+    /// passed on as they came, such as list pages), never copied into Rust.
+    pub(crate) async fn get_raw(&self, path: &str) -> Result<JsString, Error> {
         let answer = self.fetch("GET", path, None, None).await?;
         if !(200..300).contains(&answer.status) {
             return Err(failure(&answer, &format!("GET {path}")));
         }
-        Ok(RawJson {
-            text: answer.body,
-            js: answer.text,
-        })
+        Ok(answer.text)
     }
 
     /// `GET path` with `If-None-Match` when an `ETag` is known.
@@ -265,9 +262,6 @@ impl Backend {
             status: response.status(),
             etag: header("etag"),
             retry_after: header("retry-after").and_then(|value| value.trim().parse().ok()),
-            // A body that is no text at all reads as empty, and then as not
-            // the JSON expected.
-            body: json::rust_string(&text).unwrap_or_default(),
             text,
         })
     }
@@ -319,7 +313,7 @@ fn success(answer: &Answer, what: &str) -> Result<Value, Error> {
     if !(200..300).contains(&answer.status) {
         return Err(failure(answer, what));
     }
-    serde_json::from_str(&answer.body).map_err(|error| {
+    serde_json::from_str(&answer.body()).map_err(|error| {
         Error::Internal(format!(
             "the backend's answer to {what} is not the JSON expected ({error})"
         ))
@@ -331,7 +325,7 @@ fn success(answer: &Answer, what: &str) -> Result<Value, Error> {
 /// server's problem body names the code (and for 422 the paths).
 fn failure(answer: &Answer, what: &str) -> Error {
     let status = answer.status;
-    let problem = serde_json::from_str::<Problem>(&answer.body).ok();
+    let problem = serde_json::from_str::<Problem>(&answer.body()).ok();
     match status {
         429 => Error::RateLimited {
             retry_after: answer

@@ -407,16 +407,13 @@ async fn run(
                 ));
             }
             let path = list_path(method, &request);
-            let raw = shared.backend.get_raw(&path).await?;
-            // The page passes through as the backend sent it, once its
-            // envelope is known to be right: checked on the text without
-            // keeping any of it, then parsed by the browser, which is several
-            // times faster than building it from Rust.
-            serde_json::from_str::<BridgePagedResult<IgnoredAny>>(&raw.text)
-                .map_err(|error| unexpected_shape(&format!("GET {path}"), &error))?;
-            let page = json::parse(&raw.js).ok_or_else(|| {
+            let text = shared.backend.get_raw(&path).await?;
+            // The page passes through as the backend sent it, parsed by the
+            // browser, once its envelope is known to be right (json.rs has
+            // the figures: this is the fastest way there).
+            let page = json::parse_as::<BridgePagedResult<IgnoredAny>>(&text).map_err(|why| {
                 Error::Internal(format!(
-                    "the browser could not parse the answer to GET {path}"
+                    "the backend's answer to GET {path} is not the JSON expected ({why})"
                 ))
             })?;
             Ok((Answer::Js(page), None))

@@ -250,6 +250,35 @@ async fn a_page_backend_s_failures_get_the_rest_api_s_codes() {
 }
 
 #[wasm_bindgen_test]
+async fn a_list_page_whose_envelope_is_wrong_is_internal_naming_the_field() {
+    let page = |items: Value, total: Value| json!({"items": items, "totalCount": total, "page": 1, "pageSize": 50});
+    let cases = [
+        (page(json!({}), json!(1)), "items"),
+        (page(json!([]), json!("1")), "totalCount"),
+        (page(json!([]), json!(-1)), "totalCount"),
+        (
+            json!({"items": [], "page": 1, "pageSize": 50}),
+            "totalCount",
+        ),
+    ];
+    for (body, field) in cases {
+        let (_script, _host, tool) = scripted(
+            &json!({"status": 200, "body": body}),
+            &json!({}),
+            &json!({}),
+        )
+        .await;
+        let error = tool.fails("quotes.list", json!([])).await;
+        assert_eq!(error["code"], "INTERNAL", "{body}: {error}");
+        let message = error["message"].as_str().unwrap();
+        assert!(
+            message.contains("GET /quotes?page=1&pageSize=50") && message.contains(field),
+            "{body}: {error}"
+        );
+    }
+}
+
+#[wasm_bindgen_test]
 async fn a_page_backend_that_never_answers_times_out_and_its_request_is_aborted() {
     let (script, _host, tool) = scripted(
         &json!({"hang": true}),
