@@ -9,11 +9,19 @@
 
 use axum::Json;
 use axum::response::{IntoResponse, Response};
-use serde_json::Value;
+use serde_json::{Map, Value, json};
+use toolbridge_protocol::Decimal;
+use toolbridge_protocol::catalog::MAX_QTY_PER_UNIT;
+use toolbridge_protocol::limits::{
+    MAX_LINE_QTY, QUOTE_MAX_LINES, SECTION_MAX_CHARS, TEXT_MAX_CHARS,
+};
+use toolbridge_protocol::money::decimal_to_f64;
+use toolbridge_protocol::quote::QuoteLine;
+use toolbridge_protocol::quote_header::QuoteHeaderChangeRequest;
 use utoipa::openapi::path::Operation;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{RefOr, Response as ResponseDoc};
-use utoipa::{Modify, OpenApi};
+use utoipa::{Modify, OpenApi, ToSchema};
 
 use crate::api::{catalog, directory, quotes};
 use crate::auth::KeyedAnswers;
@@ -126,13 +134,19 @@ const SOMETIMES_SENT: [&str; 4] = [
     "idempotent-replayed",
 ];
 
-/// The document as JSON, with two things utoipa 5.5 cannot write itself:
-/// every response header outside [`SOMETIMES_SENT`] marked required (its
-/// header type has no such field), and the fields of response links in
-/// camelCase (`operationId`; it writes `operation_id`, which no client
-/// reads).
+/// The document as JSON, with what utoipa 5.5 cannot write itself: every
+/// response header outside [`SOMETIMES_SENT`] marked required (its header
+/// type has no such field), the fields of response links in camelCase
+/// (`operationId`; it writes `operation_id`, which no client reads), and the
+/// [`request_rules`] its attributes cannot state.
 pub fn document_json() -> Result<Value, serde_json::Error> {
     let mut document = serde_json::to_value(ApiDoc::openapi())?;
+    if let Some(schemas) = document
+        .pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+    {
+        request_rules(schemas);
+    }
     let operations = document
         .get_mut("paths")
         .and_then(Value::as_object_mut)
@@ -168,6 +182,85 @@ pub fn document_json() -> Result<Value, serde_json::Error> {
         }
     }
     Ok(document)
+}
+
+/// Rules of request bodies that the schemas' attributes cannot state, so
+/// that the document refuses what the server refuses:
+/// - a header change names at least one field (`validate_header_change`);
+///   utoipa 5.5 writes `min_properties` as `maxProperties`;
+/// - a saved line's `qty` is at most [`MAX_LINE_QTY`], or that many times
+///   [`MAX_QTY_PER_UNIT`] on a line injected from a task sequence
+///   (`open_quote::check_lines`): a bound that depends on another field;
+/// - its `section` has at most [`SECTION_MAX_CHARS`] characters once
+///   trimmed (of what Rust's `str::trim` takes for white space), a saved
+///   quote at most [`QUOTE_MAX_LINES`] lines, and a group key at most
+///   [`TEXT_MAX_CHARS`] characters.
+fn request_rules(schemas: &mut Map<String, Value>) {
+    if let Some(change) = schemas
+        .get_mut(QuoteHeaderChangeRequest::name().as_ref())
+        .and_then(Value::as_object_mut)
+    {
+        change.insert("minProperties".to_owned(), json!(1));
+    }
+    if let Some(line) = schemas
+        .get_mut(QuoteLine::name().as_ref())
+        .and_then(Value::as_object_mut)
+    {
+        let most = |qty: Decimal| json!(decimal_to_f64(qty));
+        if let Some(qty) = line
+            .get_mut("properties")
+            .and_then(|properties| properties.get_mut("qty"))
+            .and_then(Value::as_object_mut)
+        {
+            qty.insert("maximum".to_owned(), most(MAX_LINE_QTY * MAX_QTY_PER_UNIT));
+        }
+        line.insert(
+            "if".to_owned(),
+            json!({"properties": {"injected": {"const": true}}, "required": ["injected"]}),
+        );
+        line.insert(
+            "else".to_owned(),
+            json!({"properties": {"qty": {"maximum": most(MAX_LINE_QTY)}}}),
+        );
+        if let Some(section) = line
+            .get_mut("properties")
+            .and_then(|properties| properties.get_mut("section"))
+            .and_then(Value::as_object_mut)
+        {
+            section.insert(
+                "pattern".to_owned(),
+                json!(trimmed_at_most(SECTION_MAX_CHARS)),
+            );
+        }
+    }
+    if let Some(properties) = schemas
+        .get_mut("SaveLines")
+        .and_then(|save| save.get_mut("properties"))
+    {
+        if let Some(lines) = properties.get_mut("lines").and_then(Value::as_object_mut) {
+            lines.insert("maxItems".to_owned(), json!(QUOTE_MAX_LINES));
+        }
+        if let Some(names) = properties
+            .get_mut("groupKeys")
+            .and_then(|keys| keys.get_mut("propertyNames"))
+            .and_then(Value::as_object_mut)
+        {
+            names.insert("maxLength".to_owned(), json!(TEXT_MAX_CHARS));
+        }
+    }
+}
+
+/// The characters Rust's `str::trim` takes away: Unicode's `White_Space`.
+const WHITE_SPACE: &str = r"\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000";
+
+/// A pattern for text of at most `most` (2 or more) characters once trimmed:
+/// white space, then a first and a last character that are not white space
+/// with at most `most - 2` of anything between them, then white space.
+fn trimmed_at_most(most: usize) -> String {
+    let between = most.saturating_sub(2);
+    format!(
+        "^[{WHITE_SPACE}]*([^{WHITE_SPACE}]([\\s\\S]{{0,{between}}}[^{WHITE_SPACE}])?)?[{WHITE_SPACE}]*$"
+    )
 }
 
 /// The fields of a link object that utoipa 5.5 writes in snake case, with

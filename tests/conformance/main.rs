@@ -123,7 +123,9 @@ impl Suite {
         let config = dir.join("schemathesis.toml");
         let customers = ids("/api/v1/customers")?;
         let products = ids("/api/v1/products")?;
-        fs_err::write(&config, known_ids_config(&customers, &products))?;
+        let hooks = dir.join("hooks.py");
+        fs_err::write(&hooks, schemathesis::HOOKS)?;
+        fs_err::write(&config, known_ids_config(&customers, &products, &hooks))?;
         Ok(Self {
             document_url: format!("{base}{DOCUMENT}"),
             server,

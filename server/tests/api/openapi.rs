@@ -9,12 +9,12 @@ use serde_json::{Value, json};
 use toolbridge_protocol::create_quote::validate_rest_create;
 use toolbridge_protocol::limits::{
     CREATE_MAX_LINES, CREATE_MAX_QTY, CREATE_MAX_UNIT_PRICE, CREATE_MIN_LINES, EMAIL_MAX_CHARS,
-    MAX_LINE_PRICE, MAX_PAGE_SIZE, TEXT_MAX_CHARS,
+    MAX_LINE_PRICE, MAX_PAGE_SIZE, QUOTE_MAX_LINES, TEXT_MAX_CHARS,
 };
 use toolbridge_protocol::quote_header::{MAX_EXPIRY_DAYS, validate_header_change};
 use toolbridge_store::KEY_NAME_MAX_CHARS;
 
-use crate::harness::{Server, json};
+use crate::harness::{Server, customer_and_product, json, quote_body};
 
 /// The document the server serves.
 async fn document() -> Value {
@@ -298,4 +298,167 @@ async fn the_documented_date_pattern_takes_exactly_the_dates_the_server_takes() 
     // Every real day of 1970 to 2404 and of 9999, and two times on each of
     // the two real days.
     assert_eq!(accepted, 158_881 + 365 + 2 * 2);
+}
+
+/// A Draft quote of a new server's, for saving lines: the server, a key,
+/// the quote's id and its first line.
+async fn draft_quote() -> (Server, String, String, Value) {
+    let server = Server::start().await;
+    let key = server.full_key().await;
+    let (customer, product) = customer_and_product(&server, &key).await;
+    let (_, quote) = json(
+        server
+            .post(&key, "/api/v1/quotes", &quote_body(&customer, &product))
+            .await,
+    )
+    .await;
+    let id = quote["id"].as_str().unwrap().to_owned();
+    (server, key, id, quote["lines"][0].clone())
+}
+
+/// Saves `lines` and `group_keys` to the quote `id`: whether the server took
+/// them (200) or refused them (422; any other answer fails the test).
+async fn saved(server: &Server, key: &str, id: &str, lines: Value, group_keys: Value) -> bool {
+    let (status, answer) = json(
+        server
+            .request(Method::PUT, &format!("/api/v1/quotes/{id}/lines"))
+            .bearer_auth(key)
+            .json(&json!({"lines": lines, "groupKeys": group_keys}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert!(status == 200 || status == 422, "{status} {answer}");
+    status == 200
+}
+
+/// `line` with `field` set to `value`.
+fn with(line: &Value, field: &str, value: Value) -> Value {
+    let mut line = line.clone();
+    line[field] = value;
+    line
+}
+
+/// Found by the api conformance suite with every check: the document let a
+/// saved line have a section of any length, which the server refuses past
+/// 100 characters once trimmed. Each candidate is saved over HTTP and must be
+/// taken exactly when the document's pattern takes it.
+#[tokio::test]
+async fn a_saved_section_is_refused_exactly_where_the_document_says() {
+    let document = document().await;
+    let pattern = property(&document, "QuoteLine", "section")["pattern"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let documented = regex_lite::Regex::new(&pattern).unwrap();
+    let (server, key, id, line) = draft_quote().await;
+    let a = |n: usize| "a".repeat(n);
+    let sections = [
+        String::new(),
+        " \t\n".to_owned(),
+        a(100),
+        a(101),
+        format!("  {}\u{3000}\u{a0}\u{2029}", a(100)),
+        format!("\u{1c}{}", a(100)),
+        format!("a{}b", "\n".repeat(98)),
+        format!("a{}b", " ".repeat(99)),
+        "é".repeat(100),
+        "🧱".repeat(101),
+    ];
+    for section in &sections {
+        let lines = json!([with(&line, "section", json!(section))]);
+        assert_eq!(
+            saved(&server, &key, &id, lines, json!({})).await,
+            documented.is_match(section),
+            "section {section:?}"
+        );
+    }
+}
+
+/// Found by the api conformance suite with every check: the document let a
+/// saved line have any quantity, which the server refuses past its bound
+/// (larger for a line injected from a task sequence), and did not bound the
+/// lines or the group keys. At and past each documented bound, over HTTP.
+#[tokio::test]
+async fn saved_quantities_lines_and_group_keys_have_the_documented_bounds() {
+    let document = document().await;
+    let schemas = &document["components"]["schemas"];
+    let line_schema = &schemas["QuoteLine"];
+    let most = line_schema["properties"]["qty"]["maximum"]
+        .as_f64()
+        .unwrap();
+    assert_eq!(
+        line_schema["if"],
+        json!({"properties": {"injected": {"const": true}}, "required": ["injected"]})
+    );
+    let most_not_injected = line_schema["else"]["properties"]["qty"]["maximum"]
+        .as_f64()
+        .unwrap();
+    let save_schema = &schemas["SaveLines"]["properties"];
+    assert_eq!(save_schema["lines"]["maxItems"], QUOTE_MAX_LINES);
+    let key_max = save_schema["groupKeys"]["propertyNames"]["maxLength"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(key_max, TEXT_MAX_CHARS as u64);
+
+    let (server, key, id, line) = draft_quote().await;
+    let line_no = line["lineNo"].as_u64().unwrap();
+    let injected = |qty: f64| {
+        let mut task = with(&line, "qty", json!(qty));
+        task["lineNo"] = json!(line_no + 1);
+        task["lineType"] = json!("task");
+        task["injected"] = json!(true);
+        task["parentLineNo"] = json!(line_no);
+        task["linkedItemId"] = Value::Null;
+        json!([line.clone(), task])
+    };
+    for (lines, documented) in [
+        (json!([with(&line, "qty", json!(most_not_injected))]), true),
+        (
+            json!([with(&line, "qty", json!(most_not_injected + 1.0))]),
+            false,
+        ),
+        (injected(most), true),
+        (injected(most + 1.0), false),
+    ] {
+        assert_eq!(
+            saved(&server, &key, &id, lines.clone(), json!({})).await,
+            documented,
+            "{lines}"
+        );
+    }
+    for (length, documented) in [(TEXT_MAX_CHARS, true), (TEXT_MAX_CHARS + 1, false)] {
+        let keys = json!({ "k".repeat(length): 1 });
+        assert_eq!(
+            saved(&server, &key, &id, json!([line.clone()]), keys).await,
+            documented,
+            "a group key of {length} characters"
+        );
+    }
+}
+
+/// Found by the api conformance suite with every check: the document let a
+/// header change be `{}`, which the server refuses, as it names nothing to
+/// change (utoipa 5.5 writes `min_properties` as `maxProperties`, so the
+/// document's `minProperties` is added after it).
+#[tokio::test]
+async fn a_header_change_names_at_least_one_field_as_the_document_says() {
+    let document = document().await;
+    let change = &document["components"]["schemas"]["QuoteHeaderChangeRequest"];
+    assert_eq!(change["minProperties"], 1);
+    assert!(change.get("maxProperties").is_none(), "{change}");
+    let (server, key, id, _) = draft_quote().await;
+    let patch = |body: Value| {
+        server
+            .request(Method::PATCH, &format!("/api/v1/quotes/{id}"))
+            .bearer_auth(&key)
+            .json(&body)
+            .send()
+    };
+    let (status, problem) = json(patch(json!({})).await.unwrap()).await;
+    assert_eq!(status, 422, "{problem}");
+    assert_eq!(problem["errors"][0]["path"], "");
+    let (status, changed) = json(patch(json!({"quoteType": "Estimate"})).await.unwrap()).await;
+    assert_eq!(status, 200, "{changed}");
 }
