@@ -33,8 +33,8 @@ pub enum ApiError {
         /// What is wrong with it.
         message: String,
     },
-    /// The store refused the request, or failed ([`store_rule`] says which,
-    /// and what a refusal means to the client).
+    /// The store refused the request, or failed (`store_rule` below says
+    /// which, and what a refusal means to the client).
     #[error(transparent)]
     Store(#[from] toolbridge_store::Error),
     /// Something else on the server failed, not the request.
