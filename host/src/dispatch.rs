@@ -32,6 +32,7 @@ use crate::debug::{BlockedRecord, CallRecord, DroppedRecord};
 use crate::editor::Change;
 use crate::host::Shared;
 use crate::json;
+use crate::tool_events::tell_deprecation;
 
 /// Who is calling: read from the registry when the message arrives, never
 /// from the message.
@@ -243,6 +244,15 @@ fn settle(
                 RESULT_KEY.with(|key| set(key, &result));
                 JsValue::from(reply)
             });
+            if let Some(Change::LinesAdded {
+                deprecation: Some(deprecation),
+                ..
+            }) = &change
+            {
+                // Before the reply: the tool's console says so by the time
+                // its call resolves.
+                tell_deprecation(port, *deprecation);
+            }
             finish(shared, caller, method.into(), started, port, reply, Ok(()));
             if let Some(change) = change {
                 shared.emit_change(&change);

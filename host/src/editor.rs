@@ -9,7 +9,7 @@ use toolbridge_protocol::Error;
 use toolbridge_protocol::catalog::Catalog;
 use toolbridge_protocol::context::Role;
 use toolbridge_protocol::method::Method;
-use toolbridge_protocol::notification::QuoteChangeKind;
+use toolbridge_protocol::notification::{Deprecation, QuoteChangeKind};
 use toolbridge_protocol::open_quote::{LineEdit, OpenQuote};
 use toolbridge_protocol::quote::QuoteDto;
 use toolbridge_protocol::quote_view::BridgeOpenQuoteDto;
@@ -29,6 +29,10 @@ pub(crate) enum Change {
         lines_added: usize,
         /// Task lines injected from task sequences.
         tasks_injected: usize,
+        /// A deprecated part of the bridge the batch used (the tool is
+        /// told, not the page).
+        #[serde(skip)]
+        deprecation: Option<Deprecation>,
     },
     /// The user changed a line's quantity or price.
     #[serde(rename_all = "camelCase")]
@@ -218,6 +222,7 @@ impl Editor {
             tool: tool.to_owned(),
             lines_added: report.lines_added,
             tasks_injected: report.tasks_injected,
+            deprecation: report.deprecation(),
         })
     }
 }

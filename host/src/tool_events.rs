@@ -1,6 +1,7 @@
 //! What the host tells tools without being asked, as JSON-RPC notifications
 //! on their private ports (`quote.changed`, `session.ended`,
-//! `settings.changed`), and what it
+//! `settings.changed`, and `bridge.deprecated` to a tool that used a
+//! deprecated part of the bridge), and what it
 //! does with the notifications tools send it beyond `sdk.blocked`
 //! (`ui.resize`).
 
@@ -8,7 +9,7 @@ use js_sys::JsString;
 use serde_json::{Map, Value};
 use toolbridge_protocol::capability::Capability;
 use toolbridge_protocol::manifest::ToolType;
-use toolbridge_protocol::notification::{HostEvent, SessionEndReason};
+use toolbridge_protocol::notification::{Deprecation, HostEvent, SessionEndReason};
 use wasm_bindgen::JsValue;
 use web_sys::{HtmlIFrameElement, MessagePort};
 
@@ -117,6 +118,15 @@ impl Shared {
                 tool: Some(mounted.tool.slug.clone()),
             }),
         }
+    }
+}
+
+/// Tells the tool on `port` that its call used `deprecation`; bridge.js
+/// shows the notice on the tool's console, once per page.
+pub(crate) fn tell_deprecation(port: &MessagePort, deprecation: Deprecation) {
+    if let Some(notice) = json::parse(&JsString::from(deprecation.to_json())) {
+        // A closed port (the tool just went away) takes nothing.
+        let _ = port.post_message(&notice);
     }
 }
 

@@ -707,6 +707,54 @@ async fn add_lines_without_an_open_quote_is_no_open_quote() {
 }
 
 #[wasm_bindgen_test]
+async fn a_tool_that_sends_the_deprecated_product_id_is_told_once_on_its_console() {
+    let (host, tool, _id) = editing(EXTENSION).await;
+    let products = tool
+        .ok("products.list", json!([{"page": 1, "pageSize": 50}]))
+        .await;
+    let product = products["items"][0]["id"].clone();
+    let line = |link: Value| {
+        let mut line = json!({"qty": 1, "unitPrice": 10, "taxRate": 0.15});
+        line.as_object_mut()
+            .unwrap()
+            .extend(link.as_object().unwrap().clone());
+        line
+    };
+    tool.ok(
+        "quotes.addLines",
+        json!([[line(json!({"linkedItemId": product}))]]),
+    )
+    .await;
+    let warnings = tool.command(json!({"command": "warnings"})).await;
+    assert_eq!(
+        warnings["result"],
+        json!([]),
+        "linkedItemId is not deprecated"
+    );
+    for _ in 0..2 {
+        tool.ok(
+            "quotes.addLines",
+            json!([[line(json!({"productId": product}))]]),
+        )
+        .await;
+    }
+    let warnings = tool.command(json!({"command": "warnings"})).await;
+    let warnings = warnings["result"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    let warning = warnings[0].as_str().unwrap();
+    assert!(warning.contains("`productId`"), "{warning}");
+    assert!(warning.contains("`linkedItemId`"), "{warning}");
+    // productId still links the line to its product, as linkedItemId does.
+    let quote = quote_of(&host);
+    let lines = quote["lines"].as_array().unwrap();
+    let linked: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["linkedItemId"] == product && l["injected"] != true)
+        .collect();
+    assert_eq!(linked.len(), 3, "{quote}");
+}
+
+#[wasm_bindgen_test]
 async fn the_reference_pattern_merges_in_memory_with_injected_tasks() {
     let (host, tool, id) = editing(EXTENSION).await;
     let changes = js_sys::Array::new();

@@ -5,7 +5,9 @@
 //!   and `ui.resize` (the document's height, for auto-resize).
 //! - Host → tool: the events a tool subscribes to with `bridge.on`,
 //!   `quote.changed`, `session.ended` and `settings.changed` (with the
-//!   install settings the page passes, read by [`read_settings_values`]).
+//!   install settings the page passes, read by [`read_settings_values`]);
+//!   and `bridge.deprecated`, which bridge.js shows on the tool's console
+//!   ([`Deprecation`]).
 //!
 //! Both directions travel only on the port the host handed over in the
 //! welcome, so nothing another window posts can pass for one.
@@ -197,6 +199,41 @@ impl HostEvent<'_> {
     }
 }
 
+/// The method of the notice a host sends a tool that used a deprecated part
+/// of the bridge: `{message}`, which bridge.js shows on the tool's console,
+/// once per page. It comes before the reply to the call that used it.
+pub const DEPRECATED_METHOD: &str = "bridge.deprecated";
+
+/// A deprecated part of the bridge that a tool used, which still works.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Deprecation {
+    /// `productId` on a `quotes.addLines` line (SPEC.md keeps it for older
+    /// tools; [`crate::add_lines`] reads it as `linkedItemId` of a product).
+    ProductId,
+}
+
+impl Deprecation {
+    /// What the tool's console says.
+    pub fn message(self) -> &'static str {
+        match self {
+            Deprecation::ProductId => {
+                "toolbridge: `productId` on quotes.addLines lines is deprecated; send \
+                 `linkedItemId` with `lineType: \"product\"` instead. (Shown once.)"
+            }
+        }
+    }
+
+    /// The notice as JSON text: `{jsonrpc, method, params: {message}}`.
+    pub fn to_json(self) -> String {
+        serde_json::json!({
+            "jsonrpc": JSONRPC_VERSION,
+            "method": DEPRECATED_METHOD,
+            "params": {"message": self.message()},
+        })
+        .to_string()
+    }
+}
+
 /// Reads the install settings a page passes to a tool: a plain object of
 /// setting keys to strings, numbers and booleans. Which keys a tool
 /// declares and what each may hold is the server's to check; the host passes
@@ -242,6 +279,17 @@ mod tests {
 
     use super::*;
     use crate::blocked::BlockedKind;
+
+    #[test]
+    fn a_deprecation_notice_is_a_notification_with_its_message() {
+        let notice: Value = serde_json::from_str(&Deprecation::ProductId.to_json()).unwrap();
+        assert_eq!(notice["jsonrpc"], "2.0");
+        assert_eq!(notice["method"], DEPRECATED_METHOD);
+        assert!(notice.get("id").is_none());
+        let message = notice["params"]["message"].as_str().unwrap();
+        assert!(message.contains("`productId`"), "{message}");
+        assert!(message.contains("`linkedItemId`"), "{message}");
+    }
 
     #[test]
     fn bridge_js_reports_are_read_by_their_method() {

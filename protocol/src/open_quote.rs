@@ -19,6 +19,7 @@ use crate::limits::{
     MAX_LINE_PRICE, MAX_LINE_QTY, QUOTE_MAX_LINES, SECTION_MAX_CHARS, TEXT_MAX_CHARS,
 };
 use crate::money::Totals;
+use crate::notification::Deprecation;
 use crate::quote::{QuoteDto, QuoteHeader, QuoteLine};
 
 /// What a merged batch did.
@@ -33,6 +34,11 @@ pub struct MergeReport {
 }
 
 impl MergeReport {
+    /// The deprecated part of the bridge the batch used, if any.
+    pub fn deprecation(&self) -> Option<Deprecation> {
+        self.used_product_id.then_some(Deprecation::ProductId)
+    }
+
     /// Every line the quote gained.
     pub fn total_lines(&self) -> usize {
         self.lines_added + self.tasks_injected

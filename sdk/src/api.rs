@@ -17,8 +17,6 @@ use crate::sdk::{Act, Sdk};
 pub(crate) enum Kind {
     /// Arguments as given, the normal deadline.
     Plain,
-    /// `quotes.addLines`: also warns about the deprecated `productId`.
-    AddLines,
     /// `ui.confirm`: waits for the user, so no deadline.
     WaitsForUser,
     /// `ui.openQuote(id)`: sends `{id}`, and waits for the user too.
@@ -37,7 +35,7 @@ const METHODS: [(&str, &str, Kind); 14] = [
     ("jobs", "list", Kind::Plain),
     ("quotes", "list", Kind::Plain),
     ("quotes", "create", Kind::Plain),
-    ("quotes", "addLines", Kind::AddLines),
+    ("quotes", "addLines", Kind::Plain),
     ("quotes", "getOpen", Kind::Plain),
     ("settings", "get", Kind::Plain),
     ("ui", "toast", Kind::Plain),

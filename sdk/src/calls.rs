@@ -30,10 +30,6 @@ impl Sdk {
             return promise;
         }
         let params = match kind {
-            Kind::AddLines => {
-                self.warn_product_id_once(&params);
-                params
-            }
             Kind::OpenQuote => object(&[("id", &params)]).into(),
             _ => params,
         };
@@ -115,14 +111,18 @@ impl Sdk {
 
     /// A message on the port: a reply (it has an `id`) settles its call; a
     /// notification (no `id`, a string `method`) goes to the event's
-    /// listeners; anything else is ignored.
+    /// listeners, or is the host's deprecation notice; anything else is
+    /// ignored.
     pub(crate) fn port_message(&self, event: &JsValue) {
         let data = event.unchecked_ref::<Message>().data();
         let id = get_key(&data, &self.keys.id);
         if id.is_undefined() {
             let method = get_key(&data, &self.keys.method);
-            if method.is_string() {
-                self.dispatch(&method, &get_key(&data, &self.keys.params));
+            let params = get_key(&data, &self.keys.params);
+            if method == self.keys.deprecated {
+                self.show_deprecation_once(&params);
+            } else if method.is_string() {
+                self.dispatch(&method, &params);
             }
             return;
         }
@@ -190,19 +190,12 @@ impl Sdk {
         }
     }
 
-    /// The deprecated `productId` still works, but tools should move on:
-    /// say so once per page.
-    fn warn_product_id_once(&self, params: &JsValue) {
-        if self.warned_product_id.get() || !Array::is_array(params) {
-            return;
-        }
-        let uses_product_id = params.unchecked_ref::<Array>().iter().any(|line| {
-            let id = get(&line, "productId");
-            !id.is_undefined() && !id.is_null()
-        });
-        if uses_product_id {
-            self.warned_product_id.set(true);
-            js::warn(&"toolbridge: `productId` on quotes.addLines lines is deprecated; send `linkedItemId` with `lineType: \"product\"` instead. (Shown once.)".into());
+    /// The host says the tool used a deprecated part of the bridge (which
+    /// part is the host's to tell, from the protocol's rules): its message
+    /// goes on the console, once per page.
+    fn show_deprecation_once(&self, params: &JsValue) {
+        if !self.warned_deprecation.replace(true) {
+            js::warn(&get(params, "message"));
         }
     }
 }

@@ -92,6 +92,8 @@ pub(crate) struct Keys {
     pub(crate) error: JsValue,
     pub(crate) port: JsValue,
     pub(crate) reason: JsValue,
+    /// The method of the host's deprecation notice.
+    pub(crate) deprecated: JsValue,
 }
 
 impl Keys {
@@ -106,6 +108,7 @@ impl Keys {
             error: "error".into(),
             port: "port".into(),
             reason: "reason".into(),
+            deprecated: "bridge.deprecated".into(),
         }
     }
 }
@@ -136,7 +139,8 @@ pub(crate) struct Sdk {
     /// each subscription's key to its listener.
     pub(crate) listeners: Map,
     pub(crate) resize: Resize,
-    pub(crate) warned_product_id: Cell<bool>,
+    /// Whether the console has shown a deprecation notice of the host.
+    pub(crate) warned_deprecation: Cell<bool>,
     pub(crate) errors: ErrorClass,
     pub(crate) handlers: OnceCell<Handlers>,
 }
@@ -163,7 +167,7 @@ impl Sdk {
             waiters: Array::new(),
             listeners,
             resize: Resize::default(),
-            warned_product_id: Cell::new(false),
+            warned_deprecation: Cell::new(false),
             errors: ErrorClass::new(),
             handlers: OnceCell::new(),
         });

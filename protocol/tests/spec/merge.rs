@@ -4,6 +4,7 @@
 use serde_json::json;
 use toolbridge_protocol::ErrorCode;
 use toolbridge_protocol::add_lines::{LineType, Unit};
+use toolbridge_protocol::notification::Deprecation;
 use toolbridge_protocol::open_quote::OpenQuote;
 use toolbridge_protocol::quote::QuoteStatus;
 
@@ -153,6 +154,11 @@ fn merge_deprecated_product_id_injects_tasks_like_linked_item_id() {
         .unwrap();
     assert_eq!(report.tasks_injected, 2);
     assert!(report.used_product_id);
+    assert_eq!(report.deprecation(), Some(Deprecation::ProductId));
+    let linked = quote
+        .add_lines(&json!([line(json!({"linkedItemId": OAK}))]), &catalog())
+        .unwrap();
+    assert_eq!(linked.deprecation(), None);
 }
 
 #[test]

@@ -101,6 +101,11 @@ function answer(request, port, state) {
       // own included, before its call is answered.
       state.changes += 1;
       port.postMessage({ jsonrpc: "2.0", method: "quote.changed", params: { kind: "linesAdded", quote: { id: "q-1", seq: state.changes } } });
+      // As the host does from the protocol's rules: a batch that used the
+      // deprecated productId brings the notice bridge.js shows, every time.
+      if (Array.isArray(params) && params.some((line) => line && line.productId != null)) {
+        port.postMessage({ jsonrpc: "2.0", method: "bridge.deprecated", params: { message: "toolbridge: `productId` on quotes.addLines lines is deprecated; send `linkedItemId` with `lineType: \"product\"` instead. (Shown once.)" } });
+      }
       return reply(null);
     case "settings.get":
       return reply(SETTINGS);
