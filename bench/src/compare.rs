@@ -6,9 +6,10 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
+use toolbridge_e2e::schemathesis::grouped;
 
 use crate::error::Error;
-use crate::figures::{grouped, median, rounded};
+use crate::figures::{median, rounded};
 
 /// The contenders in the order of the table; `echo` is the floor.
 pub(crate) const CONTENDERS: [&str; 4] = ["echo", "toolbridge", "penpal", "comlink"];

@@ -30,16 +30,4 @@ impl Error {
     pub(crate) fn failed(message: impl Into<String>) -> Self {
         Self::Failed(message.into())
     }
-
-    /// This error and each of its causes, joined with `: `, for printing.
-    pub(crate) fn chain(&self) -> String {
-        let mut text = self.to_string();
-        let mut source = std::error::Error::source(self);
-        while let Some(cause) = source {
-            text.push_str(": ");
-            text.push_str(&cause.to_string());
-            source = cause.source();
-        }
-        text
-    }
 }

@@ -86,7 +86,7 @@ fn main() -> ExitCode {
     match run(&Args::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("bench: error: {}", error.chain());
+            eprintln!("bench: error: {}", toolbridge_e2e::error::chain(&error));
             ExitCode::FAILURE
         }
     }

@@ -10,106 +10,88 @@
 //! finished (or is closed if the build fails).
 
 use std::io::Write as _;
-use std::process::{Child, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
-use crate::bridge_js;
 use crate::browser::{self, CHROMIUM};
+use crate::ctx::Ctx;
 use crate::error::Error;
 use crate::js_tools::{self, Tool};
-use crate::process::{Ctx, describe, run_step};
-use crate::server_build::{BackgroundBuild, Profile};
-use crate::setup;
-use crate::wasm_crate;
-
-/// Seconds the host's bench test binary may run in the browser.
-const HOST_TIMEOUT_SECS: u32 = 300;
-
-/// How often to look whether the server build or the bench has ended.
-const POLL: Duration = Duration::from_millis(100);
+use crate::server_build::BackgroundBuild;
+use crate::{bridge_js, setup, wasm};
 
 /// Runs the bench; `--quick` shortens the load test from 10 s to 3 s and takes 30 samples of
 /// each host figure instead of 100.
 pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<(), Error> {
-    for arg in args {
-        if arg != "--quick" {
-            return Err(Error::usage(format!("`bench` does not take `{arg}`")));
-        }
+    if let Some(arg) = args.iter().find(|arg| *arg != "--quick") {
+        return Err(Error::usage(format!("`bench` does not take `{arg}`")));
     }
     let started = Instant::now();
     let bench_dir = ctx.target_dir().join("bench");
-    fs_err::create_dir_all(&bench_dir)?;
+    ctx.sh().create_dir(&bench_dir)?;
     // The release server needs nothing that setup installs, nor the other builds.
-    let mut server = BackgroundBuild::start(
-        ctx,
-        "bench",
-        Profile::Release,
-        bench_dir.join("server-build.log"),
-    )?;
+    let mut server = BackgroundBuild::start(ctx, bench_dir.join("server-build.log"))?;
     // Everything the bench runs (wasm-bindgen, Chromium and its driver, wrk, the npm packages
-    // with Penpal and Comlink) is installed first when missing, as `serve` and `test` do, so
-    // that the bench runs from a fresh clone.
+    // with Penpal and Comlink) is installed first when missing, so that it runs from a fresh
+    // clone.
     println!("bench: checking the toolchain (cargo xtask setup)");
-    if !setup::run(ctx, setup::Purpose::Bench) {
-        return Err(Error::failed(
-            "setup is incomplete: see the FAILED lines above",
-        ));
-    }
+    setup::run(ctx, setup::Purpose::Bench)?;
 
     // The builds in the foreground give way to the server's, whose last crates build one at a
     // time: they run when it leaves a core idle.
     let yielding = ctx.yielding();
     bridge_js::build(&yielding)?;
     let pieces = bridge_js::pieces(ctx);
-    run_step(
-        "bench",
-        yielding.cargo().args(["build", "-p", "toolbridge-bench"]),
-    )?;
+    yielding
+        .cargo()
+        .args(["build", "-p", "toolbridge-bench"])
+        .run()?;
 
     // The host's bench test in Chromium, built with the profile the shipped host module is
     // built with, so that the figures are the module's.
-    let mut host =
-        browser::wasm_test_command(ctx, &CHROMIUM, "toolbridge-host", HOST_TIMEOUT_SECS)?;
-    host.args(["--profile", wasm_crate::SPEED_PROFILE, "--test", "bench"]);
+    let host = browser::wasm_test_command(ctx, &CHROMIUM, "toolbridge-host", 300)?.args([
+        "--profile",
+        wasm::SPEED_PROFILE,
+        "--test",
+        "bench",
+    ]);
+    let host = Command::from(host);
     let library = |tool: Tool| -> Result<(String, String), Error> {
-        let script = js_tools::script_file(ctx, tool).map_err(Error::failed)?;
-        let version = js_tools::installed_version(ctx.root(), tool).unwrap_or_default();
-        Ok((ctx.shown(&script), version))
+        let script = ctx.shown(&js_tools::script(ctx, tool)?);
+        Ok((
+            script,
+            js_tools::installed_version(ctx, tool).unwrap_or_default(),
+        ))
     };
     let (penpal, penpal_version) = library(js_tools::PENPAL)?;
     let (comlink, comlink_version) = library(js_tools::COMLINK)?;
-    let binary = ctx
-        .target_dir()
-        .join("debug")
-        .join(format!("toolbridge-bench{}", std::env::consts::EXE_SUFFIX));
-    let mut bench = ctx.program(&binary);
-    if !args.is_empty() {
-        bench.arg("--quick");
-    }
+    let mut bench = Command::new(ctx.target_dir().join("debug/toolbridge-bench"));
     bench
+        .current_dir(ctx.root())
+        .args(args)
         .args(["--out", &ctx.shown(&bench_dir), "--server", "-"])
         .args(["--sdk-dir", &ctx.shown(&bridge_js::dist_dir(ctx))])
-        .args(["--sdk-version", &bridge_js::sdk_version(ctx.root())?])
+        .args(["--sdk-version", &bridge_js::sdk_version(ctx)?])
         .args(["--wasm", &ctx.shown(&pieces.wasm)])
         .args(["--glue", &ctx.shown(&pieces.glue)])
         .args(["--penpal", &penpal, "--penpal-version", &penpal_version])
         .args(["--comlink", &comlink, "--comlink-version", &comlink_version])
         .arg("--")
         .arg(host.get_program())
-        .args(host.get_args());
-    // The bench runs the command with the environment it inherits.
+        .args(host.get_args())
+        .stdin(Stdio::piped());
+    // The bench runs the host's command with the environment it inherits.
     for (name, value) in host.get_envs() {
         match value {
             Some(value) => bench.env(name, value),
             None => bench.env_remove(name),
         };
     }
-    bench.stdin(Stdio::piped());
-    println!("bench: running `{}`", describe(&bench));
+    println!("$ {bench:?}");
     let mut child = bench
         .spawn()
-        .map_err(|e| Error::failed(format!("cannot start `{}`: {e}", describe(&bench))))?;
+        .map_err(|e| Error::failed(format!("cannot start the bench: {e}")))?;
     let built = hand_over_server(ctx, &mut server, &mut child);
     let status = child
         .wait()
@@ -138,9 +120,9 @@ fn hand_over_server(
         if let Ok(Some(_)) = bench.try_wait() {
             return Ok(());
         }
-        sleep(POLL);
+        sleep(Duration::from_millis(100));
     }
-    let binary = server.wait(ctx, "bench")?;
+    let binary = server.wait(ctx)?;
     if let Some(pipe) = stdin.as_mut() {
         // A bench that has ended already has nobody to read it: its exit status says why.
         let _ = writeln!(pipe, "{}", ctx.shown(&binary));

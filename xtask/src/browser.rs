@@ -6,9 +6,11 @@ use std::ffi::OsStr;
 use std::path::PathBuf;
 use std::process::Command;
 
+use xshell::Cmd;
+
+use crate::ctx::Ctx;
 use crate::error::Error;
 use crate::pins::WASM_TARGET;
-use crate::process::Ctx;
 
 /// A browser the suites run in, and its `WebDriver` server: the driver binary, and the variable
 /// that hands its path to `wasm-bindgen-test-runner` (which picks the browser by the variable
@@ -51,44 +53,43 @@ const DRIVER_VARIABLES: [&str; 3] = ["CHROMEDRIVER", "GECKODRIVER", "SAFARIDRIVE
 
 /// `cargo test -p PACKAGE --target wasm32-unknown-unknown` (further arguments are the caller's)
 /// set up to run in `browser`: its driver, and `wasm-bindgen-test-runner` as the runner, both
-/// found where setup installs them, with `timeout_secs` for each test binary. The error says
-/// which one is missing.
-pub(crate) fn wasm_test_command(
-    ctx: &Ctx,
+/// found where setup installs them, with `timeout_secs` for each test binary.
+pub(crate) fn wasm_test_command<'a>(
+    ctx: &'a Ctx,
     browser: &Browser,
     package: &str,
     timeout_secs: u32,
-) -> Result<Command, Error> {
+) -> Result<Cmd<'a>, Error> {
     let driver = browser.driver_path(ctx)?;
     let runner = ctx.find("wasm-bindgen-test-runner").ok_or_else(|| {
         Error::failed("wasm-bindgen-test-runner not found; run `cargo xtask setup`")
     })?;
     let mut command = ctx.cargo();
-    command.args(["test", "-p", package, "--target", WASM_TARGET]);
     for variable in DRIVER_VARIABLES {
-        command.env_remove(variable);
+        command = command.env_remove(variable);
     }
-    command
+    Ok(command
+        .args(["test", "-p", package, "--target", WASM_TARGET])
         .env(browser.variable, driver)
         // The runner .cargo/config.toml names, found where setup installed it.
         .env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER", runner)
         .env("WASM_BINDGEN_TEST_NO_ORIGIN_ISOLATION", "1")
-        .env("WASM_BINDGEN_TEST_TIMEOUT", timeout_secs.to_string());
-    Ok(command)
+        .env("WASM_BINDGEN_TEST_TIMEOUT", timeout_secs.to_string()))
 }
 
 /// `command` run by `with-backends SUITE ARGS -- command` (`tests/src/bin/with_backends.rs`),
 /// which starts what the suite talks to, gives `command` their addresses and `browser`'s
 /// environment, and stops them when it ends; `command`'s own environment is kept.
-pub(crate) fn with_backends(
-    ctx: &Ctx,
+pub(crate) fn with_backends<'a>(
+    ctx: &'a Ctx,
     suite: &str,
     browser: &Browser,
     args: &[&OsStr],
-    command: &Command,
-) -> Result<Command, Error> {
-    let mut wrapped = ctx.cargo();
-    wrapped
+    command: Cmd<'_>,
+) -> Result<Cmd<'a>, Error> {
+    let command = Command::from(command);
+    let mut wrapped = ctx
+        .cargo()
         .args([
             "run",
             "--quiet",
@@ -96,16 +97,15 @@ pub(crate) fn with_backends(
             "toolbridge-e2e",
             "--bin",
             "with-backends",
-            "--",
         ])
-        .args([suite, "--browser", browser.name])
+        .args(["--", suite, "--browser", browser.name])
         .args(args)
         .env(browser.variable, browser.driver_path(ctx)?)
         .arg("--")
         .arg(command.get_program())
         .args(command.get_args());
     for (name, value) in command.get_envs() {
-        match value {
+        wrapped = match value {
             Some(value) => wrapped.env(name, value),
             None => wrapped.env_remove(name),
         };

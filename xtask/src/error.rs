@@ -9,8 +9,11 @@ pub(crate) enum Error {
     Usage(String),
     /// A command could not do its job: the exit code is 1.
     Failed(String),
-    /// A file could not be read or written (`fs_err`'s message names it): the exit code is 1.
-    Io(std::io::Error),
+    /// A child process or a file operation failed; xshell's message names the command or the
+    /// file. The exit code is 1.
+    Shell(xshell::Error),
+    /// What the build produced does not fit how bridge.js is put together.
+    Pack(toolbridge_sdk_pack::Error),
 }
 
 impl Error {
@@ -29,22 +32,22 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Usage(message) | Self::Failed(message) => f.write_str(message),
-            Self::Io(error) => error.fmt(f),
+            Self::Shell(error) => error.fmt(f),
+            Self::Pack(error) => error.fmt(f),
         }
     }
 }
 
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Self::Io(error) => error.source(),
-            Self::Usage(_) | Self::Failed(_) => None,
-        }
+impl std::error::Error for Error {}
+
+impl From<xshell::Error> for Error {
+    fn from(error: xshell::Error) -> Self {
+        Self::Shell(error)
     }
 }
 
-impl From<std::io::Error> for Error {
-    fn from(error: std::io::Error) -> Self {
-        Self::Io(error)
+impl From<toolbridge_sdk_pack::Error> for Error {
+    fn from(error: toolbridge_sdk_pack::Error) -> Self {
+        Self::Pack(error)
     }
 }

@@ -9,29 +9,24 @@ mod bench;
 mod bridge_js;
 mod browser;
 mod build_cmd;
-mod e2e;
+mod ctx;
 mod error;
 mod fuzz;
-mod host_module;
 mod js_tools;
 mod npm_package;
 mod pins;
-mod process;
-mod reliability;
 mod scratch;
 mod serve;
 mod server_build;
 mod setup;
 mod test;
-mod tool_kit;
-mod wasm_crate;
-mod wasm_names;
+mod wasm;
 
 use std::env;
 use std::process::ExitCode;
 
+use crate::ctx::Ctx;
 use crate::error::Error;
-use crate::process::Ctx;
 use crate::scratch::Scratch;
 
 const USAGE: &str = "\
@@ -40,8 +35,9 @@ usage: cargo xtask <command>
 commands:
   setup                   install what the checks need: the wasm32-unknown-unknown target,
                           wasm-bindgen-cli (the version Cargo.lock pins), wasm-pack, Chromium,
-                          chromedriver, Firefox ESR, geckodriver, the Node tools pinned in
-                          sdk/js-tools (TypeScript, wasm-opt, terser), schemathesis (in a
+                          chromedriver, Firefox ESR, geckodriver, wrk, the Node
+                          tools pinned in sdk/js-tools (TypeScript, wasm-opt, terser, Penpal,
+                          Comlink), schemathesis (in a
                           Python virtualenv under target/tools), and sdk/dist/bridge.js when
                           it is missing; re-running installs nothing
   test [--fuzz] [--long] [--only TEXT]
@@ -111,13 +107,7 @@ fn dispatch(args: &[String]) -> Result<ExitCode, Error> {
         }
         "setup" => {
             no_arguments(command, rest)?;
-            if setup::run(&Ctx::new()?, setup::Purpose::Everything) {
-                Ok(ExitCode::SUCCESS)
-            } else {
-                Err(Error::failed(
-                    "setup is incomplete: see the FAILED lines above",
-                ))
-            }
+            setup::run(&Ctx::new()?, setup::Purpose::Everything).map(|()| ExitCode::SUCCESS)
         }
         "test" => {
             let scratch = Scratch::create()?;

@@ -1,7 +1,7 @@
 //! Tool versions: the ones pinned here, and the `wasm-bindgen` version the workspace pins.
 
+use crate::ctx::Ctx;
 use crate::error::Error;
-use crate::process::{self, Ctx};
 
 /// The rustup target every wasm crate builds for.
 pub(crate) const WASM_TARGET: &str = "wasm32-unknown-unknown";
@@ -26,15 +26,9 @@ pub(crate) const SCHEMATHESIS: &str = "4.32.5";
 /// what `cargo pkgid wasm-bindgen` resolves from Cargo.lock (the root `Cargo.toml` pins it with
 /// `=`, so there is only ever one). Cargo refuses when there are several.
 pub(crate) fn wasm_bindgen_version(ctx: &Ctx) -> Result<String, Error> {
-    let mut pkgid = ctx.cargo();
-    pkgid.args(["pkgid", "wasm-bindgen"]);
-    let output = process::capture(&mut pkgid)?;
-    version_of_pkgid(&String::from_utf8_lossy(&output)).ok_or_else(|| {
-        Error::failed(format!(
-            "`{}` printed no version",
-            process::describe(&pkgid)
-        ))
-    })
+    let pkgid = ctx.cargo().args(["pkgid", "wasm-bindgen"]).quiet().read()?;
+    version_of_pkgid(&pkgid)
+        .ok_or_else(|| Error::failed(format!("`cargo pkgid wasm-bindgen` printed {pkgid:?}")))
 }
 
 /// `0.2.130` from `registry+https://github.com/rust-lang/crates.io-index#wasm-bindgen@0.2.130`.

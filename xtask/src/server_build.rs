@@ -2,7 +2,7 @@
 //! go on (cargo locks each profile's directory, not the whole target directory, so builds with
 //! different profiles run side by side).
 
-use std::fs::{self, File};
+use std::fs::File;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,8 +10,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::{self, JoinHandle, sleep};
 use std::time::{Duration, Instant};
 
+use xshell::Cmd;
+
+use crate::ctx::Ctx;
 use crate::error::Error;
-use crate::process::{Ctx, describe, run_step};
 
 /// The cargo profile the server is built with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,59 +24,36 @@ pub(crate) enum Profile {
     Release,
 }
 
-impl Profile {
-    /// The directory under the target directory that cargo builds this profile into.
-    pub(crate) fn dir(self) -> &'static str {
-        match self {
-            Self::Debug => "debug",
-            Self::Release => "release",
-        }
-    }
-}
-
 /// The crate that compiles SQLite's C source, the longest single step of a fresh server build.
 /// Few crates depend on it, so cargo's scheduler, which starts the most depended-on crates first,
 /// gets to it late; a background build starts it first (see [`BackgroundBuild::start`]).
 const SQLITE_CRATE: &str = "libsqlite3-sys";
 
-/// Lines of a failed build's output that are printed with the error.
+/// What `cargo build` builds: the server's binary.
+const SERVER: &[&str] = &["-p", "toolbridge-server", "--bin", "toolbridge"];
+
+/// Lines of a failed background build's log that are printed with the error.
 const FAILED_BUILD_LINES: usize = 30;
 
-/// How often the background thread looks whether its cargo has finished.
-const POLL: Duration = Duration::from_millis(100);
-
-/// Builds the `toolbridge` binary with `profile` (printing the command after `label:`) and
-/// returns its path.
-pub(crate) fn build(ctx: &Ctx, label: &str, profile: Profile) -> Result<PathBuf, Error> {
-    run_step(label, &mut build_command(ctx, profile))?;
+/// Builds the `toolbridge` binary with `profile` and returns its path.
+pub(crate) fn build(ctx: &Ctx, profile: Profile) -> Result<PathBuf, Error> {
+    cargo_build(ctx, profile, SERVER).run()?;
     Ok(binary(ctx, profile))
 }
 
-/// `cargo build [--release] -p toolbridge-server --bin toolbridge`.
-fn build_command(ctx: &Ctx, profile: Profile) -> Command {
-    cargo_build(
-        ctx,
-        profile,
-        &["-p", "toolbridge-server", "--bin", "toolbridge"],
-    )
-}
-
 /// `cargo build [--release] ARGS`.
-fn cargo_build(ctx: &Ctx, profile: Profile, args: &[&str]) -> Command {
-    let mut build = ctx.cargo();
-    build.arg("build");
-    if profile == Profile::Release {
-        build.arg("--release");
-    }
-    build.args(args);
-    build
+fn cargo_build<'a>(ctx: &'a Ctx, profile: Profile, args: &[&str]) -> Cmd<'a> {
+    let release = (profile == Profile::Release).then_some("--release");
+    ctx.cargo().arg("build").args(release).args(args)
 }
 
 /// Where cargo puts the `toolbridge` binary built with `profile`.
 fn binary(ctx: &Ctx, profile: Profile) -> PathBuf {
-    ctx.target_dir()
-        .join(profile.dir())
-        .join(format!("toolbridge{}", std::env::consts::EXE_SUFFIX))
+    let dir = match profile {
+        Profile::Debug => "debug",
+        Profile::Release => "release",
+    };
+    ctx.target_dir().join(dir).join("toolbridge")
 }
 
 /// A build of the `toolbridge` binary that runs in the background while other work goes on, its
@@ -95,34 +74,24 @@ pub(crate) struct BackgroundBuild {
 }
 
 impl BackgroundBuild {
-    /// Starts building the binary with `profile` and says so after `label:`; cargo's output goes
-    /// to `log`. SQLite's crate is built first, on its own, so that its long C compile runs
-    /// beside whatever the caller builds next rather than at the end; when that first step
-    /// fails, the main build still runs and reports why.
-    pub(crate) fn start(
-        ctx: &Ctx,
-        label: &str,
-        profile: Profile,
-        log: PathBuf,
-    ) -> Result<Self, Error> {
+    /// Starts building the release binary, cargo's output going to `log`. SQLite's crate is
+    /// built first, on its own, so that its long C compile runs beside whatever the caller builds
+    /// next rather than at the end; when that first step fails, the main build still runs and
+    /// reports why.
+    pub(crate) fn start(ctx: &Ctx, log: PathBuf) -> Result<Self, Error> {
         let file = File::create(&log)
             .map_err(|e| Error::failed(format!("cannot create {}: {e}", log.display())))?;
-        let main = build_command(ctx, profile);
-        let command = describe(&main);
+        let main = cargo_build(ctx, Profile::Release, SERVER);
+        let command = main.to_string();
         println!(
-            "{label}: running `{command}` in the background, {SQLITE_CRATE} first (the output \
-             goes to {})",
+            "$ {command} (in the background, {SQLITE_CRATE} first; its output goes to {})",
             ctx.shown(&log)
         );
-        let steps = vec![
-            (cargo_build(ctx, profile, &["-p", SQLITE_CRATE]), false),
-            (main, true),
-        ];
-        let running = Arc::new(Mutex::new(None));
-        let stop = Arc::new(AtomicBool::new(false));
+        let sqlite = cargo_build(ctx, Profile::Release, &["-p", SQLITE_CRATE]);
+        let steps = vec![(Command::from(sqlite), false), (Command::from(main), true)];
+        let (running, stop) = (Arc::default(), Arc::new(AtomicBool::new(false)));
         let thread = {
-            let running = Arc::clone(&running);
-            let stop = Arc::clone(&stop);
+            let (running, stop) = (Arc::clone(&running), Arc::clone(&stop));
             thread::Builder::new()
                 .name("server-build".to_owned())
                 .spawn(move || run_steps(steps, &file, &running, &stop))
@@ -135,7 +104,7 @@ impl BackgroundBuild {
             outcome: None,
             command,
             log,
-            binary: binary(ctx, profile),
+            binary: binary(ctx, Profile::Release),
             started: Instant::now(),
         })
     }
@@ -146,27 +115,23 @@ impl BackgroundBuild {
     }
 
     /// Waits for the build to finish (at once when it has) and returns the binary's path. A
-    /// failure prints the end of cargo's output (after `label:`) and names the log.
-    pub(crate) fn wait(&mut self, ctx: &Ctx, label: &str) -> Result<PathBuf, Error> {
+    /// failure prints the end of cargo's output and names the log.
+    pub(crate) fn wait(&mut self, ctx: &Ctx) -> Result<PathBuf, Error> {
         if let Some(steps) = self.steps.take() {
-            println!("{label}: waiting for `{}`", self.command);
+            println!("waiting for `{}`", self.command);
             let outcome = steps
                 .join()
                 .unwrap_or_else(|_| Err("the thread running it stopped".to_owned()));
-            match &outcome {
-                Ok(()) => println!(
-                    "{label}: `{}` finished, {:.0} s after it started",
-                    self.command,
-                    self.started.elapsed().as_secs_f64()
-                ),
-                Err(why) => {
-                    let text = fs::read_to_string(&self.log).unwrap_or_default();
-                    let lines: Vec<&str> = text.lines().collect();
-                    for line in &lines[lines.len().saturating_sub(FAILED_BUILD_LINES)..] {
-                        println!("{label}: | {line}");
-                    }
-                    println!("{label}: {why}");
+            if let Err(why) = &outcome {
+                let text = ctx.sh().read_file(&self.log).unwrap_or_default();
+                let lines: Vec<&str> = text.lines().collect();
+                for line in &lines[lines.len().saturating_sub(FAILED_BUILD_LINES)..] {
+                    println!("| {line}");
                 }
+                println!("{why}");
+            } else {
+                let took = self.started.elapsed().as_secs();
+                println!("`{}` finished, {took} s after it started", self.command);
             }
             self.outcome = Some(outcome);
         }
@@ -184,14 +149,11 @@ impl BackgroundBuild {
 impl Drop for BackgroundBuild {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
-        if let Some(child) = self
-            .running
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .as_mut()
-        {
+        let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(child) = running.as_mut() {
             let _ = child.kill();
         }
+        drop(running);
         if let Some(steps) = self.steps.take() {
             let _ = steps.join();
         }
@@ -199,51 +161,46 @@ impl Drop for BackgroundBuild {
 }
 
 /// Runs each command in turn with its output appended to `log`, until one that must succeed
-/// fails or `stop` is set; the child that runs is in `running`.
+/// fails or `stop` is set; the child that runs is in `running`, polled so that `drop` can kill it.
 fn run_steps(
     steps: Vec<(Command, bool)>,
     log: &File,
     running: &Mutex<Option<Child>>,
     stop: &AtomicBool,
 ) -> Result<(), String> {
+    let lock = || running.lock().unwrap_or_else(PoisonError::into_inner);
     for (mut command, must_succeed) in steps {
-        let shown = describe(&command);
-        let log_handle = || {
+        let shown = format!("{command:?}");
+        let log = || {
             log.try_clone()
                 .map_err(|e| format!("cannot write its log: {e}"))
         };
-        command
-            .stdin(Stdio::null())
-            .stdout(log_handle()?)
-            .stderr(log_handle()?);
+        command.stdin(Stdio::null()).stdout(log()?).stderr(log()?);
         {
-            let mut slot = running.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut slot = lock();
             if stop.load(Ordering::SeqCst) {
                 return Err("it was stopped".to_owned());
             }
             let child = command
                 .spawn()
-                .map_err(|e| format!("could not start `{shown}`: {e}"))?;
+                .map_err(|e| format!("cannot start {shown}: {e}"))?;
             *slot = Some(child);
         }
         let succeeded = loop {
-            let mut slot = running.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut slot = lock();
             let Some(child) = slot.as_mut() else {
                 return Err("it was stopped".to_owned());
             };
             match child.try_wait() {
-                Ok(Some(status)) => {
-                    *slot = None;
-                    break status.success();
-                }
+                Ok(Some(status)) => break status.success(),
                 Ok(None) => {}
-                Err(e) => return Err(format!("cannot wait for `{shown}`: {e}")),
+                Err(e) => return Err(format!("cannot wait for {shown}: {e}")),
             }
             drop(slot);
-            sleep(POLL);
+            sleep(Duration::from_millis(100));
         };
         if !succeeded && must_succeed {
-            return Err(format!("`{shown}` failed"));
+            return Err(format!("{shown} failed"));
         }
     }
     Ok(())

@@ -2,13 +2,14 @@
 //! repeat. Every step prints one line ending in `ok`, `installed`, what to run by hand, or FAILED.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+use xshell::{Cmd, cmd};
 
 use crate::bridge_js;
+use crate::ctx::{self, Ctx, Stream};
 use crate::error::Error;
-use crate::js_tools::{self, Tool};
+use crate::js_tools;
 use crate::pins::{self, CARGO_FUZZ, GECKODRIVER, SCHEMATHESIS, WASM_PACK, WASM_TARGET};
-use crate::process::{self, Ctx, Stream, describe};
 
 /// The label of the step that builds bridge.js.
 const BRIDGE_JS_STEP: &str = "sdk/dist/bridge.js (what the SDK browser tests load)";
@@ -66,11 +67,10 @@ enum Step {
     Failed(String),
 }
 
-/// Runs every step `purpose` needs, printing one line each. `true` when no step failed.
-pub(crate) fn run(ctx: &Ctx, purpose: Purpose) -> bool {
+/// Runs every step `purpose` needs, printing one line each; fails when a step failed.
+pub(crate) fn run(ctx: &Ctx, purpose: Purpose) -> Result<(), Error> {
     let everything = purpose == Purpose::Everything;
-    let mut all_ok = ensure_wasm_target(ctx);
-
+    let mut all_ok = ensure_wasm_target(ctx).is_ok();
     all_ok &= match pins::wasm_bindgen_version(ctx) {
         Ok(version) => report(
             &format!("wasm-bindgen-cli {version}"),
@@ -78,14 +78,12 @@ pub(crate) fn run(ctx: &Ctx, purpose: Purpose) -> bool {
         ),
         Err(error) => report("wasm-bindgen-cli", Step::Failed(error.to_string())),
     };
-
     if everything {
         all_ok &= report(
             &format!("wasm-pack {WASM_PACK}"),
             cargo_tool(ctx, "wasm-pack", "wasm-pack", WASM_PACK),
         );
     }
-
     let packages = purpose.debian_packages();
     if !packages.is_empty() {
         let names: Vec<&str> = packages.iter().map(|(package, _)| *package).collect();
@@ -94,32 +92,32 @@ pub(crate) fn run(ctx: &Ctx, purpose: Purpose) -> bool {
             debian_packages(ctx, &packages),
         );
     }
-
     if everything {
         all_ok &= report(
             &format!("geckodriver {GECKODRIVER}"),
             cargo_tool(ctx, "geckodriver", "geckodriver", GECKODRIVER),
         );
     }
-
     all_ok &= report(
         &format!("js tools (npm in {})", js_tools::PROJECT_DIR),
         npm_tools(ctx),
     );
-
     if everything {
+        let venv = ctx.shown(&venv_dir(ctx));
         all_ok &= report(
-            &format!(
-                "schemathesis {SCHEMATHESIS} (virtualenv in {})",
-                ctx.shown(&venv_dir(ctx))
-            ),
+            &format!("schemathesis {SCHEMATHESIS} (virtualenv in {venv})"),
             schemathesis(ctx),
         );
         // Last: building it needs the steps above. (`serve` and `bench` build it themselves.)
         all_ok &= report(BRIDGE_JS_STEP, bridge_js(ctx));
     }
-
-    all_ok
+    if all_ok {
+        Ok(())
+    } else {
+        Err(Error::failed(
+            "setup is incomplete: see the FAILED lines above",
+        ))
+    }
 }
 
 /// The rustup toolchain the fuzz suites build with (cargo-fuzz needs nightly's sanitizer flags).
@@ -138,7 +136,8 @@ pub(crate) fn ensure_fuzz_tools(ctx: &Ctx) -> bool {
 }
 
 fn fuzz_toolchain(ctx: &Ctx) -> Step {
-    let Some(installed) = process::probe(ctx.command("rustup").args(["toolchain", "list"])) else {
+    let sh = ctx.sh();
+    let Some(installed) = probe(cmd!(sh, "rustup toolchain list")) else {
         return Step::Failed("`rustup toolchain list` failed; is rustup installed?".to_owned());
     };
     if installed
@@ -147,24 +146,26 @@ fn fuzz_toolchain(ctx: &Ctx) -> Step {
     {
         return Step::Ok;
     }
-    let mut add = ctx.command("rustup");
-    add.args([
-        "toolchain",
-        "install",
-        FUZZ_TOOLCHAIN,
-        "--profile",
-        "minimal",
-    ]);
-    announce(
-        &format!("rustup toolchain {FUZZ_TOOLCHAIN}"),
-        &describe(&add),
+    let add = cmd!(
+        sh,
+        "rustup toolchain install {FUZZ_TOOLCHAIN} --profile minimal"
     );
-    run_installer(&mut add, || true, "")
+    install(
+        &format!("rustup toolchain {FUZZ_TOOLCHAIN}"),
+        add,
+        || true,
+        "",
+    )
 }
 
 /// The rustup step alone, for commands that only need to build for wasm32. Prints its line.
-pub(crate) fn ensure_wasm_target(ctx: &Ctx) -> bool {
-    report(&format!("rustup target {WASM_TARGET}"), wasm_target(ctx))
+pub(crate) fn ensure_wasm_target(ctx: &Ctx) -> Result<(), Error> {
+    let label = format!("rustup target {WASM_TARGET}");
+    if report(&label, wasm_target(ctx)) {
+        Ok(())
+    } else {
+        Err(Error::failed(format!("{label} is missing")))
+    }
 }
 
 /// Prints the step's line; `false` only for a failed step.
@@ -181,32 +182,38 @@ fn report(label: &str, step: Step) -> bool {
     true
 }
 
-/// Says what is about to be installed, before the installer's own output starts.
-fn announce(what: &str, command: &str) {
-    println!("setup: {what} ... installing: {command}");
+/// Runs a question such as "which version is installed?" quietly: its stdout, or `None` when it
+/// cannot start or fails.
+fn probe(cmd: Cmd<'_>) -> Option<String> {
+    cmd.quiet().ignore_stderr().read().ok()
+}
+
+/// Says what is about to be installed, runs the installer, and checks with `verify`:
+/// `Installed`, or `Failed(unverified)` when it succeeded but `verify` does not agree.
+fn install(what: &str, installer: Cmd<'_>, verify: impl Fn() -> bool, unverified: &str) -> Step {
+    println!("setup: {what} ... installing: {installer}");
+    match installer.quiet().run() {
+        Ok(()) if verify() => Step::Installed,
+        Ok(()) => Step::Failed(unverified.to_owned()),
+        Err(error) => Step::Failed(format!(
+            "{error} (its output is above); fix that and run it by hand"
+        )),
+    }
 }
 
 fn wasm_target(ctx: &Ctx) -> Step {
-    if ctx.find("rustup").is_none() {
+    let sh = ctx.sh();
+    let Some(installed) = probe(cmd!(sh, "rustup target list --installed")) else {
         return Step::Failed(format!(
-            "rustup not found; add the {WASM_TARGET} target to your Rust toolchain by hand"
+            "`rustup target list --installed` failed; add the {WASM_TARGET} target to your Rust \
+             toolchain by hand"
         ));
-    }
-    let Some(installed) =
-        process::probe(
-            ctx.command("rustup")
-                .args(["target", "list", "--installed"]),
-        )
-    else {
-        return Step::Failed("`rustup target list --installed` failed".to_owned());
     };
     if installed.lines().any(|line| line.trim() == WASM_TARGET) {
         return Step::Ok;
     }
-    let mut add = ctx.command("rustup");
-    add.args(["target", "add", WASM_TARGET]);
-    announce(&format!("rustup target {WASM_TARGET}"), &describe(&add));
-    run_installer(&mut add, || true, "")
+    let add = cmd!(sh, "rustup target add {WASM_TARGET}");
+    install(&format!("rustup target {WASM_TARGET}"), add, || true, "")
 }
 
 /// A binary installed with `cargo install --locked <krate> --version =<version>`, checked with
@@ -220,69 +227,33 @@ fn cargo_tool(ctx: &Ctx, krate: &str, binary: &str, version: &str) -> Step {
         Some(other) => format!("{krate} {version} (found {other})"),
         None => format!("{krate} {version}"),
     };
-
-    let mut install = cargo_install(ctx, krate, version, true);
-    announce(&what, &describe(&install));
+    let exact = format!("={version}");
+    let cargo_install = || ctx.cargo().args(["install", krate, "--version", &exact]);
+    let locked = cargo_install().arg("--locked");
+    println!("setup: {what} ... installing: {locked}");
     let mut unresolvable = false;
-    let mut result = process::run_watching(&mut install, Stream::Stderr, &mut |line| {
+    let result = ctx::run_watching(locked, Stream::Stderr, &mut |line| {
         unresolvable |= line.contains("failed to select a version");
     });
-    if matches!(result, Ok(false)) && unresolvable {
-        // The registry (a mirror that lags behind crates.io, say) lacks a dependency version
-        // that the crate's own Cargo.lock pins. The tool stays at its exact version; only its
-        // dependencies are resolved afresh.
-        install = cargo_install(ctx, krate, version, false);
-        announce(
-            &what,
-            &format!(
-                "{} (retrying unlocked: the registry lacks a version the crate's Cargo.lock pins)",
-                describe(&install)
-            ),
-        );
-        result = process::run(&mut install);
-    }
-    finish(
-        &install,
-        result,
-        || installed_version(ctx, binary).as_deref() == Some(version),
-        &format!(
-            "installed, but `{binary} --version` does not report {version}; \
-             another {binary} comes first on PATH"
-        ),
-    )
-}
-
-/// `cargo install [--locked] <krate> --version =<version>`.
-fn cargo_install(ctx: &Ctx, krate: &str, version: &str, locked: bool) -> Command {
-    let mut install = ctx.cargo();
-    install.arg("install");
-    if locked {
-        install.arg("--locked");
-    }
-    install.args([krate, "--version", &format!("={version}")]);
-    install
-}
-
-/// Runs an installer: `Installed` when it succeeds and `verify` then agrees, `Failed(unverified)`
-/// when it succeeds but `verify` does not.
-fn run_installer(command: &mut Command, verify: impl Fn() -> bool, unverified: &str) -> Step {
-    let result = process::run(command);
-    finish(command, result, verify, unverified)
-}
-
-/// Turns an installer's result into a step: see [`run_installer`].
-fn finish(
-    command: &Command,
-    result: Result<bool, Error>,
-    verify: impl Fn() -> bool,
-    unverified: &str,
-) -> Step {
+    let verify = || installed_version(ctx, binary).as_deref() == Some(version);
+    let unverified = format!(
+        "installed, but `{binary} --version` does not report {version}; another {binary} comes \
+         first on PATH"
+    );
     match result {
         Ok(true) if verify() => Step::Installed,
-        Ok(true) => Step::Failed(unverified.to_owned()),
+        Ok(true) => Step::Failed(unverified),
+        // The registry (a mirror that lags behind crates.io, say) lacks a dependency version that
+        // the crate's own Cargo.lock pins. The tool stays at its exact version; only its
+        // dependencies are resolved afresh.
+        Ok(false) if unresolvable => install(
+            &format!("{what}, unlocked (the registry lacks a version its Cargo.lock pins)"),
+            cargo_install(),
+            verify,
+            &unverified,
+        ),
         Ok(false) => Step::Failed(format!(
-            "`{}` failed (its output is above); fix that and run it by hand",
-            describe(command)
+            "`cargo install {krate}` failed (its output is above)"
         )),
         Err(error) => Step::Failed(error.to_string()),
     }
@@ -290,59 +261,52 @@ fn finish(
 
 /// The version `<binary> --version` reports (second word of the first line), if it runs.
 fn installed_version(ctx: &Ctx, binary: &str) -> Option<String> {
-    ctx.find(binary)?;
-    let output = process::probe(ctx.command(binary).arg("--version"))?;
+    let binary = ctx.find(binary)?;
+    let output = probe(ctx.sh().cmd(binary).arg("--version"))?;
     let word = output.lines().next()?.split_whitespace().nth(1)?;
     Some(word.trim_start_matches('v').to_owned())
 }
 
-/// The JavaScript tools `sdk/js-tools/package.json` pins (tsc, wasm-opt, terser), installed by
-/// npm into its `node_modules`: `npm ci` when there is a lock file, else `npm install`.
+/// The JavaScript tools `sdk/js-tools/package.json` pins (tsc, wasm-opt, terser, Penpal,
+/// Comlink), installed by npm into its `node_modules`: `npm ci` when there is a lock file, else
+/// `npm install`.
 fn npm_tools(ctx: &Ctx) -> Step {
     let mut stale = Vec::new();
     for tool in js_tools::ALL {
-        let pinned = match js_tools::pinned_version(ctx.root(), tool) {
+        let pinned = match js_tools::pinned_version(ctx, tool) {
             Ok(version) => version,
-            Err(why) => return Step::Failed(why),
+            Err(why) => return Step::Failed(why.to_string()),
         };
-        if js_tools::installed_version(ctx.root(), tool).as_deref() != Some(pinned.as_str()) {
+        if js_tools::installed_version(ctx, tool).as_deref() != Some(pinned.as_str()) {
             stale.push(format!("{} {pinned}", tool.package));
         }
     }
     if stale.is_empty() {
         return Step::Ok;
     }
-    let npm_args: &[&str] = if js_tools::has_lock_file(ctx) {
-        &["ci", "--no-audit", "--no-fund"]
+    let dir = js_tools::PROJECT_DIR;
+    let verb = if ctx.root().join(dir).join("package-lock.json").is_file() {
+        "ci"
     } else {
-        &["install", "--no-audit", "--no-fund"]
+        "install"
     };
     if ctx.find("npm").is_none() {
-        return Step::Manual(format!(
-            "cd {} && npm {}",
-            js_tools::PROJECT_DIR,
-            npm_args.join(" ")
-        ));
+        return Step::Manual(format!("cd {dir} && npm {verb} --no-audit --no-fund"));
     }
-    let mut install = ctx.command("npm");
-    install
-        .args(npm_args)
-        .current_dir(js_tools::project_dir(ctx));
-    announce(
-        &stale.join(", "),
-        &format!("{} (in {})", describe(&install), js_tools::PROJECT_DIR),
-    );
-    let all_pinned = |tool: Tool| {
-        js_tools::pinned_version(ctx.root(), tool).ok()
-            == js_tools::installed_version(ctx.root(), tool)
+    let sh = ctx.sh();
+    let _in_project = sh.push_dir(dir);
+    let all_pinned = || {
+        js_tools::ALL.into_iter().all(|tool| {
+            js_tools::pinned_version(ctx, tool).ok() == js_tools::installed_version(ctx, tool)
+        })
     };
-    run_installer(
-        &mut install,
-        || js_tools::ALL.into_iter().all(all_pinned),
+    install(
+        &format!("{} (in {dir})", stale.join(", ")),
+        cmd!(sh, "npm {verb} --no-audit --no-fund"),
+        all_pinned,
         &format!(
-            "npm finished, but {}/node_modules does not hold the pinned versions; \
-             check package-lock.json",
-            js_tools::PROJECT_DIR
+            "npm finished, but {dir}/node_modules does not hold the pinned versions; check \
+             package-lock.json"
         ),
     )
 }
@@ -353,7 +317,7 @@ fn bridge_js(ctx: &Ctx) -> Step {
     if bridge_js::output(ctx).is_file() {
         return Step::Ok;
     }
-    announce(BRIDGE_JS_STEP, "the bridge.js step of `cargo xtask build`");
+    println!("setup: {BRIDGE_JS_STEP} ... building");
     match bridge_js::build(ctx) {
         Ok(_) => Step::Installed,
         Err(error) => Step::Failed(error.to_string()),
@@ -367,7 +331,7 @@ fn schemathesis(ctx: &Ctx) -> Step {
     if schemathesis_version(ctx).as_deref() == Some(SCHEMATHESIS) {
         return Step::Ok;
     }
-    let dir = venv_dir(ctx);
+    let (sh, dir) = (ctx.sh(), venv_dir(ctx));
     let shown = ctx.shown(&dir);
     let what = format!("schemathesis {SCHEMATHESIS}");
     if ctx.find("python3").is_none() {
@@ -377,33 +341,30 @@ fn schemathesis(ctx: &Ctx) -> Step {
         ));
     }
     // Whatever is there (another version, an install that was interrupted) is made afresh.
-    if dir.exists() {
-        if let Err(error) = std::fs::remove_dir_all(&dir) {
-            return Step::Failed(format!("cannot remove {shown}: {error}"));
-        }
+    if let Err(error) = sh.remove_path(&dir) {
+        return Step::Failed(error.to_string());
     }
-    let mut venv = ctx.command("python3");
-    venv.args(["-m", "venv"]).arg(&dir);
-    announce(&what, &describe(&venv));
     let python = venv_program(ctx, "python");
-    if let Step::Failed(why) = run_installer(
-        &mut venv,
+    let venv = install(
+        &what,
+        cmd!(sh, "python3 -m venv {dir}"),
         || python.is_file(),
         &format!(
-            "`python3 -m venv` made no {}; is Python's venv module installed \
-             (Debian: python3-venv)?",
+            "`python3 -m venv` made no {}; is Python's venv module installed (Debian: \
+             python3-venv)?",
             ctx.shown(&python)
         ),
-    ) {
+    );
+    if let Step::Failed(why) = venv {
         return Step::Failed(why);
     }
-    let mut pip = ctx.program(&python);
-    pip.args(["-m", "pip", "install", "--disable-pip-version-check"])
-        .args(["--progress-bar", "off"])
-        .arg(format!("schemathesis=={SCHEMATHESIS}"));
-    announce(&what, &describe(&pip));
-    run_installer(
-        &mut pip,
+    let package = format!("schemathesis=={SCHEMATHESIS}");
+    install(
+        &what,
+        cmd!(
+            sh,
+            "{python} -m pip install --disable-pip-version-check --progress-bar off {package}"
+        ),
         || schemathesis_version(ctx).as_deref() == Some(SCHEMATHESIS),
         &format!("pip finished, but `st --version` in {shown} does not report {SCHEMATHESIS}"),
     )
@@ -411,9 +372,8 @@ fn schemathesis(ctx: &Ctx) -> Step {
 
 /// The virtualenv that setup installs schemathesis into.
 fn venv_dir(ctx: &Ctx) -> PathBuf {
-    ctx.target_dir()
-        .join("tools")
-        .join(format!("schemathesis-{SCHEMATHESIS}"))
+    let venv = format!("tools/schemathesis-{SCHEMATHESIS}");
+    ctx.target_dir().join(venv)
 }
 
 /// A program of the virtualenv (`python`, `pip`, `st`).
@@ -424,16 +384,14 @@ pub(crate) fn venv_program(ctx: &Ctx, name: &str) -> PathBuf {
 /// The version `st --version` reports (`st, version 4.32.5`), if the virtualenv has it.
 fn schemathesis_version(ctx: &Ctx) -> Option<String> {
     let st = venv_program(ctx, "st");
-    if !st.is_file() {
-        return None;
-    }
-    let output = process::probe(ctx.program(&st).arg("--version"))?;
+    let output = probe(ctx.sh().cmd(st).arg("--version"))?;
     output.split_whitespace().last().map(str::to_owned)
 }
 
 /// Debian `packages` (with the programs each provides), from apt when we are root on Debian.
 /// Elsewhere, each package's programs are looked for on `PATH`.
 fn debian_packages(ctx: &Ctx, packages: &[(&str, &[&str])]) -> Step {
+    let sh = ctx.sh();
     if !Path::new("/etc/debian_version").exists() {
         let missing: Vec<&str> = packages
             .iter()
@@ -450,55 +408,38 @@ fn debian_packages(ctx: &Ctx, packages: &[(&str, &[&str])]) -> Step {
             ))
         };
     }
-
+    let installed = |package: &str| {
+        let status = probe(sh.cmd("dpkg-query").args(["-W", "-f=${Status}", package]));
+        status.is_some_and(|status| status.contains("install ok installed"))
+    };
     let missing: Vec<&str> = packages
         .iter()
         .map(|(package, _)| *package)
-        .filter(|package| !dpkg_installed(ctx, package))
+        .filter(|package| !installed(package))
         .collect();
     if missing.is_empty() {
         return Step::Ok;
     }
     let list = missing.join(" ");
-    let by_hand = format!(
-        "sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive \
-         apt-get install -y --no-install-recommends {list}"
-    );
-    if !is_root(ctx) {
-        return Step::Manual(by_hand);
+    let root = probe(cmd!(sh, "id -u")).is_some_and(|uid| uid.trim() == "0");
+    if !root {
+        return Step::Manual(format!(
+            "sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive \
+             apt-get install -y --no-install-recommends {list}"
+        ));
     }
-
-    let mut update = ctx.command("apt-get");
-    update.arg("update");
-    announce(&format!("Debian packages ({list})"), &describe(&update));
-    if let Step::Failed(why) = run_installer(&mut update, || true, "") {
+    let what = format!("Debian packages ({list})");
+    if let Step::Failed(why) = install(&what, cmd!(sh, "apt-get update"), || true, "") {
         return Step::Failed(why);
     }
-    let mut install = ctx.command("apt-get");
-    install
-        .env("DEBIAN_FRONTEND", "noninteractive")
-        .args(["install", "-y", "--no-install-recommends"])
-        .args(&missing);
-    announce(&format!("Debian packages ({list})"), &describe(&install));
-    run_installer(
-        &mut install,
-        || missing.iter().all(|package| dpkg_installed(ctx, package)),
+    install(
+        &what,
+        cmd!(sh, "apt-get install -y --no-install-recommends")
+            .args(&missing)
+            .env("DEBIAN_FRONTEND", "noninteractive"),
+        || missing.iter().all(|package| installed(package)),
         &format!("apt-get finished, but dpkg does not list all of {list} as installed"),
     )
-}
-
-/// `dpkg-query` says the package is installed.
-fn dpkg_installed(ctx: &Ctx, package: &str) -> bool {
-    process::probe(
-        ctx.command("dpkg-query")
-            .args(["-W", "-f=${Status}", package]),
-    )
-    .is_some_and(|status| status.contains("install ok installed"))
-}
-
-/// `id -u` says 0.
-fn is_root(ctx: &Ctx) -> bool {
-    process::probe(ctx.command("id").arg("-u")).is_some_and(|uid| uid.trim() == "0")
 }
 
 #[cfg(test)]

@@ -5,44 +5,32 @@
 
 use std::ffi::OsStr;
 use std::ops::AddAssign;
-use std::process::Command;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::bridge_js;
+use xshell::Cmd;
+
 use crate::browser::{self, Browser, CHROMIUM, FIREFOX};
-use crate::e2e;
+use crate::ctx::{self, Ctx, Stream};
 use crate::error::Error;
 use crate::fuzz;
-use crate::host_module;
 use crate::js_tools;
 use crate::npm_package;
 use crate::pins::WASM_TARGET;
-use crate::process::{self, Ctx, Stream, describe};
-use crate::reliability;
 use crate::server_build::{self, Profile};
 use crate::setup;
-use crate::tool_kit;
+use crate::{bridge_js, wasm};
 
 /// Which invocation runs a suite: every `cargo xtask test`, or only with `--fuzz` / `--long`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Group {
     /// Runs on every `cargo xtask test`.
     Always,
-    /// `--fuzz`: the fuzz suites ([`FUZZ_SUITES`]), each target for [`fuzz::SECONDS`].
+    /// `--fuzz` (or `--long`): the fuzz suites, each target for [`fuzz::SECONDS`] (with `--long`,
+    /// [`fuzz::LONG_SECONDS`]).
     Fuzz,
-    /// `--long`: the suites of this group, and the fuzz suites with each target for
-    /// [`fuzz::LONG_SECONDS`].
+    /// `--long`: long soaks.
     Long,
-}
-
-impl Group {
-    fn flag(self) -> &'static str {
-        match self {
-            Self::Always => "",
-            Self::Fuzz => "--fuzz",
-            Self::Long => "--long",
-        }
-    }
 }
 
 /// Checks passed and failed by one suite, or in total.
@@ -74,41 +62,54 @@ impl AddAssign for Outcome {
 struct Suite {
     name: &'static str,
     group: Group,
-    run: fn(&Ctx) -> Outcome,
+    run: Run,
+}
+
+/// How a suite runs.
+enum Run {
+    /// Its function, which counts its checks.
+    Checks(fn(&Ctx) -> Outcome),
+    /// Each target of a fuzz crate, for the time the invocation gives (see [`fuzz_seconds`]).
+    Fuzz(&'static fuzz::Crate),
 }
 
 /// A suite of [`Group::Always`].
 const fn always(name: &'static str, run: fn(&Ctx) -> Outcome) -> Suite {
-    Suite {
-        name,
-        group: Group::Always,
-        run,
-    }
+    let (group, run) = (Group::Always, Run::Checks(run));
+    Suite { name, group, run }
 }
 
 /// Every suite, in the order they run.
 const SUITES: &[Suite] = &[
-    always("fmt", fmt),
+    always("fmt", |ctx| {
+        single_check(&ctx.cargo().args(["fmt", "--all", "--check"]))
+    }),
     always("clippy", clippy),
     always("native tests", native_tests),
     always("protocol on wasm32", protocol_wasm32),
     // Builds sdk/dist/ once; suites after it that read sdk/dist/ use this build.
-    always("bridge.js build", bridge_js_build),
+    always("bridge.js build", |ctx| checked(bridge_js::build(ctx))),
     always("sdk in chromium", |ctx| sdk_in_browser(ctx, &CHROMIUM)),
     always("sdk in firefox", |ctx| sdk_in_browser(ctx, &FIREFOX)),
     always("host in chromium", |ctx| host_in_browser(ctx, &CHROMIUM)),
     always("host in firefox", |ctx| host_in_browser(ctx, &FIREFOX)),
-    always("sdk typings", sdk_typings),
+    always("sdk typings", |ctx| {
+        checked(js_tools::tsc(ctx, SDK_TYPINGS))
+    }),
     // Builds host/dist/, then type-checks a host page against its declarations.
     always("host module typings", host_typings),
-    // Builds the npm package (and host/dist/, in no time after the suite above), installs it
-    // offline into a scratch TypeScript project, type-checks a small tool there (and a misspelt
-    // method, which must not compile), and runs the tool's test in Chromium.
-    always("sdk package", sdk_package),
+    // Builds the npm package, installs it offline into a scratch TypeScript project, type-checks
+    // a small tool there (and a misspelt method, which must not compile), and runs the tool's
+    // test in Chromium (`testkit/tests/tool_tests/package.rs`).
+    always("sdk package", |ctx| tool_tests(ctx, &CHROMIUM, "package::")),
     // Each example tool's own tests on the package's test host, and again against a copy of the
     // tool with its logic broken on purpose, where they must fail.
-    always("tools in chromium", |ctx| tools_in_browser(ctx, &CHROMIUM)),
-    always("tools in firefox", |ctx| tools_in_browser(ctx, &FIREFOX)),
+    always("tools in chromium", |ctx| {
+        tool_tests(ctx, &CHROMIUM, EXAMPLES)
+    }),
+    always("tools in firefox", |ctx| {
+        tool_tests(ctx, &FIREFOX, EXAMPLES)
+    }),
     // Each browser against a fresh server of its own.
     always("e2e in chromium", |ctx| e2e_in_browser(ctx, &CHROMIUM)),
     always("e2e in firefox", |ctx| e2e_in_browser(ctx, &FIREFOX)),
@@ -120,30 +121,25 @@ const SUITES: &[Suite] = &[
     Suite {
         name: "load with faults",
         group: Group::Long,
-        run: |ctx| counted(reliability::command(ctx, reliability::LOAD)),
+        run: Run::Checks(|ctx| reliability(ctx, "load")),
     },
-    always("crash safety", |ctx| {
-        counted(reliability::command(ctx, reliability::CRASH))
-    }),
-];
-
-/// A fuzz suite: cargo-fuzz targets, run one after the other for the same time each.
-struct FuzzSuite {
-    name: &'static str,
-    targets: &'static [fuzz::Target],
-}
-
-/// The fuzz suites, which run after [`SUITES`] with `--fuzz` or `--long` (see [`Group`]).
-const FUZZ_SUITES: &[FuzzSuite] = &[
-    FuzzSuite {
+    always("crash safety", |ctx| reliability(ctx, "crash")),
+    Suite {
         name: "bundle fuzz",
-        targets: fuzz::BUNDLE,
+        group: Group::Fuzz,
+        run: Run::Fuzz(&fuzz::BUNDLE),
     },
-    FuzzSuite {
+    Suite {
         name: "protocol fuzz",
-        targets: fuzz::PROTOCOL,
+        group: Group::Fuzz,
+        run: Run::Fuzz(&fuzz::PROTOCOL),
     },
 ];
+
+/// The TypeScript project that type-checks a tool against the SDK's typings.
+const SDK_TYPINGS: &str = "sdk/types-test/tsconfig.json";
+/// The tool tests of the example tools (and of the page helpers they import).
+const EXAMPLES: &str = "example_tools";
 
 /// How long each fuzz target runs: longer with `--long`.
 fn fuzz_seconds(groups: &[Group]) -> u32 {
@@ -156,60 +152,43 @@ fn fuzz_seconds(groups: &[Group]) -> u32 {
 
 /// Runs setup and the suites selected by `args`; `Ok(false)` when any check failed.
 pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<bool, Error> {
-    let Selection { groups, only } = parse_flags(args)?;
-    let mut summary = Vec::new();
-    let mut total = Outcome::default();
-
-    let started = Instant::now();
-    let setup = if setup::run(ctx, setup::Purpose::Everything) {
-        Outcome::PASS
-    } else {
-        Outcome::FAIL
-    };
-    summary.push(summary_line("setup", setup, started.elapsed()));
-    total += setup;
-
-    let long = Group::Long;
-    if groups.contains(&long) && !SUITES.iter().any(|suite| suite.group == long) {
-        println!(
-            "test: {} has no suites of its own yet; it runs the fuzz suites, {} s per target",
-            long.flag(),
-            fuzz::LONG_SECONDS
-        );
+    let Selection { mut groups, only } = parse_flags(args)?;
+    if groups.contains(&Group::Long) && !groups.contains(&Group::Fuzz) {
+        groups.push(Group::Fuzz);
     }
-
     let selected = |suite: &&Suite| match &only {
         Some(only) => suite.name.contains(only.as_str()),
         None => groups.contains(&suite.group),
     };
-    let fuzz_selected = |suite: &&FuzzSuite| match &only {
-        Some(only) => suite.name.contains(only.as_str()),
-        None => groups.contains(&Group::Fuzz) || groups.contains(&Group::Long),
-    };
     if let Some(only) = &only {
-        if !SUITES.iter().any(|suite| selected(&suite))
-            && !FUZZ_SUITES.iter().any(|suite| fuzz_selected(&suite))
-        {
+        if !SUITES.iter().any(|suite| selected(&suite)) {
             return Err(Error::usage(format!("no suite's name contains `{only}`")));
         }
     }
-    let mut run_suite = |name: &str, body: &dyn Fn() -> Outcome| {
-        println!("\ntest: {name} ...");
-        let started = Instant::now();
-        let outcome = body();
+    let mut summary = Vec::new();
+    let mut total = Outcome::default();
+    let mut record = |name: &str, outcome: Outcome, started: Instant| {
         let line = summary_line(name, outcome, started.elapsed());
         println!("{line}");
         summary.push(line);
         total += outcome;
     };
-    for suite in SUITES.iter().filter(selected) {
-        run_suite(suite.name, &|| (suite.run)(ctx));
-    }
+    let started = Instant::now();
+    record(
+        "setup",
+        checked(setup::run(ctx, setup::Purpose::Everything)),
+        started,
+    );
     let seconds = fuzz_seconds(&groups);
-    for suite in FUZZ_SUITES.iter().filter(fuzz_selected) {
-        run_suite(suite.name, &|| fuzz_suite(ctx, suite.targets, seconds));
+    for suite in SUITES.iter().filter(selected) {
+        println!("\ntest: {} ...", suite.name);
+        let started = Instant::now();
+        let outcome = match suite.run {
+            Run::Checks(run) => run(ctx),
+            Run::Fuzz(krate) => fuzz_suite(ctx, krate, seconds),
+        };
+        record(suite.name, outcome, started);
     }
-
     println!("\nsummary:");
     for line in &summary {
         println!("{line}");
@@ -261,15 +240,8 @@ fn summary_line(name: &str, outcome: Outcome, took: Duration) -> String {
 }
 
 /// A suite that is one command: one passed check if it succeeds, one failed check otherwise.
-fn single_check(mut command: Command) -> Outcome {
-    println!("test: running `{}`", describe(&command));
-    checked(process::run(&mut command).and_then(|succeeded| {
-        if succeeded {
-            Ok(())
-        } else {
-            Err(Error::failed(format!("`{}` failed", describe(&command))))
-        }
-    }))
+fn single_check(command: &Cmd<'_>) -> Outcome {
+    checked(command.run().map_err(Error::from))
 }
 
 /// One check from a step that succeeds or says why it did not.
@@ -283,8 +255,96 @@ fn checked<T>(result: Result<T, Error>) -> Outcome {
     }
 }
 
+/// `cargo test` for the whole workspace; every test counts, summed from libtest's result lines
+/// (unit, integration and doc tests alike).
+fn native_tests(ctx: &Ctx) -> Outcome {
+    counted_tests(ctx.cargo().args(["test", "--workspace", "--no-fail-fast"]))
+}
+
+fn protocol_wasm32(ctx: &Ctx) -> Outcome {
+    let args = ["-p", "toolbridge-protocol", "--target", WASM_TARGET];
+    single_check(&ctx.cargo().arg("build").args(args))
+}
+
+/// Four checks: the workspace for the machine we run on, the SDK (with its tests) for wasm32, the
+/// SDK's `no_std` library for wasm32 as bridge.js builds it, and the host module (with its tests)
+/// for wasm32.
+fn clippy(ctx: &Ctx) -> Outcome {
+    // The e2e, reliability, conformance and tool suites build only with their features.
+    let features = "toolbridge-e2e/e2e,toolbridge-e2e/reliability,toolbridge-e2e/conformance,\
+                    toolbridge-testkit/browser";
+    let sdk = ["-p", "toolbridge-sdk", "--target", WASM_TARGET];
+    let host = ["-p", "toolbridge-host", "--target", WASM_TARGET];
+    let runs: [&[&str]; 4] = [
+        &["--workspace", "--all-targets", "--features", features],
+        &[&sdk[..], &["--all-targets"]].concat(),
+        &[&sdk[..], &["--no-default-features", "--lib"]].concat(),
+        &[&host[..], &["--all-targets"]].concat(),
+    ];
+    let mut outcome = Outcome::default();
+    for args in runs {
+        let clippy = ctx.cargo().arg("clippy").args(args);
+        outcome += single_check(&clippy.args(["--", "-D", "warnings"]));
+    }
+    outcome
+}
+
+/// `cargo test -p toolbridge-sdk --target wasm32-unknown-unknown` in one headless browser; every
+/// test counts.
+fn sdk_in_browser(ctx: &Ctx, browser: &Browser) -> Outcome {
+    counted(
+        browser::wasm_test_command(ctx, browser, "toolbridge-sdk", 180).and_then(|command| {
+            let command = command.arg("--no-fail-fast");
+            browser::with_backends(ctx, "browser", browser, &[], command)
+        }),
+    )
+}
+
+/// The host module's browser tests (`--test browser`) in one headless browser, against the debug
+/// `toolbridge` server (a fresh database in `target/host-tests/<browser>/`) and the fault server
+/// (`tests/src/fault_server.rs`), both started by `with-backends host`; every test counts.
+fn host_in_browser(ctx: &Ctx, browser: &Browser) -> Outcome {
+    counted((|| {
+        let command = browser::wasm_test_command(ctx, browser, "toolbridge-host", 300)?;
+        let command = command.args(["--no-fail-fast", "--test", "browser"]);
+        let server = server_build::build(ctx, Profile::Debug)?;
+        let dir = ctx.target_dir().join("host-tests").join(browser.name);
+        let sdk = bridge_js::dist_dir(ctx);
+        let mut args = server_args(&server, &dir).to_vec();
+        args.extend([OsStr::new("--sdk-dir"), sdk.as_os_str()]);
+        browser::with_backends(ctx, "host", browser, &args, command)
+    })())
+}
+
+/// `with-backends` arguments for a fresh `server` (a debug build) with its database in `dir` and
+/// a catalog of the demo's size, 1 000 products.
+fn server_args<'a>(server: &'a Path, dir: &'a Path) -> [&'a OsStr; 6] {
+    let products = OsStr::new("1000");
+    let (server, dir) = (server.as_os_str(), dir.as_os_str());
+    [
+        OsStr::new("--server"),
+        server,
+        OsStr::new("--dir"),
+        dir,
+        OsStr::new("--products"),
+        products,
+    ]
+}
+
+/// Two checks: `host/dist/` builds (the ES module, its wasm and declarations), and `tsc`
+/// compiles the host page test project against those declarations.
+fn host_typings(ctx: &Ctx) -> Outcome {
+    let mut outcome = checked(wasm::host_module(ctx));
+    outcome += if outcome.failed > 0 {
+        Outcome::FAIL
+    } else {
+        checked(js_tools::tsc(ctx, "host/types-test/tsconfig.json"))
+    };
+    outcome
+}
+
 /// [`counted_tests`] of a command that could be made, else one failed check.
-fn counted(command: Result<Command, Error>) -> Outcome {
+fn counted(command: Result<Cmd<'_>, Error>) -> Outcome {
     match command {
         Ok(command) => counted_tests(command),
         Err(error) => {
@@ -294,151 +354,23 @@ fn counted(command: Result<Command, Error>) -> Outcome {
     }
 }
 
-fn fmt(ctx: &Ctx) -> Outcome {
-    let mut command = ctx.cargo();
-    command.args(["fmt", "--all", "--check"]);
-    single_check(command)
-}
-
-/// Four checks: the workspace for the machine we run on, the SDK (with its tests) for wasm32, the
-/// SDK's `no_std` library for wasm32 as bridge.js builds it, and the host module (with its tests)
-/// for wasm32.
-fn clippy(ctx: &Ctx) -> Outcome {
-    // The e2e, reliability and tool suites build only with their features.
-    let features = "toolbridge-e2e/e2e,toolbridge-e2e/reliability,toolbridge-e2e/conformance,\
-                    toolbridge-testkit/browser";
-    let sdk = ["-p", "toolbridge-sdk", "--target", WASM_TARGET];
-    let runs: [&[&str]; 4] = [
-        &["--workspace", "--all-targets", "--features", features],
-        &[&sdk[..], &["--all-targets"]].concat(),
-        &[&sdk[..], &["--no-default-features", "--lib"]].concat(),
-        &[
-            "-p",
-            "toolbridge-host",
-            "--target",
-            WASM_TARGET,
-            "--all-targets",
-        ],
-    ];
-    let mut outcome = Outcome::default();
-    for args in runs {
-        let mut command = ctx.cargo();
-        command
-            .arg("clippy")
-            .args(args)
-            .args(["--", "-D", "warnings"]);
-        outcome += single_check(command);
-    }
-    outcome
-}
-
-fn protocol_wasm32(ctx: &Ctx) -> Outcome {
-    let mut command = ctx.cargo();
-    command.args([
-        "build",
-        "-p",
-        "toolbridge-protocol",
-        "--target",
-        WASM_TARGET,
-    ]);
-    single_check(command)
-}
-
-/// `cargo test` for the whole workspace; every test counts, summed from libtest's result lines
-/// (unit, integration and doc tests alike).
-fn native_tests(ctx: &Ctx) -> Outcome {
-    let mut command = ctx.cargo();
-    command.args(["test", "--workspace", "--no-fail-fast"]);
-    counted_tests(command)
-}
-
-/// One check: `sdk/dist/` builds (bridge.js and its typings).
-fn bridge_js_build(ctx: &Ctx) -> Outcome {
-    checked(bridge_js::build(ctx))
-}
-
-/// `cargo test -p toolbridge-sdk --target wasm32-unknown-unknown` in one headless browser; every
-/// test counts.
-fn sdk_in_browser(ctx: &Ctx, browser: &Browser) -> Outcome {
-    counted(
-        browser::wasm_test_command(ctx, browser, "toolbridge-sdk", 180).and_then(|mut command| {
-            command.arg("--no-fail-fast");
-            browser::with_backends(ctx, "browser", browser, &[], &command)
-        }),
-    )
-}
-
-/// The host module's browser tests (`--test browser`) in one headless browser, against the debug
-/// `toolbridge` server (a fresh database in `target/host-tests/<browser>/`) and the fault server
-/// (`tests/src/fault_server.rs`), both started by `with-backends host`; every test counts.
-fn host_in_browser(ctx: &Ctx, browser: &Browser) -> Outcome {
-    counted(
-        browser::wasm_test_command(ctx, browser, "toolbridge-host", 300).and_then(|mut command| {
-            command.args(["--no-fail-fast", "--test", "browser"]);
-            let server = server_build::build(ctx, "test", Profile::Debug)?;
-            let dir = ctx.target_dir().join("host-tests").join(browser.name);
-            let sdk = bridge_js::dist_dir(ctx);
-            let args = [
-                OsStr::new("--server"),
-                server.as_os_str(),
-                OsStr::new("--dir"),
-                dir.as_os_str(),
-                OsStr::new("--products"),
-                OsStr::new(HOST_TEST_PRODUCTS),
-                OsStr::new("--sdk-dir"),
-                sdk.as_os_str(),
-            ];
-            browser::with_backends(ctx, "host", browser, &args, &command)
-        }),
-    )
-}
-
-/// Products in the catalog of the server the host's browser tests use.
-const HOST_TEST_PRODUCTS: &str = "1000";
-
-/// One check: `tsc` compiles the SDK's typings test project without errors.
-fn sdk_typings(ctx: &Ctx) -> Outcome {
-    match js_tools::sdk_typings_check(ctx) {
-        Ok(command) => single_check(command),
-        Err(why) => checked::<()>(Err(Error::failed(why))),
-    }
-}
-
-/// Two checks: `host/dist/` builds (the ES module, its wasm and declarations), and `tsc`
-/// compiles the host page test project against those declarations.
-fn host_typings(ctx: &Ctx) -> Outcome {
-    let mut outcome = checked(host_module::build(ctx));
-    if outcome.failed > 0 {
-        outcome.failed += 1;
-        return outcome;
-    }
-    outcome += match js_tools::host_typings_check(ctx) {
-        Ok(command) => single_check(command),
-        Err(why) => checked::<()>(Err(Error::failed(why))),
-    };
-    outcome
-}
-
 /// Runs a `cargo test` and counts its tests from libtest-style result lines. A failure that no
 /// result line accounts for (a build error, a test binary or runner that crashed) adds one
 /// failed check.
-fn counted_tests(mut command: Command) -> Outcome {
-    println!("test: running `{}`", describe(&command));
+fn counted_tests(command: Cmd<'_>) -> Outcome {
+    let shown = command.to_string();
     let mut counted = Outcome::default();
-    let succeeded = process::run_watching(&mut command, Stream::Stdout, &mut |line| {
+    let succeeded = ctx::run_watching(command, Stream::Stdout, &mut |line| {
         if let Some(outcome) = parse_test_result(line) {
             counted += outcome;
         }
     });
     match succeeded {
-        // A failure no result line accounts for (a build error, a crashed test binary).
         Ok(false) if counted.failed == 0 => {
-            println!("test: `{}` failed outside any test", describe(&command));
+            println!("test: `{shown}` failed outside any test");
             counted += Outcome::FAIL;
         }
-        Ok(true) if counted == Outcome::default() => {
-            println!("test: `{}` ran no tests", describe(&command));
-        }
+        Ok(true) if counted == Outcome::default() => println!("test: `{shown}` ran no tests"),
         Ok(_) => {}
         Err(error) => {
             println!("test: {error}");
@@ -455,10 +387,8 @@ fn parse_test_result(line: &str) -> Option<Outcome> {
     let mut seen = false;
     for part in rest.split(';') {
         let mut words = part.split_whitespace().rev();
-        let (Some(kind), Some(count)) = (words.next(), words.next()) else {
-            continue;
-        };
-        let Ok(count) = count.parse::<u32>() else {
+        let (Some(kind), Some(Ok(count))) = (words.next(), words.next().map(str::parse::<u32>))
+        else {
             continue;
         };
         match kind {
@@ -471,115 +401,105 @@ fn parse_test_result(line: &str) -> Option<Outcome> {
     seen.then_some(outcome)
 }
 
-/// Five checks and the browser test's: the package builds; it installs offline into the scratch
-/// project; the project's tool and test compile against it; a misspelt method does not; and the
-/// tool's test passes in Chromium (every test counts).
-fn sdk_package(ctx: &Ctx) -> Outcome {
-    let checks = 5;
+/// The tool author's kit (`testkit/tests/tool_tests/`): the tests whose names contain `filter`
+/// (`package::` or `example_tools`) in one headless browser, on the npm package as built (its
+/// staged files and its tarball), through `with-backends tools` (the driver, and the README's
+/// example under `target/tool-tests/`). One check for the package's build, and every test.
+fn tool_tests(ctx: &Ctx, browser: &Browser, filter: &str) -> Outcome {
     let tarball = match npm_package::build(ctx) {
         Ok(tarball) => tarball,
-        Err(error) => {
-            println!("test: {error}");
-            return Outcome {
-                passed: 0,
-                failed: checks,
-            };
-        }
+        Err(error) => return checked::<()>(Err(error)),
     };
+    let tests = ctx
+        .cargo()
+        .args(["test", "-p", "toolbridge-testkit", "--features", "browser"])
+        .args(["--test", "tool_tests", "--", filter, "--test-threads=1"])
+        .env("TOOLBRIDGE_KIT_PACKAGE", npm_package::stage_dir(ctx))
+        .env("TOOLBRIDGE_KIT_TARBALL", tarball);
+    let dir = ctx.target_dir().join("tool-tests");
+    let args = [OsStr::new("--dir"), dir.as_os_str()];
     let mut outcome = Outcome::PASS;
-    let project = match tool_kit::install_project(ctx, &tarball) {
-        Ok(project) => project,
-        Err(error) => {
-            println!("test: {error}");
-            outcome.failed += checks - 1;
-            return outcome;
-        }
-    };
-    outcome += Outcome::PASS;
-    let compiled = match tool_kit::compile(ctx, &project) {
-        Ok(command) => single_check(command),
-        Err(why) => checked::<()>(Err(Error::failed(why))),
-    };
-    outcome += compiled;
-    outcome += checked(tool_kit::misspelt_method_is_refused(ctx, &project).map_err(Error::failed));
-    if compiled.failed > 0 {
-        println!("test: the scratch tool did not compile, so its test cannot run");
-        outcome += Outcome::FAIL;
-        return outcome;
-    }
-    let package = project.join("node_modules").join("@toolbridge").join("sdk");
-    outcome += counted(tool_kit::command(
-        ctx,
-        &CHROMIUM,
-        "package::",
-        &package,
-        Some(&project),
-    ));
+    outcome += counted(browser::with_backends(ctx, "tools", browser, &args, tests));
     outcome
 }
 
-/// The example tools' tests (`example-tools/tests/`) in one headless browser, on the package as
-/// staged by its build; every test counts.
-fn tools_in_browser(ctx: &Ctx, browser: &Browser) -> Outcome {
-    counted(npm_package::build(ctx).and_then(|_| {
-        let staged = npm_package::stage_dir(ctx);
-        tool_kit::command(ctx, browser, "example_tools", &staged, None)
-    }))
+/// `cargo test -p toolbridge-e2e --features SUITE --test SUITE`: one of the `tests/` crate's
+/// suites, each a test target behind the feature of the same name.
+fn e2e_suite<'a>(ctx: &'a Ctx, suite: &str) -> Cmd<'a> {
+    let args = [
+        "test",
+        "-p",
+        "toolbridge-e2e",
+        "--features",
+        suite,
+        "--test",
+        suite,
+    ];
+    ctx.cargo().args(args)
 }
 
-/// The reference app, the host, real tools and the server, end to end in one headless browser
-/// (a fresh server in `target/e2e/<browser>/`); every test counts.
+/// The reference app, the host, real tools and the server, end to end in one headless browser:
+/// `with-backends e2e` gives each browser a fresh debug server and its driver, under `target/e2e/<browser>/`; every test counts.
 fn e2e_in_browser(ctx: &Ctx, browser: &Browser) -> Outcome {
-    counted(e2e::command(ctx, browser))
+    counted((|| {
+        wasm::host_module(ctx)?;
+        let server = server_build::build(ctx, Profile::Debug)?;
+        let dir = ctx.target_dir().join("e2e");
+        let suite = e2e_suite(ctx, "e2e").args(["--no-fail-fast", "--", "--test-threads=1"]);
+        let args = server_args(&server, &dir);
+        browser::with_backends(ctx, "e2e", browser, &args, suite)
+    })())
 }
 
-/// Each target of a fuzz suite under libFuzzer for `seconds`; one check per target, which fails
+/// A reliability suite (`tests/reliability/`, the tests of module `module`): the release server
+/// (so that the load figures say something about the server, not debug code) named in
+/// `TOOLBRIDGE_BIN`, which the tests start, load, kill and restart on databases in
+/// `target/reliability/`; their figures are printed as they come.
+fn reliability(ctx: &Ctx, module: &str) -> Outcome {
+    counted((|| {
+        let binary = server_build::build(ctx, Profile::Release)?;
+        let dir = ctx.target_dir().join("reliability");
+        ctx.sh().create_dir(&dir)?;
+        let suite = e2e_suite(ctx, "reliability")
+            .args([
+                "--",
+                "--nocapture",
+                "--test-threads=1",
+                &format!("{module}::"),
+            ])
+            .env("TOOLBRIDGE_BIN", binary)
+            .env("TOOLBRIDGE_RELIABILITY_DIR", dir);
+        Ok(suite)
+    })())
+}
+
+/// Each target of a fuzz crate under libFuzzer for `seconds`; one check per target, which fails
 /// on a finding. Each target's figures are printed when it ends, and all of them again at the end
 /// of the suite, below libFuzzer's output.
-fn fuzz_suite(ctx: &Ctx, targets: &[fuzz::Target], seconds: u32) -> Outcome {
+fn fuzz_suite(ctx: &Ctx, krate: &fuzz::Crate, seconds: u32) -> Outcome {
     let mut outcome = Outcome::default();
     let mut figures = Vec::new();
-    for target in targets {
-        let figure = match fuzz::run(ctx, target, seconds) {
-            Ok(report) => {
-                outcome += if report.clean {
-                    Outcome::PASS
-                } else {
-                    Outcome::FAIL
-                };
-                report.stats.figure(ctx, target.name, report.clean)
-            }
-            Err(error) => {
-                outcome += Outcome::FAIL;
-                format!("fuzz: {}: {error}", target.name)
-            }
-        };
+    for target in krate.targets {
+        let (clean, figure) = fuzz::run(ctx, krate, target, seconds)
+            .unwrap_or_else(|error| (false, format!("fuzz: {target}: {error}")));
+        outcome += if clean { Outcome::PASS } else { Outcome::FAIL };
         println!("{figure}");
         figures.push(figure);
     }
-    println!();
-    for figure in &figures {
-        println!("{figure}");
-    }
+    println!("\n{}", figures.join("\n"));
     outcome
 }
 
 /// schemathesis against the REST API's own OpenAPI document (`tests/conformance/`), on a fresh
 /// debug server: one test per run (a key of every scope, then a key of each scope alone).
 fn api_conformance(ctx: &Ctx) -> Outcome {
-    counted(
-        server_build::build(ctx, "test", Profile::Debug).map(|server| {
-            let mut command = e2e::suite_command(ctx, "conformance");
-            command
-                .env("TOOLBRIDGE_BIN", server)
-                .env("TOOLBRIDGE_SCHEMATHESIS", setup::venv_program(ctx, "st"))
-                .env(
-                    "TOOLBRIDGE_CONFORMANCE_DIR",
-                    ctx.target_dir().join("api-conformance"),
-                );
-            command
-        }),
-    )
+    counted(server_build::build(ctx, Profile::Debug).map(|server| {
+        let dir = ctx.target_dir().join("api-conformance");
+        e2e_suite(ctx, "conformance")
+            .env("TOOLBRIDGE_BIN", server)
+            .env("TOOLBRIDGE_SCHEMATHESIS", setup::venv_program(ctx, "st"))
+            .env("TOOLBRIDGE_CONFORMANCE_DIR", dir)
+    }))
 }
 
 #[cfg(test)]
@@ -633,11 +553,7 @@ mod tests {
 
     #[test]
     fn suite_names_are_unique() {
-        let names: Vec<&str> = SUITES
-            .iter()
-            .map(|suite| suite.name)
-            .chain(FUZZ_SUITES.iter().map(|suite| suite.name))
-            .collect();
+        let names: Vec<&str> = SUITES.iter().map(|suite| suite.name).collect();
         for (i, name) in names.iter().enumerate() {
             assert!(!names[i + 1..].contains(name), "{name}");
         }
@@ -662,5 +578,25 @@ mod tests {
         );
         let both = [Group::Always, Group::Fuzz, Group::Long];
         assert_eq!(fuzz_seconds(&both), fuzz::LONG_SECONDS);
+    }
+
+    #[test]
+    fn the_readme_describes_every_suite() {
+        let ctx = Ctx::new().unwrap();
+        let readme = ctx.sh().read_file("README.md").unwrap();
+        let checks = &readme[readme.find("## Checks").unwrap()..];
+        let named: Vec<&str> = checks
+            .lines()
+            .filter_map(|row| row.strip_prefix("| ")?.split(" | ").next())
+            .collect();
+        for suite in SUITES {
+            assert!(
+                named.iter().any(|names| names
+                    .split(", ")
+                    .any(|name| { name.split(" (").next() == Some(suite.name) })),
+                "the README's Checks table has no row for `{}`",
+                suite.name
+            );
+        }
     }
 }

@@ -1,8 +1,9 @@
-//! Tool tests written with `@toolbridge/sdk/testing`, in a real headless browser: each example
-//! tool's own tests (`example-tools/tests/`), the page helpers' (`sdk/ui/tests/`, run under
-//! `example_tools` as the tools import them), and the small tool of the package's scratch
-//! TypeScript project. `cargo xtask test` builds and stages the package, starts the browser's
-//! driver and names both here.
+//! The tool author's kit under test: each example tool's own tests (`example-tools/tests/`) and
+//! the page helpers' (`sdk/ui/tests/`, run under `example_tools` as the tools import them),
+//! written with `@toolbridge/sdk/testing` and run in a real headless browser; and the package
+//! installed into a scratch TypeScript project, type-checked, and its small tool tested
+//! (`package::`). `cargo xtask test` builds the package and starts the browser's driver, and
+//! names them here.
 //!
 //! Each example tool's tests, and the helpers', also run against a copy with its logic broken on
 //! purpose (one mutation, served in place of the file): they must fail then, or they test
@@ -12,6 +13,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod browser;
+mod package;
 mod site;
 
 use std::path::PathBuf;
@@ -205,20 +207,5 @@ mod example_tools {
             ],
         )
         .await;
-    }
-}
-
-mod package {
-    use super::*;
-
-    /// The scratch project's small tool, compiled from TypeScript against the installed package,
-    /// passes its test, which imports the package's testing entry.
-    #[tokio::test]
-    async fn the_scratch_tool_passes_its_test() {
-        let project = PathBuf::from(setting("TOOLBRIDGE_KIT_PROJECT"));
-        // Nothing at /sdk/bridge.js: the tool imports bridge.js from the package.
-        let served = Site::default().mount("/", &project).serve().await;
-        let page = format!("{}/test.html", served.origin);
-        assert_all_passed("the scratch tool's test", &outcomes(&page).await);
     }
 }

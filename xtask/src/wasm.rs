@@ -1,0 +1,73 @@
+//! Workspace crates built for wasm32 and taken through `wasm-bindgen`: the host module for parent
+//! pages (`host/dist`), the SDK (bridge.js, see [`crate::bridge_js`]) and the test kit's memory
+//! backend (see [`crate::npm_package`]).
+
+use std::path::{Path, PathBuf};
+
+use xshell::cmd;
+
+use crate::ctx::Ctx;
+use crate::error::Error;
+use crate::pins::WASM_TARGET;
+
+/// The size-oriented cargo profile of bridge.js (see the workspace `Cargo.toml`).
+pub(crate) const SIZE_PROFILE: &str = "wasm-release";
+/// The speed-oriented cargo profile of the host module, which the host bench measures too.
+pub(crate) const SPEED_PROFILE: &str = "host-release";
+/// Where the host module goes, relative to the workspace root.
+const HOST_DIST: &str = "host/dist";
+
+/// Builds `package` for wasm32 with the cargo `profile` and `extra` arguments; the module's path.
+pub(crate) fn build(
+    ctx: &Ctx,
+    profile: &str,
+    package: &str,
+    extra: &[&str],
+) -> Result<PathBuf, Error> {
+    ctx.cargo()
+        .args(["build", "-p", package, "--target", WASM_TARGET])
+        .args(["--profile", profile])
+        .args(extra)
+        .run()?;
+    let file = format!("{}.wasm", package.replace('-', "_"));
+    Ok(ctx.target_dir().join(WASM_TARGET).join(profile).join(file))
+}
+
+/// `wasm-bindgen --target TARGET FLAGS --out-dir OUT MODULE`.
+pub(crate) fn bindgen(
+    ctx: &Ctx,
+    module: &Path,
+    target: &str,
+    flags: &[&str],
+    out: &Path,
+) -> Result<(), Error> {
+    if ctx.find("wasm-bindgen").is_none() {
+        return Err(Error::failed(
+            "wasm-bindgen not found; run `cargo xtask setup`",
+        ));
+    }
+    let (sh, module, out) = (ctx.sh(), ctx.shown(module), ctx.shown(out));
+    Ok(cmd!(
+        sh,
+        "wasm-bindgen --target {target} {flags...} --out-dir {out} {module}"
+    )
+    .run()?)
+}
+
+/// `host/dist`, absolute.
+pub(crate) fn host_dist(ctx: &Ctx) -> PathBuf {
+    ctx.root().join(HOST_DIST)
+}
+
+/// Builds `host/dist/`: the `toolbridge-host` crate with [`SPEED_PROFILE`], and
+/// `wasm-bindgen --target web` writing an ES module, its `.wasm` and its declarations. The ES
+/// module's path.
+pub(crate) fn host_module(ctx: &Ctx) -> Result<PathBuf, Error> {
+    let module = build(ctx, SPEED_PROFILE, "toolbridge-host", &["--lib"])?;
+    let dist = host_dist(ctx);
+    bindgen(ctx, &module, "web", &["--remove-producers-section"], &dist)?;
+    let wasm = dist.join("toolbridge_host_bg.wasm");
+    let size = ctx.sh().read_binary_file(&wasm)?.len();
+    println!("host module: wrote {} ({size} bytes)", ctx.shown(&wasm));
+    Ok(dist.join("toolbridge_host.js"))
+}
