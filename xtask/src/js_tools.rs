@@ -61,7 +61,10 @@ pub(crate) const ALL: [Tool; 5] = [TSC, WASM_OPT, TERSER, PENPAL, COMLINK];
 /// The version `package.json` pins for `tool` in `devDependencies`, without a leading `=`, `^`,
 /// `~` or `v`.
 pub(crate) fn pinned_version(ctx: &Ctx, tool: Tool) -> Result<String, Error> {
-    let manifest = ctx.sh().read_file(format!("{PROJECT_DIR}/package.json"))?;
+    // From the root, whatever directory the shell is in (setup runs npm inside the project).
+    let manifest = ctx
+        .sh()
+        .read_file(ctx.root().join(PROJECT_DIR).join("package.json"))?;
     let pinned = string_at(&manifest, &["devDependencies", tool.package]);
     let pinned = pinned.ok_or_else(|| {
         Error::failed(format!(
@@ -139,6 +142,16 @@ mod tests {
         for tool in ALL {
             let version = pinned_version(&ctx, tool).unwrap();
             assert_eq!(version.split('.').count(), 3, "{}: {version}", tool.package);
+        }
+    }
+
+    #[test]
+    fn pins_are_read_from_inside_the_project_too() {
+        // Setup asks again once npm has run in the project's directory.
+        let ctx = Ctx::new().unwrap();
+        let _inside = ctx.sh().push_dir(PROJECT_DIR);
+        for tool in ALL {
+            assert!(pinned_version(&ctx, tool).is_ok(), "{}", tool.package);
         }
     }
 }
