@@ -28,13 +28,21 @@ async fn submit_sign_in(browser: &Browser, email: &str, password: &str) {
         .unwrap();
 }
 
-/// Signs `email` in from the sign-in page and waits for the app to show them.
+/// Signs `email` in from the sign-in page and waits for the app to show them, and then the
+/// quotes it opens on: the app renders that route only once it has loaded the tools, and a test
+/// that went elsewhere before then would see its page rendered again under it.
 pub(crate) async fn sign_in(browser: &Browser, email: &str, name: &str) {
     submit_sign_in(browser, email, PASSWORD).await;
     browser
         .until(
             "the signed-in user's name in the header",
             &format!("document.getElementById('account-name')?.textContent === {name:?}"),
+        )
+        .await;
+    browser
+        .until(
+            "the quotes page after sign-in",
+            "document.querySelector('#main h1')?.textContent === 'Quotes'",
         )
         .await;
 }
