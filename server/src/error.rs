@@ -93,6 +93,7 @@ fn store_rule(error: &StoreError) -> Option<RuleError> {
                 .to_owned(),
         ),
         StoreError::Database(_)
+        | StoreError::Unusable { .. }
         | StoreError::Migration(_)
         | StoreError::Corrupt { .. }
         | StoreError::Hashing(_)

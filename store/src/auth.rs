@@ -9,12 +9,11 @@ use argon2::Argon2;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use rand::RngCore;
 use rand::rngs::OsRng;
-use sqlx::Row;
-use sqlx::sqlite::SqliteRow;
 use subtle::ConstantTimeEq;
 use toolbridge_protocol::catalog::id_key;
 use toolbridge_protocol::context::{BridgeContextDto, Role};
 
+use crate::db::sql;
 use crate::util::{hex, is_hex, new_id, now_iso, now_unix, random_hex, sha256};
 use crate::{ApiKey, Error, NewApiKey, RateLimit, Record, Scope, Store, User};
 
@@ -81,18 +80,21 @@ pub(crate) async fn hash_password(password: &str) -> Result<String, Error> {
 const USER_COLUMNS: &str = "u.id, u.name, u.email, u.role, u.tenant_id, \
     t.name AS tenant_name, t.culture_code";
 
-/// A user from a row with [`USER_COLUMNS`].
-fn user_from_row(row: &SqliteRow) -> Result<User, Error> {
-    let role: String = row.try_get("role")?;
+/// A row of [`USER_COLUMNS`].
+type UserRow = (String, String, String, String, String, String, String);
+
+/// A user from a row of [`USER_COLUMNS`].
+fn user_from_row(row: UserRow) -> Result<User, Error> {
+    let (id, name, email, role, tenant_id, tenant_name, culture_code) = row;
     Ok(User {
-        id: row.try_get("id")?,
-        name: row.try_get("name")?,
-        email: row.try_get("email")?,
+        id,
+        name,
+        email,
         role: Role::from_token(&role)
             .ok_or_else(|| Error::corrupt(format_args!("role {role:?}")))?,
-        tenant_id: row.try_get("tenant_id")?,
-        tenant_name: row.try_get("tenant_name")?,
-        culture_code: row.try_get("culture_code")?,
+        tenant_id,
+        tenant_name,
+        culture_code,
     })
 }
 
@@ -128,26 +130,52 @@ fn scopes_from_text(text: &str) -> Result<Vec<Scope>, Error> {
 const KEY_COLUMNS: &str =
     "id, tenant_id, name, prefix, scopes, rate_requests, rate_window_secs, created_at, revoked_at";
 
-/// A key from a row with [`KEY_COLUMNS`].
-fn key_from_row(row: &SqliteRow) -> Result<ApiKey, Error> {
-    let rate = |column: &str| {
-        let value: i64 = row.try_get(column)?;
+/// A row of [`KEY_COLUMNS`].
+type KeyRow = (
+    String,
+    String,
+    String,
+    String,
+    String,
+    i64,
+    i64,
+    String,
+    Option<String>,
+);
+
+/// The secret's hash, and a row of [`KEY_COLUMNS`].
+type SecretAndKeyRow = (
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    i64,
+    i64,
+    String,
+    Option<String>,
+);
+
+/// A key from a row of [`KEY_COLUMNS`].
+fn key_from_row(row: KeyRow) -> Result<ApiKey, Error> {
+    let (id, tenant_id, name, prefix, scopes, requests, window_secs, created_at, revoked_at) = row;
+    let rate = |value: i64| {
         u32::try_from(value)
             .map_err(|error| Error::corrupt_because(format_args!("rate limit {value}"), error))
     };
-    let scopes: String = row.try_get("scopes")?;
     Ok(ApiKey {
-        id: row.try_get("id")?,
-        tenant_id: row.try_get("tenant_id")?,
-        name: row.try_get("name")?,
-        prefix: row.try_get("prefix")?,
+        id,
+        tenant_id,
+        name,
+        prefix,
         scopes: scopes_from_text(&scopes)?,
         rate_limit: RateLimit {
-            requests: rate("rate_requests")?,
-            window_secs: rate("rate_window_secs")?,
+            requests: rate(requests)?,
+            window_secs: rate(window_secs)?,
         },
-        created_at: row.try_get("created_at")?,
-        revoked_at: row.try_get("revoked_at")?,
+        created_at,
+        revoked_at,
     })
 }
 
@@ -190,26 +218,39 @@ impl Store {
         email: &str,
         password: &str,
     ) -> Result<Option<User>, Error> {
-        let row = sqlx::query(&format!(
+        type Row = (
+            String,
+            String,
+            String,
+            String,
+            String,
+            String,
+            String,
+            String,
+        );
+        let row: Option<Row> = sql(format!(
             "SELECT {USER_COLUMNS}, u.password_hash FROM users u \
-                 JOIN tenants t ON t.id = u.tenant_id \
-                 WHERE u.email_lower = ? AND u.active = 1"
+             JOIN tenants t ON t.id = u.tenant_id \
+             WHERE u.email_lower = $1 AND u.active = 1"
         ))
         .bind(email.trim().to_lowercase())
         .fetch_optional(&self.pool)
         .await?;
-        let hash: Option<String> = row
-            .as_ref()
-            .map(|row| row.try_get("password_hash"))
-            .transpose()?;
+        let (user, hash) = match row {
+            Some((id, name, email, role, tenant_id, tenant_name, culture_code, hash)) => (
+                Some((id, name, email, role, tenant_id, tenant_name, culture_code)),
+                Some(hash),
+            ),
+            None => (None, None),
+        };
         let password = password.to_owned();
         let matches = blocking(move || {
             let hash = hash.as_deref().unwrap_or_else(|| dummy_hash());
             password_matches(&password, hash)
         })
         .await?;
-        match row {
-            Some(row) if matches => Ok(Some(user_from_row(&row)?)),
+        match user {
+            Some(user) if matches => Ok(Some(user_from_row(user)?)),
             _ => Ok(None),
         }
     }
@@ -221,14 +262,14 @@ impl Store {
         let now = now_unix();
         let expires = now.saturating_add(i64::try_from(ttl_secs).unwrap_or(i64::MAX));
         let mut tx = self.begin_write().await?;
-        sqlx::query("DELETE FROM sessions WHERE expires_at <= ?")
+        sql("DELETE FROM sessions WHERE expires_at <= $1")
             .bind(now)
             .execute(&mut *tx)
             .await?;
         let user_exists: bool =
-            sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM users WHERE id = ? AND active = 1)")
+            sql("SELECT EXISTS (SELECT 1 FROM users WHERE id = $1 AND active = 1)")
                 .bind(user_id)
-                .fetch_one(&mut *tx)
+                .fetch_scalar(&mut *tx)
                 .await?;
         if !user_exists {
             return Err(Error::NotFound {
@@ -236,8 +277,8 @@ impl Store {
                 id: user_id.to_owned(),
             });
         }
-        sqlx::query(
-            "INSERT INTO sessions (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
+        sql(
+            "INSERT INTO sessions (token_hash, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4)",
         )
         .bind(hex(&sha256(token.as_bytes())))
         .bind(user_id)
@@ -252,22 +293,22 @@ impl Store {
     /// The user of an unexpired session; `None` for an unknown, expired or
     /// ended session (or a user made inactive since).
     pub async fn session_user(&self, token: &str) -> Result<Option<User>, Error> {
-        let row = sqlx::query(&format!(
+        let row = sql(format!(
             "SELECT {USER_COLUMNS} FROM sessions s \
              JOIN users u ON u.id = s.user_id \
              JOIN tenants t ON t.id = u.tenant_id \
-             WHERE s.token_hash = ? AND s.expires_at > ? AND u.active = 1"
+             WHERE s.token_hash = $1 AND s.expires_at > $2 AND u.active = 1"
         ))
         .bind(hex(&sha256(token.as_bytes())))
         .bind(now_unix())
         .fetch_optional(&self.pool)
         .await?;
-        row.as_ref().map(user_from_row).transpose()
+        row.map(user_from_row).transpose()
     }
 
     /// Ends a session (nothing happens for an unknown token).
     pub async fn delete_session(&self, token: &str) -> Result<(), Error> {
-        sqlx::query("DELETE FROM sessions WHERE token_hash = ?")
+        sql("DELETE FROM sessions WHERE token_hash = $1")
             .bind(hex(&sha256(token.as_bytes())))
             .execute(&self.pool)
             .await?;
@@ -301,11 +342,10 @@ impl Store {
             .filter(|scope| scopes.contains(scope))
             .collect();
 
-        let tenant_exists: bool =
-            sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM tenants WHERE id = ?)")
-                .bind(tenant_id)
-                .fetch_one(&self.pool)
-                .await?;
+        let tenant_exists: bool = sql("SELECT EXISTS (SELECT 1 FROM tenants WHERE id = $1)")
+            .bind(tenant_id)
+            .fetch_scalar(&self.pool)
+            .await?;
         if !tenant_exists {
             return Err(Error::NotFound {
                 what: Record::Tenant,
@@ -324,9 +364,9 @@ impl Store {
             created_at: now_iso(),
             revoked_at: None,
         };
-        sqlx::query(
+        sql(
             "INSERT INTO api_keys (id, tenant_id, name, prefix, secret_hash, scopes, \
-             rate_requests, rate_window_secs, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+             rate_requests, rate_window_secs, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
         )
         .bind(&key.id)
         .bind(&key.tenant_id)
@@ -350,8 +390,8 @@ impl Store {
         let Some((prefix, secret)) = split_token(token) else {
             return Ok(None);
         };
-        let row = sqlx::query(&format!(
-            "SELECT secret_hash, {KEY_COLUMNS} FROM api_keys WHERE prefix = ?"
+        let row: Option<SecretAndKeyRow> = sql(format!(
+            "SELECT secret_hash, {KEY_COLUMNS} FROM api_keys WHERE prefix = $1"
         ))
         .bind(prefix)
         .fetch_optional(&self.pool)
@@ -359,27 +399,30 @@ impl Store {
         let presented = hex(&sha256(secret.as_bytes()));
         // The prefix is public (lists show it); the secret is what must not
         // leak through timing.
-        let Some(row) = row else {
+        let Some((stored, id, tenant, name, prefix, scopes, requests, window, created, revoked)) =
+            row
+        else {
             return Ok(None);
         };
-        let stored: String = row.try_get("secret_hash")?;
         let matches: bool = presented.as_bytes().ct_eq(stored.as_bytes()).into();
         if !matches {
             return Ok(None);
         }
-        let key = key_from_row(&row)?;
+        let key = key_from_row((
+            id, tenant, name, prefix, scopes, requests, window, created, revoked,
+        ))?;
         Ok(key.revoked_at.is_none().then_some(key))
     }
 
     /// The tenant's keys, revoked ones included, oldest first.
     pub async fn list_api_keys(&self, tenant_id: &str) -> Result<Vec<ApiKey>, Error> {
-        let rows = sqlx::query(&format!(
-            "SELECT {KEY_COLUMNS} FROM api_keys WHERE tenant_id = ? ORDER BY created_at, rowid"
+        let rows: Vec<KeyRow> = sql(format!(
+            "SELECT {KEY_COLUMNS} FROM api_keys WHERE tenant_id = $1 ORDER BY created_at, rowid"
         ))
         .bind(tenant_id)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(key_from_row).collect()
+        rows.into_iter().map(key_from_row).collect()
     }
 
     /// Revokes a key of the tenant. `true` when the tenant has that key (now
@@ -387,22 +430,19 @@ impl Store {
     /// `false` when it has not (unknown id, or another tenant's).
     pub async fn revoke_api_key(&self, tenant_id: &str, key_id: &str) -> Result<bool, Error> {
         let key_id = id_key(key_id);
-        sqlx::query(
-            "UPDATE api_keys SET revoked_at = ? \
-             WHERE tenant_id = ? AND id = ? AND revoked_at IS NULL",
-        )
+        sql("UPDATE api_keys SET revoked_at = $1 \
+             WHERE tenant_id = $2 AND id = $3 AND revoked_at IS NULL")
         .bind(now_iso())
         .bind(tenant_id)
         .bind(&key_id)
         .execute(&self.pool)
         .await?;
-        let exists: bool = sqlx::query_scalar(
-            "SELECT EXISTS (SELECT 1 FROM api_keys WHERE tenant_id = ? AND id = ?)",
-        )
-        .bind(tenant_id)
-        .bind(&key_id)
-        .fetch_one(&self.pool)
-        .await?;
+        let exists: bool =
+            sql("SELECT EXISTS (SELECT 1 FROM api_keys WHERE tenant_id = $1 AND id = $2)")
+                .bind(tenant_id)
+                .bind(&key_id)
+                .fetch_scalar(&self.pool)
+                .await?;
         Ok(exists)
     }
 }

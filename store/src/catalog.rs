@@ -1,12 +1,12 @@
 //! Changes to a tenant's catalog: adding a product. (Reads are in `reads`; the in-memory copies
 //! of catalog reads notice a change through the tenant's catalog version.)
 
-use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
 use toolbridge_protocol::add_lines::Unit;
 use toolbridge_protocol::create_quote::sku_key;
 use toolbridge_protocol::limits::{MAX_LINE_PRICE, TEXT_MAX_CHARS};
 use toolbridge_protocol::{Decimal, Violation};
 
+use crate::db::{Tx, insert_rows, sql};
 use crate::util::new_id;
 use crate::{Error, Store, Unique};
 
@@ -26,35 +26,39 @@ pub struct NewProduct {
 }
 
 /// Rows to one `INSERT` of products (nine parameters to a row), well within SQLite's limit of
-/// 32 766 to a statement.
+/// 32 766 to a statement (and PostgreSQL's of 65 535).
 pub(crate) const PRODUCTS_PER_INSERT: usize = 500;
 
 /// Inserts products into the tenant's catalog, each with its id and whether it is active.
 ///
-/// Many rows to a statement: every statement is a round trip to the connection's thread, and a
-/// row at a time made a demo catalog of 100 000 products the slowest part of starting a server.
+/// Many rows to a statement: every statement is a round trip to the connection's thread (or the
+/// server), and a row at a time made a demo catalog of 100 000 products the slowest part of
+/// starting a server.
 pub(crate) async fn insert_products(
-    conn: &mut SqliteConnection,
+    tx: &mut Tx,
     tenant_id: &str,
     products: &[(String, &NewProduct, bool)],
 ) -> Result<(), sqlx::Error> {
     for chunk in products.chunks(PRODUCTS_PER_INSERT) {
-        let mut insert = QueryBuilder::<Sqlite>::new(
+        let mut insert = sql(insert_rows(
             "INSERT INTO products (id, tenant_id, sku, sku_lower, name, unit, price, cost_price, \
-             active) ",
-        );
-        insert.push_values(chunk, |mut row, (id, product, active)| {
-            row.push_bind(id.clone())
-                .push_bind(tenant_id.to_owned())
-                .push_bind(product.sku.clone())
-                .push_bind(sku_key(&product.sku))
-                .push_bind(product.name.clone())
-                .push_bind(product.unit.token())
-                .push_bind(product.price.to_string())
-                .push_bind(product.cost.to_string())
-                .push_bind(*active);
-        });
-        insert.build().persistent(false).execute(&mut *conn).await?;
+             active)",
+            9,
+            chunk.len(),
+        ))
+        .once();
+        for (id, product, active) in chunk {
+            insert.push_bind(id.as_str());
+            insert.push_bind(tenant_id);
+            insert.push_bind(product.sku.as_str());
+            insert.push_bind(sku_key(&product.sku));
+            insert.push_bind(product.name.as_str());
+            insert.push_bind(product.unit.token());
+            insert.push_bind(product.price.to_string());
+            insert.push_bind(product.cost.to_string());
+            insert.push_bind(*active);
+        }
+        insert.execute(&mut *tx).await?;
     }
     Ok(())
 }
@@ -97,14 +101,13 @@ impl Store {
             name: product.name.trim().to_owned(),
             ..product.clone()
         };
-        let mut conn = self.pool.acquire().await?;
-        let exists: bool = sqlx::query_scalar(
-            "SELECT EXISTS (SELECT 1 FROM products WHERE tenant_id = ? AND sku_lower = ?)",
-        )
-        .bind(tenant_id)
-        .bind(sku_key(&product.sku))
-        .fetch_one(&mut *conn)
-        .await?;
+        let mut tx = self.begin_write().await?;
+        let exists: bool =
+            sql("SELECT EXISTS (SELECT 1 FROM products WHERE tenant_id = $1 AND sku_lower = $2)")
+                .bind(tenant_id)
+                .bind(sku_key(&product.sku))
+                .fetch_scalar(&mut *tx)
+                .await?;
         if exists {
             return Err(Error::Taken {
                 what: Unique::ProductSku,
@@ -112,9 +115,10 @@ impl Store {
             });
         }
         let id = new_id();
-        insert_products(&mut conn, tenant_id, &[(id.clone(), &product, true)])
+        insert_products(&mut tx, tenant_id, &[(id.clone(), &product, true)])
             .await
             .map_err(|error| Error::on_write(error, Unique::ProductSku, &product.sku))?;
+        tx.commit().await?;
         Ok(id)
     }
 }

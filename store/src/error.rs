@@ -50,6 +50,15 @@ pub enum Error {
     /// The demo data goes into an empty database only.
     #[error("the database already holds data")]
     NotEmpty,
+    /// The database named cannot be used: not a path or a URL the store
+    /// reads, or a database it cannot work with.
+    #[error("cannot use {database}: {problem}")]
+    Unusable {
+        /// The database as given (a URL's password hidden).
+        database: String,
+        /// What is wrong with it.
+        problem: String,
+    },
     /// The database failed: I/O, a lock held too long, a lost connection.
     #[error("the database failed")]
     Database(#[from] sqlx::Error),

@@ -3,8 +3,10 @@
 //! Handlers talk to a [`Store`] and never to SQL: tenants, users and their
 //! sessions, API keys, the catalog (products, task templates, cost items),
 //! customers, jobs and quotes, and the installed tools with their files.
-//! Today the store is one `SQLite` file (WAL, foreign keys on, migrations
-//! run on open); a `PostgreSQL` store can sit behind the same methods later.
+//! The store is one `SQLite` file (WAL, foreign keys on), the embedded
+//! default, or a `PostgreSQL` database that several instances can share
+//! ([`Location`]); each has its own migrations, run on open, and the same
+//! methods answer the same on both (`db.rs` says how).
 //!
 //! Every read and write of a tenant's data is scoped to that tenant: another
 //! tenant's id behaves exactly like an id that does not exist (`NOT_FOUND`,
@@ -22,6 +24,7 @@
 mod auth;
 mod cache;
 mod catalog;
+mod db;
 mod error;
 mod migrations;
 mod quotes;
@@ -32,13 +35,14 @@ mod types;
 mod util;
 
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{Sqlite, SqliteConnection, SqlitePool, Transaction};
+use sqlx::{Connection, PgConnection};
 use tokio::sync::MutexGuard;
 
 pub use auth::{KEY_NAME_MAX_CHARS, new_api_key_problems};
@@ -50,17 +54,33 @@ pub use types::{
     ApiKey, Created, DemoSignIn, Idempotency, NewApiKey, RateLimit, Scope, Tenant, User,
 };
 
-/// Connections in the pool per core, and the bounds on the total. Readers
-/// run side by side (WAL) but each keeps a core busy while it runs, and
-/// writers take turns (`BEGIN IMMEDIATE`) whatever the pool's size; more
+use db::{Backend, Pool, Turn, Tx, sql};
+
+/// `SQLite` connections in the pool per core, and the bounds on the total.
+/// Readers run side by side (WAL) but each keeps a core busy while it runs,
+/// and writers take turns (`BEGIN IMMEDIATE`) whatever the pool's size; more
 /// connections than the cores can serve only add memory (each has a thread
 /// and caches of its own). On 2 cores, 4 connections answered the load test
 /// as fast as 16 did.
 const CONNECTIONS_PER_CORE: u32 = 2;
-/// The fewest connections the pool may open, whatever the cores.
+/// The fewest connections the `SQLite` pool may open, whatever the cores.
 const MIN_CONNECTIONS: u32 = 4;
-/// The most connections the pool may open, whatever the cores.
+/// The most connections the `SQLite` pool may open, whatever the cores.
 const MAX_CONNECTIONS: u32 = 16;
+
+/// `PostgreSQL` connections in the pool per core, and the bounds on the total.
+/// A statement there spends most of its time waiting on the network and the
+/// server, not on this process's cores, so more connections than cores keep
+/// them busy; the bounds leave room for several instances within the
+/// server's default `max_connections` (100).
+const PG_CONNECTIONS_PER_CORE: u32 = 4;
+/// The fewest connections the `PostgreSQL` pool may open, whatever the cores.
+const PG_MIN_CONNECTIONS: u32 = 8;
+/// The most connections the `PostgreSQL` pool may open, whatever the cores.
+const PG_MAX_CONNECTIONS: u32 = 32;
+
+/// How long opening a `PostgreSQL` store waits for the server's first answer.
+const PG_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The page cache of each connection, in KiB (`PRAGMA cache_size`, which
 /// takes KiB as a negative number). The kernel's page cache already holds the
@@ -74,17 +94,130 @@ const PAGE_CACHE_KIB: u32 = 128;
 /// How long a statement waits for another connection's write lock.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// Where a store keeps its data, as `--db` gives it: a `SQLite` file's path,
+/// or a `postgres://` (or `postgresql://`) URL.
+#[derive(Clone, PartialEq, Eq)]
+pub enum Location {
+    /// A `SQLite` file (created if missing).
+    Sqlite(PathBuf),
+    /// A `PostgreSQL` database, by its URL (which sqlx reads: host, port,
+    /// user, password, database, `sslmode`, `sslrootcert`, …).
+    Postgres(String),
+}
+
+impl FromStr for Location {
+    type Err = Error;
+
+    /// A URL whose scheme is `postgres` or `postgresql` names a `PostgreSQL`
+    /// database (checked here: a malformed one is refused with what is wrong
+    /// in it); any other scheme is refused; anything else is a file's path.
+    fn from_str(text: &str) -> Result<Self, Error> {
+        let unusable = |problem: String| Error::Unusable {
+            database: redacted(text),
+            problem,
+        };
+        if text.trim().is_empty() {
+            return Err(unusable(
+                "it is empty; give a SQLite file's path or a postgres:// URL".to_owned(),
+            ));
+        }
+        let scheme = text
+            .split_once("://")
+            .map(|(scheme, _)| scheme)
+            .filter(|scheme| {
+                !scheme.is_empty()
+                    && scheme
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+            });
+        match scheme.map(str::to_ascii_lowercase).as_deref() {
+            None => Ok(Location::Sqlite(PathBuf::from(text))),
+            Some("postgres" | "postgresql") => match PgConnectOptions::from_str(text) {
+                Ok(_) => Ok(Location::Postgres(text.to_owned())),
+                Err(error) => Err(unusable(format!(
+                    "not a PostgreSQL URL toolbridge can read: {}",
+                    Unwrapped(&error)
+                ))),
+            },
+            Some(other) => Err(unusable(format!(
+                "{other}:// is not a database toolbridge uses; give a SQLite file's path or a postgres:// URL"
+            ))),
+        }
+    }
+}
+
+impl fmt::Display for Location {
+    /// The path, or the URL with its password hidden.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Location::Sqlite(path) => write!(f, "{}", path.display()),
+            Location::Postgres(url) => f.write_str(&redacted(url)),
+        }
+    }
+}
+
+impl fmt::Debug for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Location::Sqlite(path) => f.debug_tuple("Sqlite").field(path).finish(),
+            Location::Postgres(_) => f.debug_tuple("Postgres").field(&self.to_string()).finish(),
+        }
+    }
+}
+
+/// A configuration error's own words (sqlx prefixes `error with configuration: `).
+struct Unwrapped<'a>(&'a sqlx::Error);
+
+impl fmt::Display for Unwrapped<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            sqlx::Error::Configuration(cause) => write!(f, "{cause}"),
+            other => write!(f, "{other}"),
+        }
+    }
+}
+
+/// `text` with the password of a URL (`user:password@`, `password=`) hidden.
+fn redacted(text: &str) -> String {
+    let Some((scheme, rest)) = text.split_once("://") else {
+        return text.to_owned();
+    };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_end);
+    let authority = match authority.rsplit_once('@') {
+        Some((user_info, host)) => match user_info.split_once(':') {
+            Some((user, _)) => format!("{user}:***@{host}"),
+            None => authority.to_owned(),
+        },
+        None => authority.to_owned(),
+    };
+    let tail = match tail.split_once('?') {
+        Some((path, query)) => {
+            let query: Vec<String> = query
+                .split('&')
+                .map(|pair| match pair.split_once('=') {
+                    Some((key, _)) if key.eq_ignore_ascii_case("password") => format!("{key}=***"),
+                    _ => pair.to_owned(),
+                })
+                .collect();
+            format!("{path}?{}", query.join("&"))
+        }
+        None => tail.to_owned(),
+    };
+    format!("{scheme}://{authority}{tail}")
+}
+
 /// The database. Cheap to clone: clones share one connection pool (and the
 /// in-memory copies of catalog reads).
 #[derive(Clone)]
 pub struct Store {
-    pool: SqlitePool,
+    pool: Pool,
     catalogs: Arc<cache::CatalogCache>,
     /// Where this process's write transactions queue, first come first
     /// served, before they take SQLite's write lock (`BEGIN IMMEDIATE`).
     /// SQLite's own wait for that lock is a poll that is not fair: under
     /// many writers one of them could lose every time until the busy timeout
-    /// and fail.
+    /// and fail. (`PostgreSQL` writes lock the rows they change instead.)
     writes: Arc<tokio::sync::Mutex<()>>,
 }
 
@@ -96,18 +229,26 @@ impl fmt::Debug for Store {
     }
 }
 
-/// How many connections the pool may open on this machine.
-fn pool_size() -> u32 {
+/// How many connections a pool may open on this machine: `per_core` for
+/// each core, within `min..=max`.
+fn pool_size(per_core: u32, min: u32, max: u32) -> u32 {
     let cores = std::thread::available_parallelism()
         .ok()
         .and_then(|cores| u32::try_from(cores.get()).ok())
         .unwrap_or(1);
-    cores
-        .saturating_mul(CONNECTIONS_PER_CORE)
-        .clamp(MIN_CONNECTIONS, MAX_CONNECTIONS)
+    cores.saturating_mul(per_core).clamp(min, max)
 }
 
 impl Store {
+    /// Opens the store at `location`: [`Store::open`] for a `SQLite` file,
+    /// [`Store::open_postgres`] for a `PostgreSQL` URL.
+    pub async fn connect(location: &Location) -> Result<Store, Error> {
+        match location {
+            Location::Sqlite(path) => Store::open(path).await,
+            Location::Postgres(url) => Store::open_postgres(url).await,
+        }
+    }
+
     /// Opens (creating if missing) a `SQLite` file: WAL, foreign keys on,
     /// busy timeout 5 s, a small page cache per connection; runs the
     /// migrations that have not run yet.
@@ -121,24 +262,94 @@ impl Store {
             .busy_timeout(BUSY_TIMEOUT)
             .pragma("cache_size", format!("-{PAGE_CACHE_KIB}"));
         let pool = SqlitePoolOptions::new()
-            .max_connections(pool_size())
+            .max_connections(pool_size(
+                CONNECTIONS_PER_CORE,
+                MIN_CONNECTIONS,
+                MAX_CONNECTIONS,
+            ))
             .min_connections(1)
             .connect_with(options)
             .await?;
-        migrations::migrator().await?.run(&pool).await?;
-        Ok(Store {
+        migrations::migrator(Backend::Sqlite)
+            .await?
+            .run(&pool)
+            .await?;
+        Ok(Store::with(Pool::Sqlite(pool)))
+    }
+
+    /// Opens a `PostgreSQL` database by its URL (the database must exist, in
+    /// UTF-8) and runs the migrations that have not run yet. Several
+    /// instances may open one database at once: the first migrates while the
+    /// others wait (an advisory lock, which [`Store::seed_demo`] takes too).
+    pub async fn open_postgres(url: &str) -> Result<Store, Error> {
+        let location = Location::from_str(url)?;
+        let options = PgConnectOptions::from_str(url)
+            .map_err(|error| Error::Unusable {
+                database: location.to_string(),
+                problem: Unwrapped(&error).to_string(),
+            })?
+            .application_name("toolbridge");
+        // One connection first, for the server's own reason when it cannot
+        // be reached (a pool retries a refused connection until its timeout,
+        // and then says only that it timed out).
+        let mut setup =
+            tokio::time::timeout(PG_CONNECT_TIMEOUT, PgConnection::connect_with(&options))
+                .await
+                .map_err(|_| {
+                    sqlx::Error::Io(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        format!("no answer within {} s", PG_CONNECT_TIMEOUT.as_secs()),
+                    ))
+                })??;
+        let encoding: String = sql("SHOW server_encoding").fetch_scalar(&mut setup).await?;
+        if encoding != "UTF8" {
+            return Err(Error::Unusable {
+                database: location.to_string(),
+                problem: format!(
+                    "its encoding is {encoding}; toolbridge needs UTF8 (CREATE DATABASE … ENCODING 'UTF8')"
+                ),
+            });
+        }
+        sql("SELECT pg_advisory_lock($1)")
+            .bind(Turn::Setup.key())
+            .execute(&mut setup)
+            .await?;
+        let migrated = match migrations::migrator(Backend::Postgres).await {
+            Ok(migrator) => migrator.run_direct(&mut setup).await.map_err(Error::from),
+            Err(error) => Err(error),
+        };
+        // Closing the session ends its advisory lock, whatever happened.
+        setup.close().await?;
+        migrated?;
+        let pool = PgPoolOptions::new()
+            .max_connections(pool_size(
+                PG_CONNECTIONS_PER_CORE,
+                PG_MIN_CONNECTIONS,
+                PG_MAX_CONNECTIONS,
+            ))
+            .connect_with(options)
+            .await?;
+        Ok(Store::with(Pool::Postgres(pool)))
+    }
+
+    fn with(pool: Pool) -> Store {
+        Store {
             pool,
             catalogs: Arc::default(),
             writes: Arc::default(),
-        })
+        }
     }
 
     /// A write transaction, begun in this process's turn at writing, with
     /// SQLite's write lock taken first (`BEGIN IMMEDIATE`), so that what it
-    /// reads stays true until it commits.
+    /// reads stays true until it commits. On `PostgreSQL`, a plain
+    /// transaction: what it reads and must stay true, it locks.
     pub(crate) async fn begin_write(&self) -> Result<Write<'_>, Error> {
-        let turn = self.writes.lock().await;
-        let tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let turn = match self.pool.backend() {
+            Backend::Sqlite => Some(self.writes.lock().await),
+            Backend::Postgres => None,
+        };
+        let tx = self.pool.begin_write().await?;
         Ok(Write { tx, _turn: turn })
     }
 
@@ -149,8 +360,8 @@ impl Store {
 
     /// Whether any tenant exists yet.
     pub async fn is_seeded(&self) -> Result<bool, Error> {
-        let exists: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM tenants)")
-            .fetch_one(&self.pool)
+        let exists: bool = sql("SELECT EXISTS (SELECT 1 FROM tenants)")
+            .fetch_scalar(&self.pool)
             .await?;
         Ok(exists)
     }
@@ -158,7 +369,7 @@ impl Store {
     /// The first tenant made (the demo tenant), for the CLI.
     pub async fn default_tenant(&self) -> Result<Option<Tenant>, Error> {
         let row: Option<(String, String)> =
-            sqlx::query_as("SELECT id, name FROM tenants ORDER BY rowid LIMIT 1")
+            sql("SELECT id, name FROM tenants ORDER BY rowid LIMIT 1")
                 .fetch_optional(&self.pool)
                 .await?;
         Ok(row.map(|(id, name)| Tenant { id, name }))
@@ -166,20 +377,19 @@ impl Store {
 
     /// The tenant with this id.
     pub async fn tenant(&self, tenant_id: &str) -> Result<Option<Tenant>, Error> {
-        let row: Option<(String, String)> =
-            sqlx::query_as("SELECT id, name FROM tenants WHERE id = ?")
-                .bind(toolbridge_protocol::catalog::id_key(tenant_id))
-                .fetch_optional(&self.pool)
-                .await?;
+        let row: Option<(String, String)> = sql("SELECT id, name FROM tenants WHERE id = $1")
+            .bind(toolbridge_protocol::catalog::id_key(tenant_id))
+            .fetch_optional(&self.pool)
+            .await?;
         Ok(row.map(|(id, name)| Tenant { id, name }))
     }
 }
 
-/// A write transaction of [`Store::begin_write`]: the connection it runs on,
-/// and this process's turn at writing, held until it ends.
+/// A write transaction of [`Store::begin_write`]: the transaction, and on
+/// `SQLite` this process's turn at writing, held until it ends.
 pub(crate) struct Write<'s> {
-    tx: Transaction<'static, Sqlite>,
-    _turn: MutexGuard<'s, ()>,
+    tx: Tx,
+    _turn: Option<MutexGuard<'s, ()>>,
 }
 
 impl Write<'_> {
@@ -191,15 +401,98 @@ impl Write<'_> {
 }
 
 impl std::ops::Deref for Write<'_> {
-    type Target = SqliteConnection;
+    type Target = Tx;
 
-    fn deref(&self) -> &SqliteConnection {
+    fn deref(&self) -> &Tx {
         &self.tx
     }
 }
 
 impl std::ops::DerefMut for Write<'_> {
-    fn deref_mut(&mut self) -> &mut SqliteConnection {
+    fn deref_mut(&mut self) -> &mut Tx {
         &mut self.tx
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refusal(text: &str) -> String {
+        match Location::from_str(text) {
+            Err(error @ Error::Unusable { .. }) => error.to_string(),
+            other => panic!("{text:?} was not refused: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_location_is_a_sqlite_path_or_a_postgres_url() {
+        assert_eq!(
+            Location::from_str("toolbridge.sqlite3").unwrap(),
+            Location::Sqlite(PathBuf::from("toolbridge.sqlite3"))
+        );
+        assert_eq!(
+            Location::from_str("/var/lib/tb/db").unwrap(),
+            Location::Sqlite(PathBuf::from("/var/lib/tb/db"))
+        );
+        for url in [
+            "postgres://tb:secret@db.example:5433/toolbridge?sslmode=require",
+            "postgresql://localhost/toolbridge",
+            "POSTGRES://localhost/toolbridge",
+        ] {
+            assert_eq!(
+                Location::from_str(url).unwrap(),
+                Location::Postgres(url.to_owned())
+            );
+        }
+    }
+
+    #[test]
+    fn a_location_that_is_neither_says_what_is_wrong() {
+        let mysql = refusal("mysql://root:hunter2@localhost/tb");
+        assert!(mysql.contains("mysql:// is not a database"), "{mysql}");
+        assert!(!mysql.contains("hunter2"), "{mysql}");
+        let port = refusal("postgres://tb:hunter2@localhost:notaport/tb");
+        assert!(port.contains("not a PostgreSQL URL"), "{port}");
+        assert!(!port.contains("hunter2"), "{port}");
+        let empty = refusal("");
+        assert!(empty.contains("it is empty"), "{empty}");
+    }
+
+    #[test]
+    fn a_postgres_location_shows_without_its_password() {
+        let location = Location::from_str(
+            "postgres://tb:s3cr%40t@db.example:5433/toolbridge?sslmode=require&password=other",
+        )
+        .unwrap();
+        let shown = location.to_string();
+        assert_eq!(
+            shown,
+            "postgres://tb:***@db.example:5433/toolbridge?sslmode=require&password=***"
+        );
+        assert!(!format!("{location:?}").contains("s3cr"));
+        assert_eq!(
+            Location::from_str("postgres://localhost/tb")
+                .unwrap()
+                .to_string(),
+            "postgres://localhost/tb"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_postgres_server_is_named_with_the_reason() {
+        // A port of 127.0.0.1 that nothing listens on: bound, then let go.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .unwrap()
+            .port();
+        let url = format!("postgres://tb:hunter2@127.0.0.1:{port}/tb");
+        let error = Store::connect(&Location::from_str(&url).unwrap())
+            .await
+            .expect_err("nothing listens there");
+        let cause = std::error::Error::source(&error)
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        assert!(cause.contains("Connection refused"), "{error}: {cause}");
     }
 }

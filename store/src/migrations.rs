@@ -1,11 +1,15 @@
-//! The schema's migrations, embedded in the binary as sqlx's `migrate!` would embed them: the
+//! Each backend's migrations, embedded in the binary as sqlx's `migrate!` would embed them: the
 //! version and description from the file name, the migration's SQL and its checksum. So a database
 //! migrated by either one agrees with the other.
 //!
 //! They are listed here rather than by the macro because the macro is a proc-macro crate that
 //! builds sqlx and a second bundled SQLite for the compiler: a fresh release build of the server
-//! had 336 units to build with it and has 224 without. A test checks that the list matches the
+//! had 336 units to build with it and has 224 without. A test checks that each list matches its
 //! directory and what the macro gives.
+//!
+//! `SQLite`'s are in `migrations/sqlite/`, unchanged since they were written (a file that changes
+//! no longer matches the checksum databases keep, and they would refuse to open); `PostgreSQL`'s
+//! in `migrations/postgres/`, starting from the schema `SQLite` had when `PostgreSQL` came.
 
 use std::borrow::Cow;
 use std::future::Future;
@@ -15,39 +19,61 @@ use sqlx::error::BoxDynError;
 use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
 
 use crate::Error;
+use crate::db::Backend;
 
-/// Every migration: its file name in `migrations/` and its SQL, oldest first.
-const FILES: [(&str, &str); 4] = [
-    ("0001_init.sql", include_str!("../migrations/0001_init.sql")),
+/// A migration's file name and its SQL.
+type File = (&'static str, &'static str);
+
+/// Every `SQLite` migration: its file name in `migrations/sqlite/` and its SQL, oldest first.
+const SQLITE: [File; 4] = [
+    (
+        "0001_init.sql",
+        include_str!("../migrations/sqlite/0001_init.sql"),
+    ),
     (
         "0002_catalog_version.sql",
-        include_str!("../migrations/0002_catalog_version.sql"),
+        include_str!("../migrations/sqlite/0002_catalog_version.sql"),
     ),
     (
         "0003_tools.sql",
-        include_str!("../migrations/0003_tools.sql"),
+        include_str!("../migrations/sqlite/0003_tools.sql"),
     ),
     (
         "0004_tool_settings.sql",
-        include_str!("../migrations/0004_tool_settings.sql"),
+        include_str!("../migrations/sqlite/0004_tool_settings.sql"),
     ),
 ];
 
-/// What brings a database up to the schema of this build.
-pub(crate) async fn migrator() -> Result<Migrator, Error> {
-    Ok(Migrator::new(Embedded).await?)
+/// Every `PostgreSQL` migration: its file name in `migrations/postgres/` and its SQL, oldest
+/// first.
+const POSTGRES: [File; 1] = [(
+    "0001_init.sql",
+    include_str!("../migrations/postgres/0001_init.sql"),
+)];
+
+/// The migrations of `backend`.
+fn files(backend: Backend) -> &'static [File] {
+    match backend {
+        Backend::Sqlite => &SQLITE,
+        Backend::Postgres => &POSTGRES,
+    }
 }
 
-/// The migrations of [`FILES`], as a source sqlx's migrator reads.
+/// What brings a database of `backend` up to the schema of this build.
+pub(crate) async fn migrator(backend: Backend) -> Result<Migrator, Error> {
+    Ok(Migrator::new(Embedded(files(backend))).await?)
+}
+
+/// Migrations listed in the binary, as a source sqlx's migrator reads.
 #[derive(Debug)]
-struct Embedded;
+struct Embedded(&'static [File]);
 
 impl MigrationSource<'static> for Embedded {
     fn resolve(
         self,
     ) -> Pin<Box<dyn Future<Output = Result<Vec<Migration>, BoxDynError>> + Send + 'static>> {
-        Box::pin(async {
-            FILES
+        Box::pin(async move {
+            self.0
                 .iter()
                 .map(|&(file_name, sql)| migration(file_name, sql))
                 .collect()
@@ -83,54 +109,96 @@ fn migration(file_name: &str, sql: &'static str) -> Result<Migration, BoxDynErro
 mod tests {
     use super::*;
 
+    /// Each backend, and its directory of migrations.
+    const DIRECTORIES: [(Backend, &str); 2] = [
+        (Backend::Sqlite, "migrations/sqlite"),
+        (Backend::Postgres, "migrations/postgres"),
+    ];
+
     #[test]
-    fn every_file_in_the_migrations_directory_is_listed_with_its_text() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
-        let mut on_disk: Vec<(String, String)> = std::fs::read_dir(&dir)
-            .expect("the migrations directory is readable")
-            .map(|entry| {
-                let path = entry.expect("a readable entry").path();
-                let name = path
-                    .file_name()
-                    .and_then(|name| name.to_str())
-                    .expect("a UTF-8 file name")
-                    .to_owned();
-                let sql = std::fs::read_to_string(&path).expect("a readable migration");
-                (name, sql)
-            })
-            .collect();
-        on_disk.sort();
-        let listed: Vec<(String, String)> = FILES
+    fn every_file_in_each_migrations_directory_is_listed_with_its_text() {
+        for (backend, directory) in DIRECTORIES {
+            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(directory);
+            let mut on_disk: Vec<(String, String)> = std::fs::read_dir(&dir)
+                .expect("the migrations directory is readable")
+                .map(|entry| {
+                    let path = entry.expect("a readable entry").path();
+                    let name = path
+                        .file_name()
+                        .and_then(|name| name.to_str())
+                        .expect("a UTF-8 file name")
+                        .to_owned();
+                    let sql = std::fs::read_to_string(&path).expect("a readable migration");
+                    (name, sql)
+                })
+                .collect();
+            on_disk.sort();
+            let listed: Vec<(String, String)> = files(backend)
+                .iter()
+                .map(|&(name, sql)| (name.to_owned(), sql.to_owned()))
+                .collect();
+            assert_eq!(
+                listed, on_disk,
+                "store/src/migrations.rs must list every file of store/{directory}, in order"
+            );
+        }
+    }
+
+    fn summary(migrator: &Migrator) -> Vec<(i64, String, MigrationType, String, Vec<u8>, bool)> {
+        migrator
             .iter()
-            .map(|&(name, sql)| (name.to_owned(), sql.to_owned()))
-            .collect();
-        assert_eq!(
-            listed, on_disk,
-            "store/src/migrations.rs must list every file of store/migrations, in order"
-        );
+            .map(|m| {
+                (
+                    m.version,
+                    m.description.to_string(),
+                    m.migration_type,
+                    m.sql.to_string(),
+                    m.checksum.to_vec(),
+                    m.no_tx,
+                )
+            })
+            .collect()
     }
 
     #[tokio::test]
     async fn the_migrations_are_those_sqlx_migrate_would_embed() {
-        let ours = migrator().await.expect("the embedded migrations resolve");
-        let macros = sqlx::migrate!("./migrations");
-        let summary = |migrator: &Migrator| -> Vec<_> {
-            migrator
-                .iter()
-                .map(|m| {
-                    (
-                        m.version,
-                        m.description.to_string(),
-                        m.migration_type,
-                        m.sql.to_string(),
-                        m.checksum.to_vec(),
-                        m.no_tx,
-                    )
-                })
-                .collect()
-        };
-        assert_eq!(summary(&ours), summary(&macros));
+        let sqlite = migrator(Backend::Sqlite).await.expect("they resolve");
+        assert_eq!(
+            summary(&sqlite),
+            summary(&sqlx::migrate!("./migrations/sqlite"))
+        );
+        let postgres = migrator(Backend::Postgres).await.expect("they resolve");
+        assert_eq!(
+            summary(&postgres),
+            summary(&sqlx::migrate!("./migrations/postgres"))
+        );
     }
+
+    #[tokio::test]
+    async fn the_sqlite_migrations_keep_the_checksums_databases_hold() {
+        // SHA-384 of each file as first released: a database that ran a migration keeps its
+        // checksum and refuses to open if the file no longer matches.
+        let sqlite = migrator(Backend::Sqlite).await.expect("they resolve");
+        let checksums: Vec<String> = sqlite
+            .iter()
+            .map(|m| {
+                m.checksum.iter().fold(String::new(), |mut hex, byte| {
+                    use std::fmt::Write as _;
+                    let _ = write!(hex, "{byte:02x}");
+                    hex
+                })
+            })
+            .collect();
+        assert_eq!(checksums, RELEASED_SQLITE_CHECKSUMS);
+    }
+
+    /// SHA-384 of each `SQLite` migration as released.
+    const RELEASED_SQLITE_CHECKSUMS: [&str; 4] = [
+        "3c9f01828b014da45b88a2ca60fd002d1671eeff60ba3b026bb8d149eec4f3d87a363161a68ea50451d070f11e50cf74",
+        "3a1c74f44567b7f21403309a4274679632f270e9d33ff56d524bb0f29c38af1013538abdb78fd1206dabb63600146e57",
+        "ecac023d5580f688757cb7b891170f9ebb48cb878ad47de70d9757c3960846135dceec9db0fa8ab43e287bf9b1070cb5",
+        "e410b22a8e5a07b7f288a6d36a0b9c7ea2d5d3917db72aad458133b0098296c26d2c4da26e2e39830cc87f8b6e506537",
+    ];
 
     #[test]
     fn a_badly_named_file_is_refused_with_its_name() {

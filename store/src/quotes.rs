@@ -3,8 +3,6 @@
 
 use std::collections::BTreeMap;
 
-use sqlx::sqlite::SqliteRow;
-use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection};
 use toolbridge_protocol::Decimal;
 use toolbridge_protocol::Violation;
 use toolbridge_protocol::add_lines::{LineType, Unit};
@@ -20,6 +18,7 @@ use toolbridge_protocol::quote::{
 };
 use toolbridge_protocol::quote_header::HeaderChange;
 
+use crate::db::{Tx, insert_rows, sql};
 use crate::util::{decimal, new_id, now_iso, to_u32};
 use crate::{Created, Error, Idempotency, QuoteAction, Record, Store, Unique, Write};
 
@@ -73,27 +72,27 @@ fn check_editable(header: &QuoteHeader, action: QuoteAction) -> Result<(), Error
 /// A quote of the tenant in full; `NOT_FOUND` when the tenant has none with
 /// this (normalised) id.
 pub(crate) async fn load_quote(
-    conn: &mut SqliteConnection,
+    tx: &mut Tx,
     tenant_id: &str,
     quote_id: &str,
 ) -> Result<QuoteDto, Error> {
-    let row = sqlx::query(
-        "SELECT q.id, q.reference, q.customer_id, c.name AS customer_name, q.job_id, q.title, \
+    let row: Option<HeaderRow> = sql(
+        "SELECT q.id, q.reference, q.customer_id, c.name, q.job_id, q.title, \
          q.quote_type, q.status, q.date, q.expiry_days FROM quotes q \
          JOIN customers c ON c.id = q.customer_id \
-         WHERE q.tenant_id = ? AND q.id = ?",
+         WHERE q.tenant_id = $1 AND q.id = $2",
     )
     .bind(tenant_id)
     .bind(quote_id)
-    .fetch_optional(&mut *conn)
+    .fetch_optional(&mut *tx)
     .await?;
-    let header = header_from_row(&row.ok_or_else(|| not_found(quote_id))?)?;
-    let lines = load_lines(conn, &header.id).await?;
+    let header = header_from_row(row.ok_or_else(|| not_found(quote_id))?)?;
+    let lines = load_lines(tx, &header.id).await?;
 
     let keys: Vec<(String, i64)> =
-        sqlx::query_as("SELECT group_key, group_id FROM quote_group_keys WHERE quote_id = ?")
+        sql("SELECT group_key, group_id FROM quote_group_keys WHERE quote_id = $1")
             .bind(&header.id)
-            .fetch_all(&mut *conn)
+            .fetch_all(&mut *tx)
             .await?;
     let group_keys = keys
         .into_iter()
@@ -108,61 +107,107 @@ pub(crate) async fn load_quote(
     })
 }
 
-/// A quote's header from its row, as [`load_quote`] reads it.
-fn header_from_row(row: &SqliteRow) -> Result<QuoteHeader, Error> {
-    let quote_type: String = row.try_get("quote_type")?;
-    let status: String = row.try_get("status")?;
+/// A quote's header as [`load_quote`] reads it: id, reference, customer id and name, job id,
+/// title, type, status, date, expiry days.
+type HeaderRow = (
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    String,
+    String,
+    String,
+    i64,
+);
+
+/// A quote's header from its row.
+fn header_from_row(row: HeaderRow) -> Result<QuoteHeader, Error> {
+    let (id, reference, customer_id, customer_name, job_id, title, quote_type, status, date, days) =
+        row;
     Ok(QuoteHeader {
-        id: row.try_get("id")?,
-        reference: row.try_get("reference")?,
-        customer_id: row.try_get("customer_id")?,
-        customer_name: row.try_get("customer_name")?,
-        job_id: row.try_get("job_id")?,
-        title: row.try_get("title")?,
+        id,
+        reference,
+        customer_id,
+        customer_name,
+        job_id,
+        title,
         quote_type: quote_type_from_name(&quote_type)?,
         status: status_from_name(&status)?,
-        date: row.try_get("date")?,
-        expiry_days: to_u32(row.try_get("expiry_days")?)?,
+        date,
+        expiry_days: to_u32(days)?,
     })
 }
 
+/// A quote line as [`load_lines`] reads it, in the order of its columns.
+type LineRow = (
+    i64,
+    String,
+    Option<String>,
+    Option<String>,
+    String,
+    Option<String>,
+    Option<String>,
+    String,
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+    i64,
+    i64,
+    Option<i64>,
+);
+
 /// A quote's lines with their amounts, in order.
-async fn load_lines(conn: &mut SqliteConnection, quote_id: &str) -> Result<Vec<PricedLine>, Error> {
-    let rows = sqlx::query(
+async fn load_lines(tx: &mut Tx, quote_id: &str) -> Result<Vec<PricedLine>, Error> {
+    let rows: Vec<LineRow> = sql(
         "SELECT line_no, line_type, linked_item_id, product_code, description, specification, \
          location, qty, unit, unit_price, cost_price, tax_rate, section, group_id, injected, \
-         parent_line_no FROM quote_lines WHERE quote_id = ? ORDER BY position",
+         parent_line_no FROM quote_lines WHERE quote_id = $1 ORDER BY position",
     )
     .bind(quote_id)
-    .fetch_all(&mut *conn)
+    .fetch_all(&mut *tx)
     .await?;
     let mut lines = Vec::with_capacity(rows.len());
     for row in rows {
-        let line_type: String = row.try_get(1)?;
-        let unit: String = row.try_get(8)?;
-        let qty: String = row.try_get(7)?;
-        let unit_price: String = row.try_get(9)?;
-        let cost_price: String = row.try_get(10)?;
-        let tax_rate: String = row.try_get(11)?;
-        let parent: Option<i64> = row.try_get(15)?;
+        let (
+            line_no,
+            line_type,
+            linked_item_id,
+            product_code,
+            description,
+            specification,
+            location,
+            qty,
+            unit,
+            unit_price,
+            cost_price,
+            tax_rate,
+            section,
+            group_id,
+            injected,
+            parent,
+        ) = row;
         let line = QuoteLine {
-            line_no: to_u32(row.try_get(0)?)?,
+            line_no: to_u32(line_no)?,
             line_type: LineType::from_token(&line_type)
                 .ok_or_else(|| Error::corrupt(format_args!("line type {line_type:?}")))?,
-            linked_item_id: row.try_get(2)?,
-            product_code: row.try_get(3)?,
-            description: row.try_get(4)?,
-            specification: row.try_get(5)?,
-            location: row.try_get(6)?,
+            linked_item_id,
+            product_code,
+            description,
+            specification,
+            location,
             qty: decimal(&qty)?,
             unit: Unit::from_token(&unit)
                 .ok_or_else(|| Error::corrupt(format_args!("unit {unit:?}")))?,
             unit_price: decimal(&unit_price)?,
             cost_price: decimal(&cost_price)?,
             tax_rate: decimal(&tax_rate)?,
-            section: row.try_get(12)?,
-            group_id: to_u32(row.try_get(13)?)?,
-            injected: row.try_get(14)?,
+            section,
+            group_id: to_u32(group_id)?,
+            injected: injected != 0,
             parent_line_no: parent.map(to_u32).transpose()?,
         };
         lines.push(PricedLine::new(line));
@@ -171,65 +216,66 @@ async fn load_lines(conn: &mut SqliteConnection, quote_id: &str) -> Result<Vec<P
 }
 
 /// Replaces a quote's lines and group keys, and its stored total.
-async fn write_lines(conn: &mut SqliteConnection, quote: &QuoteDto) -> Result<(), Error> {
+async fn write_lines(tx: &mut Tx, quote: &QuoteDto) -> Result<(), Error> {
     let quote_id = quote.header.id.as_str();
     for table in ["quote_lines", "quote_group_keys"] {
-        sqlx::query(&format!("DELETE FROM {table} WHERE quote_id = ?"))
+        sql(format!("DELETE FROM {table} WHERE quote_id = $1"))
             .bind(quote_id)
-            .execute(&mut *conn)
+            .execute(&mut *tx)
             .await?;
     }
-    insert_lines(conn, quote).await?;
-    sqlx::query("UPDATE quotes SET total = ? WHERE id = ?")
+    insert_lines(tx, quote).await?;
+    sql("UPDATE quotes SET total = $1 WHERE id = $2")
         .bind(quote.totals.total.to_string())
         .bind(quote_id)
-        .execute(&mut *conn)
+        .execute(&mut *tx)
         .await?;
     Ok(())
 }
 
 /// Adds a quote's lines and group keys.
-async fn insert_lines(conn: &mut SqliteConnection, quote: &QuoteDto) -> Result<(), Error> {
+async fn insert_lines(tx: &mut Tx, quote: &QuoteDto) -> Result<(), Error> {
     let quote_id = quote.header.id.as_str();
     for (chunk_no, chunk) in quote.lines.chunks(LINES_PER_INSERT).enumerate() {
-        let mut insert = QueryBuilder::<Sqlite>::new(
+        let mut insert = sql(insert_rows(
             "INSERT INTO quote_lines (quote_id, position, line_no, line_type, linked_item_id, \
              product_code, description, specification, location, qty, unit, unit_price, \
-             cost_price, tax_rate, section, group_id, injected, parent_line_no) ",
-        );
-        insert.push_values(chunk.iter().enumerate(), |mut row, (i, priced)| {
+             cost_price, tax_rate, section, group_id, injected, parent_line_no)",
+            18,
+            chunk.len(),
+        ))
+        .once();
+        for (i, priced) in chunk.iter().enumerate() {
             let line = &priced.line;
             let position = i64::try_from(chunk_no * LINES_PER_INSERT + i).unwrap_or(i64::MAX);
-            row.push_bind(quote_id.to_owned())
-                .push_bind(position)
-                .push_bind(i64::from(line.line_no))
-                .push_bind(line.line_type.token())
-                .push_bind(line.linked_item_id.clone())
-                .push_bind(line.product_code.clone())
-                .push_bind(line.description.clone())
-                .push_bind(line.specification.clone())
-                .push_bind(line.location.clone())
-                .push_bind(line.qty.to_string())
-                .push_bind(line.unit.token())
-                .push_bind(line.unit_price.to_string())
-                .push_bind(line.cost_price.to_string())
-                .push_bind(line.tax_rate.to_string())
-                .push_bind(line.section.clone())
-                .push_bind(i64::from(line.group_id))
-                .push_bind(line.injected)
-                .push_bind(line.parent_line_no.map(i64::from));
-        });
-        insert.build().persistent(false).execute(&mut *conn).await?;
+            insert.push_bind(quote_id);
+            insert.push_bind(position);
+            insert.push_bind(line.line_no);
+            insert.push_bind(line.line_type.token());
+            insert.push_bind(&line.linked_item_id);
+            insert.push_bind(&line.product_code);
+            insert.push_bind(&line.description);
+            insert.push_bind(&line.specification);
+            insert.push_bind(&line.location);
+            insert.push_bind(line.qty.to_string());
+            insert.push_bind(line.unit.token());
+            insert.push_bind(line.unit_price.to_string());
+            insert.push_bind(line.cost_price.to_string());
+            insert.push_bind(line.tax_rate.to_string());
+            insert.push_bind(&line.section);
+            insert.push_bind(line.group_id);
+            insert.push_bind(line.injected);
+            insert.push_bind(line.parent_line_no.map(i64::from));
+        }
+        insert.execute(&mut *tx).await?;
     }
     for (key, group_id) in &quote.group_keys {
-        sqlx::query(
-            "INSERT INTO quote_group_keys (quote_id, group_key, group_id) VALUES (?, ?, ?)",
-        )
-        .bind(quote_id)
-        .bind(key)
-        .bind(i64::from(*group_id))
-        .execute(&mut *conn)
-        .await?;
+        sql("INSERT INTO quote_group_keys (quote_id, group_key, group_id) VALUES ($1, $2, $3)")
+            .bind(quote_id)
+            .bind(key)
+            .bind(i64::from(*group_id))
+            .execute(&mut *tx)
+            .await?;
     }
     Ok(())
 }
@@ -237,15 +283,15 @@ async fn insert_lines(conn: &mut SqliteConnection, quote: &QuoteDto) -> Result<(
 /// Adds a quote of the tenant, its lines and its total; the header's customer (and job) must be
 /// the tenant's. [`Error::Taken`] when another quote of the tenant has its reference.
 pub(crate) async fn insert_quote(
-    conn: &mut SqliteConnection,
+    tx: &mut Tx,
     tenant_id: &str,
     quote: &QuoteDto,
 ) -> Result<(), Error> {
     let header = &quote.header;
-    sqlx::query(
+    sql(
         "INSERT INTO quotes (id, tenant_id, reference, customer_id, job_id, title, \
          quote_type, status, date, expiry_days, total) \
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
     )
     .bind(&header.id)
     .bind(tenant_id)
@@ -258,22 +304,22 @@ pub(crate) async fn insert_quote(
     .bind(&header.date)
     .bind(i64::from(header.expiry_days))
     .bind(quote.totals.total.to_string())
-    .execute(&mut *conn)
+    .execute(&mut *tx)
     .await
     .map_err(|error| Error::on_write(error, Unique::QuoteReference, &header.reference))?;
-    insert_lines(conn, quote).await
+    insert_lines(tx, quote).await
 }
 
 /// Adds a customer to the tenant; its id.
 pub(crate) async fn insert_customer(
-    conn: &mut SqliteConnection,
+    tx: &mut Tx,
     tenant_id: &str,
     customer: &NewCustomer,
 ) -> Result<String, Error> {
     let id = new_id();
-    sqlx::query(
+    sql(
         "INSERT INTO customers (id, tenant_id, name, email, email_lower, phone) \
-         VALUES (?, ?, ?, ?, ?, ?)",
+         VALUES ($1, $2, $3, $4, $5, $6)",
     )
     .bind(&id)
     .bind(tenant_id)
@@ -281,7 +327,7 @@ pub(crate) async fn insert_customer(
     .bind(&customer.email)
     .bind(email_key(&customer.email))
     .bind(&customer.phone)
-    .execute(&mut *conn)
+    .execute(&mut *tx)
     .await?;
     Ok(id)
 }
@@ -309,7 +355,7 @@ fn linked(row: ProductRow) -> Result<LinkedProduct, Error> {
 }
 
 async fn resolve_customer(
-    conn: &mut SqliteConnection,
+    tx: &mut Tx,
     tenant_id: &str,
     choice: &CustomerChoice,
     violations: &mut Vec<Violation>,
@@ -317,10 +363,10 @@ async fn resolve_customer(
     match choice {
         CustomerChoice::Existing { customer_id } => {
             let found: Option<(String, String)> =
-                sqlx::query_as("SELECT id, name FROM customers WHERE tenant_id = ? AND id = ?")
+                sql("SELECT id, name FROM customers WHERE tenant_id = $1 AND id = $2")
                     .bind(tenant_id)
                     .bind(id_key(customer_id))
-                    .fetch_optional(&mut *conn)
+                    .fetch_optional(&mut *tx)
                     .await?;
             if let Some((id, name)) = found {
                 return Ok(Some((CustomerPlan::Existing(id, name), None)));
@@ -329,13 +375,13 @@ async fn resolve_customer(
             Ok(None)
         }
         CustomerChoice::FromJob { job_id } => {
-            let found: Option<(String, String, String)> = sqlx::query_as(
+            let found: Option<(String, String, String)> = sql(
                 "SELECT j.id, c.id, c.name FROM jobs j JOIN customers c ON c.id = j.customer_id \
-                 WHERE j.tenant_id = ? AND j.id = ?",
+                 WHERE j.tenant_id = $1 AND j.id = $2",
             )
             .bind(tenant_id)
             .bind(id_key(job_id))
-            .fetch_optional(&mut *conn)
+            .fetch_optional(&mut *tx)
             .await?;
             match found {
                 Some((job, customer, name)) => {
@@ -348,13 +394,13 @@ async fn resolve_customer(
             }
         }
         CustomerChoice::UpsertByEmail { email, .. } => {
-            let found: Option<(String, String)> = sqlx::query_as(
-                "SELECT id, name FROM customers WHERE tenant_id = ? AND email_lower = ? \
+            let found: Option<(String, String)> = sql(
+                "SELECT id, name FROM customers WHERE tenant_id = $1 AND email_lower = $2 \
                  ORDER BY name, id LIMIT 1",
             )
             .bind(tenant_id)
             .bind(email_key(email))
-            .fetch_optional(&mut *conn)
+            .fetch_optional(&mut *tx)
             .await?;
             Ok(match (found, choice.customer_to_create()) {
                 (Some((id, name)), _) => Some((CustomerPlan::Existing(id, name), None)),
@@ -372,24 +418,24 @@ async fn resolve_customer(
 /// applied. A `skuId` that is not an active product of the tenant is a
 /// violation at `lines[i].skuId`.
 async fn resolve_lines(
-    conn: &mut SqliteConnection,
+    tx: &mut Tx,
     tenant_id: &str,
     lines: &[NewQuoteLine],
     default_tax_rate: Decimal,
     violations: &mut Vec<Violation>,
 ) -> Result<Vec<QuoteLine>, Error> {
     const BY_ID: &str = "SELECT id, sku, name, unit, cost_price FROM products \
-                         WHERE tenant_id = ? AND active = 1 AND id = ?";
+                         WHERE tenant_id = $1 AND active = 1 AND id = $2";
     const BY_SKU: &str = "SELECT id, sku, name, unit, cost_price FROM products \
-                          WHERE tenant_id = ? AND active = 1 AND sku_lower = ?";
+                          WHERE tenant_id = $1 AND active = 1 AND sku_lower = $2";
     let mut resolved = Vec::with_capacity(lines.len());
     for (i, line) in lines.iter().enumerate() {
         let product = match &line.product {
             LineProduct::SkuId(sku_id) => {
-                let row: Option<ProductRow> = sqlx::query_as(BY_ID)
+                let row: Option<ProductRow> = sql(BY_ID)
                     .bind(tenant_id)
                     .bind(id_key(sku_id))
-                    .fetch_optional(&mut *conn)
+                    .fetch_optional(&mut *tx)
                     .await?;
                 if row.is_none() {
                     violations.push(unknown_sku_id(i, sku_id));
@@ -397,10 +443,10 @@ async fn resolve_lines(
                 row.map(linked).transpose()?
             }
             LineProduct::Code(code) => {
-                let row: Option<ProductRow> = sqlx::query_as(BY_SKU)
+                let row: Option<ProductRow> = sql(BY_SKU)
                     .bind(tenant_id)
                     .bind(sku_key(code))
-                    .fetch_optional(&mut *conn)
+                    .fetch_optional(&mut *tx)
                     .await?;
                 row.map(linked).transpose()?
             }
@@ -413,33 +459,27 @@ async fn resolve_lines(
 }
 
 /// The next free generated reference of the tenant: `Q-` and its sequence.
-async fn next_reference(conn: &mut SqliteConnection, tenant_id: &str) -> Result<String, Error> {
+async fn next_reference(tx: &mut Tx, tenant_id: &str) -> Result<String, Error> {
     loop {
-        let seq: i64 = sqlx::query_scalar(
-            "UPDATE tenants SET quote_seq = quote_seq + 1 WHERE id = ? RETURNING quote_seq",
-        )
-        .bind(tenant_id)
-        .fetch_one(&mut *conn)
-        .await?;
+        let seq: i64 =
+            sql("UPDATE tenants SET quote_seq = quote_seq + 1 WHERE id = $1 RETURNING quote_seq")
+                .bind(tenant_id)
+                .fetch_scalar(&mut *tx)
+                .await?;
         let reference = generated_reference(u64::try_from(seq).unwrap_or_default());
-        if !reference_taken(conn, tenant_id, &reference).await? {
+        if !reference_taken(tx, tenant_id, &reference).await? {
             return Ok(reference);
         }
     }
 }
 
-async fn reference_taken(
-    conn: &mut SqliteConnection,
-    tenant_id: &str,
-    reference: &str,
-) -> Result<bool, Error> {
-    let taken: bool = sqlx::query_scalar(
-        "SELECT EXISTS (SELECT 1 FROM quotes WHERE tenant_id = ? AND reference = ?)",
-    )
-    .bind(tenant_id)
-    .bind(reference)
-    .fetch_one(&mut *conn)
-    .await?;
+async fn reference_taken(tx: &mut Tx, tenant_id: &str, reference: &str) -> Result<bool, Error> {
+    let taken: bool =
+        sql("SELECT EXISTS (SELECT 1 FROM quotes WHERE tenant_id = $1 AND reference = $2)")
+            .bind(tenant_id)
+            .bind(reference)
+            .fetch_scalar(&mut *tx)
+            .await?;
     Ok(taken)
 }
 
@@ -458,18 +498,16 @@ fn check_idempotency_key(key: &str) -> Result<(), Error> {
 /// The quote an earlier request with this idempotency key created, when the
 /// body was the same; [`Error::IdempotencyKeyReused`] when it was not.
 async fn earlier_quote(
-    conn: &mut SqliteConnection,
+    tx: &mut Tx,
     tenant_id: &str,
     idempotency: &Idempotency,
 ) -> Result<Option<String>, Error> {
-    let seen: Option<(String, String)> = sqlx::query_as(
-        "SELECT body_hash, quote_id FROM idempotency_keys \
-         WHERE tenant_id = ? AND key_id = ? AND idem_key = ?",
-    )
+    let seen: Option<(String, String)> = sql("SELECT body_hash, quote_id FROM idempotency_keys \
+         WHERE tenant_id = $1 AND key_id = $2 AND idem_key = $3")
     .bind(tenant_id)
     .bind(&idempotency.key_id)
     .bind(&idempotency.key)
-    .fetch_optional(&mut *conn)
+    .fetch_optional(&mut *tx)
     .await?;
     match seen {
         None => Ok(None),
@@ -481,12 +519,11 @@ async fn earlier_quote(
 }
 
 /// The tenant's default tax rate; [`Error::NotFound`] for an unknown tenant.
-async fn tenant_tax_rate(conn: &mut SqliteConnection, tenant_id: &str) -> Result<Decimal, Error> {
-    let rate: Option<String> =
-        sqlx::query_scalar("SELECT default_tax_rate FROM tenants WHERE id = ?")
-            .bind(tenant_id)
-            .fetch_optional(&mut *conn)
-            .await?;
+async fn tenant_tax_rate(tx: &mut Tx, tenant_id: &str) -> Result<Decimal, Error> {
+    let rate: Option<String> = sql("SELECT default_tax_rate FROM tenants WHERE id = $1")
+        .bind(tenant_id)
+        .fetch_optional_scalar(&mut *tx)
+        .await?;
     match rate {
         Some(rate) => decimal(&rate),
         None => Err(Error::NotFound {
@@ -498,17 +535,33 @@ async fn tenant_tax_rate(conn: &mut SqliteConnection, tenant_id: &str) -> Result
 
 /// The id and name of the quote's customer, creating the customer when planned.
 async fn customer_for_quote(
-    conn: &mut SqliteConnection,
+    tx: &mut Tx,
     tenant_id: &str,
     plan: CustomerPlan,
 ) -> Result<(String, String), Error> {
     match plan {
         CustomerPlan::Existing(id, name) => Ok((id, name)),
         CustomerPlan::Create(customer) => {
-            let id = insert_customer(conn, tenant_id, &customer).await?;
+            let id = insert_customer(tx, tenant_id, &customer).await?;
             Ok((id, customer.name))
         }
     }
+}
+
+/// Attempts at creating a quote when other transactions get in the way (several processes on
+/// one `PostgreSQL`): a generated reference or the idempotency key taken meanwhile.
+const CREATE_ATTEMPTS: usize = 3;
+
+/// Locks the tenant's quote until the write ends, so that writes to one quote take turns and
+/// each sees what the one before it left (its state, its lines).
+async fn lock_quote(tx: &mut Tx, tenant_id: &str, quote_id: &str) -> Result<(), Error> {
+    tx.lock_rows(
+        sql("SELECT id FROM quotes WHERE tenant_id = $1 AND id = $2")
+            .bind(tenant_id)
+            .bind(quote_id),
+    )
+    .await?;
+    Ok(())
 }
 
 impl Store {
@@ -529,9 +582,12 @@ impl Store {
     /// take it meanwhile); without one the next `Q-<n>` is used. Violations
     /// come together in one [`Error::Invalid`].
     ///
-    /// With an idempotency key, in the same transaction: a key seen before
-    /// with the same body answers the first quote (`replayed`, nothing
-    /// created); with another body it is [`Error::IdempotencyKeyReused`].
+    /// With an idempotency key, claimed in the same transaction: a key seen
+    /// before with the same body answers the first quote (`replayed`,
+    /// nothing created); with another body it is
+    /// [`Error::IdempotencyKeyReused`]. Requests with the same key at once,
+    /// from any number of processes, make one quote: the others wait for it
+    /// and answer it.
     pub async fn create_quote(
         &self,
         tenant_id: &str,
@@ -541,16 +597,58 @@ impl Store {
         if let Some(idempotency) = idempotency {
             check_idempotency_key(&idempotency.key)?;
         }
-        // The write lock first, so that requests with the same idempotency
-        // key run one after the other.
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            let taken = match self.try_create_quote(tenant_id, request, idempotency).await {
+                Ok(Some(created)) => return Ok(created),
+                Ok(None) => None,
+                Err(error @ Error::Taken { .. }) => Some(error),
+                Err(error) => return Err(error),
+            };
+            // Another transaction committed first. With the same idempotency key, its
+            // quote is the answer (the reference it took may be this request's own).
+            if let Some(idempotency) = idempotency {
+                let mut tx = self.pool.begin_read().await?;
+                if let Some(quote_id) = earlier_quote(&mut tx, tenant_id, idempotency).await? {
+                    let quote = load_quote(&mut tx, tenant_id, &quote_id).await?;
+                    tx.commit().await?;
+                    return Ok(Created {
+                        quote,
+                        replayed: true,
+                    });
+                }
+            }
+            // A reference the request named is taken: that is the answer. A generated one
+            // taken meanwhile is not the request's fault: the next one is free.
+            if attempts >= CREATE_ATTEMPTS || request.quote_ref.is_some() {
+                return Err(taken.unwrap_or_else(|| {
+                    Error::corrupt(
+                        "an idempotency key another transaction claimed, which is not there",
+                    )
+                }));
+            }
+        }
+    }
+
+    /// One attempt of [`Store::create_quote`], in one transaction. `None`
+    /// when another transaction committed the same idempotency key while
+    /// this one ran (several processes on one `PostgreSQL`): this one rolled
+    /// back, and the other's quote is the answer.
+    async fn try_create_quote(
+        &self,
+        tenant_id: &str,
+        request: &NewQuote,
+        idempotency: Option<&Idempotency>,
+    ) -> Result<Option<Created>, Error> {
         let mut tx = self.begin_write().await?;
 
         if let Some(idempotency) = idempotency {
             if let Some(quote_id) = earlier_quote(&mut tx, tenant_id, idempotency).await? {
-                return Ok(Created {
+                return Ok(Some(Created {
                     quote: committed_quote(tx, tenant_id, &quote_id).await?,
                     replayed: true,
-                });
+                }));
             }
         }
         let default_tax_rate = tenant_tax_rate(&mut tx, tenant_id).await?;
@@ -585,11 +683,12 @@ impl Store {
         insert_quote(&mut tx, tenant_id, &quote).await?;
 
         if let Some(idempotency) = idempotency {
-            sqlx::query(
-                "INSERT INTO idempotency_keys \
+            // The claim: of two transactions with the same key, the second waits here for the
+            // first, and inserts nothing if it commits.
+            let claimed = sql("INSERT INTO idempotency_keys \
                  (tenant_id, key_id, idem_key, body_hash, quote_id, created_at) \
-                 VALUES (?, ?, ?, ?, ?, ?)",
-            )
+                 VALUES ($1, $2, $3, $4, $5, $6) \
+                 ON CONFLICT (tenant_id, key_id, idem_key) DO NOTHING")
             .bind(tenant_id)
             .bind(&idempotency.key_id)
             .bind(&idempotency.key)
@@ -598,12 +697,15 @@ impl Store {
             .bind(now_iso())
             .execute(&mut *tx)
             .await?;
+            if claimed == 0 {
+                return Ok(None);
+            }
         }
         tx.commit().await?;
-        Ok(Created {
+        Ok(Some(Created {
             quote,
             replayed: false,
-        })
+        }))
     }
 
     /// Replaces every line of a Draft quote (and its group keys) in one
@@ -612,6 +714,7 @@ impl Store {
     /// that exist; every violation in one [`Error::Invalid`]);
     /// [`Error::QuoteLocked`] unless the quote is a Draft; [`Error::NotFound`]
     /// unless the tenant has it. Answers the saved quote with its totals.
+    /// Saves (and sends) of one quote take turns.
     pub async fn save_lines(
         &self,
         tenant_id: &str,
@@ -621,6 +724,7 @@ impl Store {
     ) -> Result<QuoteDto, Error> {
         let quote_id = id_key(quote_id);
         let mut tx = self.begin_write().await?;
+        lock_quote(&mut tx, tenant_id, &quote_id).await?;
         let current = load_quote(&mut tx, tenant_id, &quote_id).await?;
         check_editable(&current.header, QuoteAction::Change)?;
         let quote =
@@ -643,18 +747,18 @@ impl Store {
     ) -> Result<QuoteDto, Error> {
         let quote_id = id_key(quote_id);
         let mut tx = self.begin_write().await?;
+        lock_quote(&mut tx, tenant_id, &quote_id).await?;
         let header = load_quote(&mut tx, tenant_id, &quote_id).await?.header;
         check_editable(&header, QuoteAction::Change)?;
         let customer_id = match &change.customer_id {
             Some(id) => {
                 let id = id_key(id);
-                let known: bool = sqlx::query_scalar(
-                    "SELECT EXISTS (SELECT 1 FROM customers WHERE tenant_id = ? AND id = ?)",
-                )
-                .bind(tenant_id)
-                .bind(&id)
-                .fetch_one(&mut *tx)
-                .await?;
+                let known: bool =
+                    sql("SELECT EXISTS (SELECT 1 FROM customers WHERE tenant_id = $1 AND id = $2)")
+                        .bind(tenant_id)
+                        .bind(&id)
+                        .fetch_scalar(&mut *tx)
+                        .await?;
                 if !known {
                     return Err(Error::Invalid(vec![Violation::new(
                         "customerId",
@@ -665,9 +769,9 @@ impl Store {
             }
             None => header.customer_id,
         };
-        sqlx::query(
-            "UPDATE quotes SET customer_id = ?, quote_type = ?, date = ?, expiry_days = ? \
-             WHERE tenant_id = ? AND id = ?",
+        sql(
+            "UPDATE quotes SET customer_id = $1, quote_type = $2, date = $3, expiry_days = $4 \
+             WHERE tenant_id = $5 AND id = $6",
         )
         .bind(&customer_id)
         .bind(quote_type_name(
@@ -688,8 +792,9 @@ impl Store {
     pub async fn send_quote(&self, tenant_id: &str, quote_id: &str) -> Result<QuoteDto, Error> {
         let quote_id = id_key(quote_id);
         let mut tx = self.begin_write().await?;
+        lock_quote(&mut tx, tenant_id, &quote_id).await?;
         let row: Option<(String, String)> =
-            sqlx::query_as("SELECT status, reference FROM quotes WHERE tenant_id = ? AND id = ?")
+            sql("SELECT status, reference FROM quotes WHERE tenant_id = $1 AND id = $2")
                 .bind(tenant_id)
                 .bind(&quote_id)
                 .fetch_optional(&mut *tx)
@@ -703,7 +808,7 @@ impl Store {
             status,
             action: QuoteAction::Send,
         })?;
-        sqlx::query("UPDATE quotes SET status = ? WHERE tenant_id = ? AND id = ?")
+        sql("UPDATE quotes SET status = $1 WHERE tenant_id = $2 AND id = $3")
             .bind(sent.as_str())
             .bind(tenant_id)
             .bind(&quote_id)

@@ -13,11 +13,12 @@ use toolbridge_protocol::money::decimal_to_f64;
 use toolbridge_protocol::paging::{BridgePagedResult, ListRequest, PageRequest};
 use toolbridge_protocol::quote::{BridgeQuoteDto, QuoteDto, QuoteStatus};
 
+use crate::db::{Decoded, Exec, sql};
 use crate::quotes::load_quote;
 use crate::util::{decimal, hex, limit_offset, past_the_end, sha256, to_u64};
 use crate::{Error, Store};
 
-/// The codes of a `codes` request as the JSON array `json_each` reads.
+/// The codes of a `codes` request as a JSON array (see [`crate::db::Backend::text_set`]).
 fn codes_json(codes: &[String]) -> String {
     serde_json::Value::from(codes.to_vec()).to_string()
 }
@@ -36,8 +37,8 @@ fn all_on_one_page<T>(items: Vec<T>) -> Result<BridgePagedResult<T>, Error> {
 }
 
 /// How to list a tenant's rows: a count, and one page whose last two
-/// parameters are `LIMIT ? OFFSET ?`. Both take the tenant id first; both
-/// are fixed text, never built from input.
+/// parameters are `LIMIT $2 OFFSET $3`. Both take the tenant id first
+/// (`$1`); both are fixed text, never built from input.
 struct Listing {
     count: &'static str,
     page: &'static str,
@@ -55,22 +56,22 @@ impl Store {
         to_dto: impl Fn(R) -> Result<T, Error>,
     ) -> Result<BridgePagedResult<T>, Error>
     where
-        R: for<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow> + Send + Unpin,
+        R: Decoded,
     {
-        let mut tx = self.pool.begin().await?;
-        let total: i64 = sqlx::query_scalar(listing.count)
+        let mut tx = self.pool.begin_read().await?;
+        let total: i64 = sql(listing.count)
             .bind(tenant_id)
-            .fetch_one(&mut *tx)
+            .fetch_scalar(&mut tx)
             .await?;
         let total = to_u64(total)?;
         let mut items = Vec::new();
         if !past_the_end(page, total) {
             let (limit, offset) = limit_offset(page);
-            let rows: Vec<R> = sqlx::query_as(listing.page)
+            let rows: Vec<R> = sql(listing.page)
                 .bind(tenant_id)
                 .bind(limit)
                 .bind(offset)
-                .fetch_all(&mut *tx)
+                .fetch_all(&mut tx)
                 .await?;
             items = rows.into_iter().map(to_dto).collect::<Result<_, _>>()?;
         }
@@ -78,19 +79,23 @@ impl Store {
         Ok(page.envelope(items, total))
     }
 
-    /// Every row whose code is in `codes`, on one page; `sql` takes the
-    /// tenant id and the codes as a JSON array.
+    /// Every row whose code is in `codes`, on one page, by code; `select`
+    /// takes the tenant id (`$1`), and the codes follow as `$2`.
     async fn by_codes<R, T>(
         &self,
         tenant_id: &str,
         codes: &[String],
-        sql: &'static str,
+        select: &'static str,
         to_dto: impl Fn(R) -> Result<T, Error>,
     ) -> Result<BridgePagedResult<T>, Error>
     where
-        R: for<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow> + Send + Unpin,
+        R: Decoded,
     {
-        let rows: Vec<R> = sqlx::query_as(sql)
+        let text = format!(
+            "{select} AND code IN ({}) ORDER BY code",
+            self.pool.backend().text_set("$2")
+        );
+        let rows: Vec<R> = sql(text)
             .bind(tenant_id)
             .bind(codes_json(codes))
             .fetch_all(&self.pool)
@@ -105,9 +110,9 @@ impl Store {
         page: PageRequest,
     ) -> Result<BridgePagedResult<BridgeCustomerDto>, Error> {
         let listing = Listing {
-            count: "SELECT COUNT(*) FROM customers WHERE tenant_id = ?",
-            page: "SELECT id, name, email, phone FROM customers WHERE tenant_id = ? \
-                   ORDER BY name, id LIMIT ? OFFSET ?",
+            count: "SELECT COUNT(*) FROM customers WHERE tenant_id = $1",
+            page: "SELECT id, name, email, phone FROM customers WHERE tenant_id = $1 \
+                   ORDER BY name, id LIMIT $2 OFFSET $3",
         };
         self.page_of(tenant_id, page, &listing, |(id, name, email, phone)| {
             Ok(BridgeCustomerDto {
@@ -150,17 +155,16 @@ impl Store {
     /// Reads the tenant's active products and keeps them with the catalog
     /// version they were read at.
     async fn load_products(&self, tenant_id: &str) -> Result<Arc<Vec<BridgeProductDto>>, Error> {
-        let mut tx = self.pool.begin().await?;
-        let version = catalog_version(&mut *tx, tenant_id)
+        let mut tx = self.pool.begin_read().await?;
+        let version = catalog_version(&mut tx, tenant_id)
             .await?
             .unwrap_or_default();
-        let rows: Vec<(String, String, String, String, String)> = sqlx::query_as(
-            "SELECT id, sku, name, price, unit FROM products \
-             WHERE tenant_id = ? AND active = 1 ORDER BY sku, id",
-        )
-        .bind(tenant_id)
-        .fetch_all(&mut *tx)
-        .await?;
+        let rows: Vec<(String, String, String, String, String)> =
+            sql("SELECT id, sku, name, price, unit FROM products \
+             WHERE tenant_id = $1 AND active = 1 ORDER BY sku, id")
+            .bind(tenant_id)
+            .fetch_all(&mut tx)
+            .await?;
         tx.commit().await?;
         let products = rows
             .into_iter()
@@ -189,15 +193,14 @@ impl Store {
     ) -> Result<BridgePagedResult<BridgeTaskTemplateDto>, Error> {
         let to_dto = |(id, code, name)| Ok(BridgeTaskTemplateDto { id, code, name });
         if let Some(codes) = &request.codes {
-            let sql = "SELECT id, code, name FROM task_templates \
-                       WHERE tenant_id = ? AND active = 1 \
-                       AND code IN (SELECT value FROM json_each(?)) ORDER BY code";
-            return self.by_codes(tenant_id, codes, sql, to_dto).await;
+            let select = "SELECT id, code, name FROM task_templates \
+                          WHERE tenant_id = $1 AND active = 1";
+            return self.by_codes(tenant_id, codes, select, to_dto).await;
         }
         let listing = Listing {
-            count: "SELECT COUNT(*) FROM task_templates WHERE tenant_id = ? AND active = 1",
-            page: "SELECT id, code, name FROM task_templates WHERE tenant_id = ? AND active = 1 \
-                   ORDER BY code LIMIT ? OFFSET ?",
+            count: "SELECT COUNT(*) FROM task_templates WHERE tenant_id = $1 AND active = 1",
+            page: "SELECT id, code, name FROM task_templates WHERE tenant_id = $1 AND active = 1 \
+                   ORDER BY code LIMIT $2 OFFSET $3",
         };
         self.page_of(tenant_id, request.paging, &listing, to_dto)
             .await
@@ -219,15 +222,14 @@ impl Store {
             })
         };
         if let Some(codes) = &request.codes {
-            let sql = "SELECT id, code, name, item_type FROM cost_items \
-                       WHERE tenant_id = ? AND active = 1 \
-                       AND code IN (SELECT value FROM json_each(?)) ORDER BY code";
-            return self.by_codes(tenant_id, codes, sql, to_dto).await;
+            let select = "SELECT id, code, name, item_type FROM cost_items \
+                          WHERE tenant_id = $1 AND active = 1";
+            return self.by_codes(tenant_id, codes, select, to_dto).await;
         }
         let listing = Listing {
-            count: "SELECT COUNT(*) FROM cost_items WHERE tenant_id = ? AND active = 1",
+            count: "SELECT COUNT(*) FROM cost_items WHERE tenant_id = $1 AND active = 1",
             page: "SELECT id, code, name, item_type FROM cost_items \
-                   WHERE tenant_id = ? AND active = 1 ORDER BY code LIMIT ? OFFSET ?",
+                   WHERE tenant_id = $1 AND active = 1 ORDER BY code LIMIT $2 OFFSET $3",
         };
         self.page_of(tenant_id, request.paging, &listing, to_dto)
             .await
@@ -240,11 +242,11 @@ impl Store {
         page: PageRequest,
     ) -> Result<BridgePagedResult<BridgeJobDto>, Error> {
         let listing = Listing {
-            count: "SELECT COUNT(*) FROM jobs WHERE tenant_id = ? AND closed = 0",
+            count: "SELECT COUNT(*) FROM jobs WHERE tenant_id = $1 AND closed = 0",
             page: "SELECT j.id, j.reference, c.name, j.customer_id, j.status FROM jobs j \
                    JOIN customers c ON c.id = j.customer_id \
-                   WHERE j.tenant_id = ? AND j.closed = 0 \
-                   ORDER BY j.reference, j.id LIMIT ? OFFSET ?",
+                   WHERE j.tenant_id = $1 AND j.closed = 0 \
+                   ORDER BY j.reference, j.id LIMIT $2 OFFSET $3",
         };
         self.page_of(
             tenant_id,
@@ -270,10 +272,10 @@ impl Store {
         page: PageRequest,
     ) -> Result<BridgePagedResult<BridgeQuoteDto>, Error> {
         let listing = Listing {
-            count: "SELECT COUNT(*) FROM quotes WHERE tenant_id = ?",
+            count: "SELECT COUNT(*) FROM quotes WHERE tenant_id = $1",
             page: "SELECT q.id, q.reference, c.name, q.total, q.status, q.date FROM quotes q \
                    JOIN customers c ON c.id = q.customer_id \
-                   WHERE q.tenant_id = ? ORDER BY q.date DESC, q.rowid DESC LIMIT ? OFFSET ?",
+                   WHERE q.tenant_id = $1 ORDER BY q.date DESC, q.rowid DESC LIMIT $2 OFFSET $3",
         };
         self.page_of(
             tenant_id,
@@ -296,7 +298,7 @@ impl Store {
 
     /// One quote in full; `NOT_FOUND` when the tenant has no such quote.
     pub async fn quote(&self, tenant_id: &str, quote_id: &str) -> Result<QuoteDto, Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.pool.begin_read().await?;
         let quote = load_quote(&mut tx, tenant_id, &id_key(quote_id)).await?;
         tx.commit().await?;
         Ok(quote)
@@ -304,8 +306,11 @@ impl Store {
 
     /// How many quotes the tenant has.
     pub async fn quote_count(&self, tenant_id: &str) -> Result<u64, Error> {
-        let mut conn = self.pool.acquire().await?;
-        quote_count(&mut conn, tenant_id).await
+        let total: i64 = sql("SELECT COUNT(*) FROM quotes WHERE tenant_id = $1")
+            .bind(tenant_id)
+            .fetch_scalar(&self.pool)
+            .await?;
+        to_u64(total)
     }
 
     /// The active products (with their task sequences, steps naming inactive
@@ -331,39 +336,38 @@ impl Store {
         &self,
         tenant_id: &str,
     ) -> Result<Arc<(CatalogIndex, String)>, Error> {
-        let mut tx = self.pool.begin().await?;
-        let version = catalog_version(&mut *tx, tenant_id)
+        let mut tx = self.pool.begin_read().await?;
+        let version = catalog_version(&mut tx, tenant_id)
             .await?
             .unwrap_or_default();
-        let templates: Vec<(String, String, String, String, String)> = sqlx::query_as(
+        let templates: Vec<(String, String, String, String, String)> = sql(
             "SELECT id, code, name, unit_price, cost_price FROM task_templates \
-             WHERE tenant_id = ? AND active = 1 ORDER BY code, id",
+             WHERE tenant_id = $1 AND active = 1 ORDER BY code, id",
         )
         .bind(tenant_id)
-        .fetch_all(&mut *tx)
+        .fetch_all(&mut tx)
         .await?;
-        let cost_items: Vec<(String, String, String, String)> = sqlx::query_as(
-            "SELECT id, code, name, item_type FROM cost_items \
-             WHERE tenant_id = ? AND active = 1 ORDER BY code, id",
+        let cost_items: Vec<(String, String, String, String)> =
+            sql("SELECT id, code, name, item_type FROM cost_items \
+             WHERE tenant_id = $1 AND active = 1 ORDER BY code, id")
+            .bind(tenant_id)
+            .fetch_all(&mut tx)
+            .await?;
+        let products: Vec<(String, String)> = sql(
+            "SELECT id, sku FROM products WHERE tenant_id = $1 AND active = 1 ORDER BY sku, id",
         )
         .bind(tenant_id)
-        .fetch_all(&mut *tx)
+        .fetch_all(&mut tx)
         .await?;
-        let products: Vec<(String, String)> = sqlx::query_as(
-            "SELECT id, sku FROM products WHERE tenant_id = ? AND active = 1 ORDER BY sku, id",
-        )
-        .bind(tenant_id)
-        .fetch_all(&mut *tx)
-        .await?;
-        let steps: Vec<(String, String, String)> = sqlx::query_as(
+        let steps: Vec<(String, String, String)> = sql(
             "SELECT pt.product_id, pt.task_template_id, pt.qty_per_unit FROM product_tasks pt \
              JOIN products p ON p.id = pt.product_id \
              JOIN task_templates t ON t.id = pt.task_template_id \
-             WHERE p.tenant_id = ? AND p.active = 1 AND t.active = 1 \
+             WHERE p.tenant_id = $1 AND p.active = 1 AND t.active = 1 \
              ORDER BY pt.product_id, pt.position",
         )
         .bind(tenant_id)
-        .fetch_all(&mut *tx)
+        .fetch_all(&mut tx)
         .await?;
         tx.commit().await?;
 
@@ -419,22 +423,10 @@ impl Store {
 }
 
 /// The tenant's catalog version; `None` for an unknown tenant.
-async fn catalog_version<'c, E>(executor: E, tenant_id: &str) -> Result<Option<i64>, Error>
-where
-    E: sqlx::SqliteExecutor<'c>,
-{
-    let version: Option<i64> =
-        sqlx::query_scalar("SELECT catalog_version FROM tenants WHERE id = ?")
-            .bind(tenant_id)
-            .fetch_optional(executor)
-            .await?;
-    Ok(version)
-}
-
-async fn quote_count(conn: &mut sqlx::SqliteConnection, tenant_id: &str) -> Result<u64, Error> {
-    let total: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM quotes WHERE tenant_id = ?")
+async fn catalog_version<'c>(on: impl Exec<'c>, tenant_id: &str) -> Result<Option<i64>, Error> {
+    let version: Option<i64> = sql("SELECT catalog_version FROM tenants WHERE id = $1")
         .bind(tenant_id)
-        .fetch_one(&mut *conn)
+        .fetch_optional_scalar(on)
         .await?;
-    to_u64(total)
+    Ok(version)
 }

@@ -8,7 +8,6 @@ use std::collections::BTreeMap;
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
 use time::{Duration, OffsetDateTime};
 use toolbridge_protocol::Decimal;
 use toolbridge_protocol::add_lines::{LineType, Unit};
@@ -19,6 +18,7 @@ use toolbridge_protocol::quote::{QuoteDto, QuoteHeader, QuoteLine, QuoteStatus, 
 
 use crate::auth::hash_password;
 use crate::catalog::{PRODUCTS_PER_INSERT, insert_products};
+use crate::db::{Turn, Tx, insert_rows, sql};
 use crate::quotes::{NEW_QUOTE_EXPIRY_DAYS, insert_customer, insert_quote};
 use crate::util::{iso, new_id, now_iso};
 use crate::{DemoSignIn, Error, NewProduct, Store};
@@ -445,7 +445,8 @@ impl Store {
     /// Seeds the demo data in one transaction and returns the demo sign-ins.
     /// `products` is the size of the demo tenant's catalog
     /// ([`DEFAULT_SEED_PRODUCTS`] by default). Refuses ([`Error::NotEmpty`])
-    /// when the database already holds a tenant.
+    /// when the database already holds a tenant: of several processes
+    /// seeding one database at once, one seeds and the others are refused.
     pub async fn seed_demo(&self, products: u32) -> Result<Vec<DemoSignIn>, Error> {
         let mut rng = StdRng::seed_from_u64(0x7001_b41d);
         let tenants = [harbour(products, &mut rng), other_co()];
@@ -458,8 +459,11 @@ impl Store {
         }
 
         let mut tx = self.begin_write().await?;
-        let seeded: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM tenants)")
-            .fetch_one(&mut *tx)
+        // Instances starting together on one empty PostgreSQL database: one seeds, and the
+        // others find its tenants.
+        tx.take_turn(Turn::Setup).await?;
+        let seeded: bool = sql("SELECT EXISTS (SELECT 1 FROM tenants)")
+            .fetch_scalar(&mut *tx)
             .await?;
         if seeded {
             return Err(Error::NotEmpty);
@@ -467,9 +471,9 @@ impl Store {
         let mut sign_ins = Vec::new();
         for tenant in &tenants {
             let tenant_id = new_id();
-            sqlx::query(
+            sql(
                 "INSERT INTO tenants (id, name, culture_code, default_tax_rate, quote_seq, \
-                 created_at) VALUES (?, ?, ?, ?, 1000, ?)",
+                 created_at) VALUES ($1, $2, $3, $4, 1000, $5)",
             )
             .bind(&tenant_id)
             .bind(tenant.name)
@@ -479,9 +483,9 @@ impl Store {
             .execute(&mut *tx)
             .await?;
             for (email, name, role) in &tenant.users {
-                sqlx::query(
+                sql(
                     "INSERT INTO users (id, tenant_id, name, email, email_lower, role, \
-                     password_hash) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                     password_hash) VALUES ($1, $2, $3, $4, $5, $6, $7)",
                 )
                 .bind(new_id())
                 .bind(&tenant_id)
@@ -489,7 +493,7 @@ impl Store {
                 .bind(*email)
                 .bind(email.to_lowercase())
                 .bind(role.token())
-                .bind(hashes.get(email))
+                .bind(hashes.get(email).map(String::as_str))
                 .execute(&mut *tx)
                 .await?;
                 sign_ins.push(DemoSignIn {
@@ -508,7 +512,7 @@ impl Store {
 }
 
 async fn seed_tenant_rows(
-    conn: &mut SqliteConnection,
+    tx: &mut Tx,
     tenant_id: &str,
     tenant: &TenantSeed,
 ) -> Result<Seeded, Error> {
@@ -525,10 +529,10 @@ async fn seed_tenant_rows(
         };
         seeded
             .customers
-            .push(insert_customer(conn, tenant_id, &customer).await?);
+            .push(insert_customer(tx, tenant_id, &customer).await?);
     }
 
-    seeded.products = seed_catalog(conn, tenant_id, tenant).await?;
+    seeded.products = seed_catalog(tx, tenant_id, tenant).await?;
 
     for i in 0..tenant.jobs {
         let id = new_id();
@@ -539,9 +543,9 @@ async fn seed_tenant_rows(
             break;
         };
         let closed = tenant.closed_jobs.contains(&i);
-        sqlx::query(
+        sql(
             "INSERT INTO jobs (id, tenant_id, reference, customer_id, status, closed) \
-             VALUES (?, ?, ?, ?, ?, ?)",
+             VALUES ($1, $2, $3, $4, $5, $6)",
         )
         .bind(&id)
         .bind(tenant_id)
@@ -553,7 +557,7 @@ async fn seed_tenant_rows(
             STAGES[i % STAGES.len()]
         })
         .bind(closed)
-        .execute(&mut *conn)
+        .execute(&mut *tx)
         .await?;
         seeded.jobs.push((id, customer.clone()));
     }
@@ -563,16 +567,16 @@ async fn seed_tenant_rows(
 /// The tenant's task templates, cost items and products; answers the active
 /// products.
 async fn seed_catalog(
-    conn: &mut SqliteConnection,
+    tx: &mut Tx,
     tenant_id: &str,
     tenant: &TenantSeed,
 ) -> Result<Vec<SeededProduct>, Error> {
     let mut template_ids = BTreeMap::new();
     for (code, name, sell, cost, active) in &tenant.templates {
         let id = new_id();
-        sqlx::query(
+        sql(
             "INSERT INTO task_templates (id, tenant_id, code, name, unit_price, cost_price, \
-             active) VALUES (?, ?, ?, ?, ?, ?, ?)",
+             active) VALUES ($1, $2, $3, $4, $5, $6, $7)",
         )
         .bind(&id)
         .bind(tenant_id)
@@ -581,14 +585,14 @@ async fn seed_catalog(
         .bind(sell.to_string())
         .bind(cost.to_string())
         .bind(*active)
-        .execute(&mut *conn)
+        .execute(&mut *tx)
         .await?;
         template_ids.insert(*code, id);
     }
     for (code, name, item_type, active) in &tenant.cost_items {
-        sqlx::query(
+        sql(
             "INSERT INTO cost_items (id, tenant_id, code, name, item_type, active) \
-             VALUES (?, ?, ?, ?, ?, ?)",
+             VALUES ($1, $2, $3, $4, $5, $6)",
         )
         .bind(new_id())
         .bind(tenant_id)
@@ -596,17 +600,17 @@ async fn seed_catalog(
         .bind(*name)
         .bind(*item_type)
         .bind(*active)
-        .execute(&mut *conn)
+        .execute(&mut *tx)
         .await?;
     }
 
-    seed_products(conn, tenant_id, &tenant.products, &template_ids).await
+    seed_products(tx, tenant_id, &tenant.products, &template_ids).await
 }
 
 /// The products of a tenant's catalog, with their tasks (`template_ids` maps a task template's
 /// code to its id); answers the active ones.
 async fn seed_products(
-    conn: &mut SqliteConnection,
+    tx: &mut Tx,
     tenant_id: &str,
     products: &[ProductSeed],
     template_ids: &BTreeMap<&str, String>,
@@ -617,7 +621,7 @@ async fn seed_products(
         .iter()
         .map(|(id, seed)| (id.clone(), &seed.product, seed.active))
         .collect();
-    insert_products(conn, tenant_id, &products).await?;
+    insert_products(tx, tenant_id, &products).await?;
     let tasks: Vec<(&String, i64, &String, Decimal)> =
         rows.iter()
             .flat_map(|(id, product)| {
@@ -635,19 +639,19 @@ async fn seed_products(
             })
             .collect();
     for chunk in tasks.chunks(TASKS_PER_INSERT) {
-        let mut insert = QueryBuilder::<Sqlite>::new(
-            "INSERT INTO product_tasks (product_id, position, task_template_id, qty_per_unit) ",
-        );
-        insert.push_values(
-            chunk,
-            |mut row, (id, position, template_id, qty_per_unit)| {
-                row.push_bind((*id).clone())
-                    .push_bind(*position)
-                    .push_bind((*template_id).clone())
-                    .push_bind(qty_per_unit.to_string());
-            },
-        );
-        insert.build().persistent(false).execute(&mut *conn).await?;
+        let mut insert = sql(insert_rows(
+            "INSERT INTO product_tasks (product_id, position, task_template_id, qty_per_unit)",
+            4,
+            chunk.len(),
+        ))
+        .once();
+        for (id, position, template_id, qty_per_unit) in chunk {
+            insert.push_bind(id.as_str());
+            insert.push_bind(*position);
+            insert.push_bind(template_id.as_str());
+            insert.push_bind(qty_per_unit.to_string());
+        }
+        insert.execute(&mut *tx).await?;
     }
     Ok(rows
         .into_iter()
@@ -715,7 +719,7 @@ fn demo_line(
 }
 
 async fn seed_quotes(
-    conn: &mut SqliteConnection,
+    tx: &mut Tx,
     tenant_id: &str,
     tenant: &TenantSeed,
     seeded: &Seeded,
@@ -764,16 +768,16 @@ async fn seed_quotes(
             expiry_days: NEW_QUOTE_EXPIRY_DAYS,
         };
         insert_quote(
-            conn,
+            tx,
             tenant_id,
             &QuoteDto::new(header, lines, BTreeMap::new()),
         )
         .await?;
     }
-    sqlx::query("UPDATE tenants SET quote_seq = ? WHERE id = ?")
+    sql("UPDATE tenants SET quote_seq = $1 WHERE id = $2")
         .bind(1000 + i64::try_from(tenant.quotes).unwrap_or(0))
         .bind(tenant_id)
-        .execute(&mut *conn)
+        .execute(&mut *tx)
         .await?;
     Ok(())
 }

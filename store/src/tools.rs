@@ -11,13 +11,13 @@
 
 use std::collections::BTreeMap;
 
-use sqlx::Row;
 use toolbridge_protocol::Violation;
 use toolbridge_protocol::manifest::{Permissions, SLUG_RULE, ToolManifest, ToolType, is_tool_slug};
 use toolbridge_protocol::settings::{
     SettingDeclaration, SettingValues, check_values, effective_values, retained_values,
 };
 
+use crate::db::{Turn, Tx, sql};
 use crate::util::{hex, now_iso, sha256};
 use crate::{Error, Store};
 
@@ -55,6 +55,24 @@ const TOOL_COLUMNS: &str = "t.slug, t.name, t.short_name, t.tool_type, t.version
     (SELECT COUNT(*) FROM tool_files f WHERE f.slug = t.slug) AS file_count, \
     (SELECT COALESCE(SUM(LENGTH(f.body)), 0) FROM tool_files f WHERE f.slug = t.slug) AS total_bytes";
 
+/// A row of [`TOOL_COLUMNS`].
+type ToolRow = (
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    i64,
+    String,
+    String,
+    i64,
+    i64,
+);
+
 impl Store {
     /// Installs a checked bundle as the tool `slug`, replacing the tool's
     /// manifest and every file if it is installed already (in one
@@ -76,23 +94,22 @@ impl Store {
         }
         let digest = bundle_digest(files);
         let mut tx = self.begin_write().await?;
-        let replaced = sqlx::query(&format!(
-            "SELECT {TOOL_COLUMNS} FROM tools t WHERE t.slug = ?"
+        tx.take_turn(Turn::Tools).await?;
+        let replaced: Option<ToolRow> = sql(format!(
+            "SELECT {TOOL_COLUMNS} FROM tools t WHERE t.slug = $1"
         ))
         .bind(slug)
         .fetch_optional(&mut *tx)
-        .await?
-        .as_ref()
-        .map(tool_from_row)
-        .transpose()?;
-        sqlx::query("DELETE FROM tool_files WHERE slug = ?")
+        .await?;
+        let replaced = replaced.map(tool_from_row).transpose()?;
+        sql("DELETE FROM tool_files WHERE slug = $1")
             .bind(slug)
             .execute(&mut *tx)
             .await?;
-        sqlx::query(
+        sql(
             "INSERT INTO tools (slug, name, short_name, tool_type, version, description, entry, \
              setting_declarations, connect_origins, enabled, bundle_sha256, installed_at) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1, $10, $11) \
              ON CONFLICT (slug) DO UPDATE SET name = excluded.name, \
              short_name = excluded.short_name, tool_type = excluded.tool_type, \
              version = excluded.version, description = excluded.description, \
@@ -120,7 +137,7 @@ impl Store {
         .execute(&mut *tx)
         .await?;
         for (path, body) in files {
-            sqlx::query("INSERT INTO tool_files (slug, path, sha256, body) VALUES (?, ?, ?, ?)")
+            sql("INSERT INTO tool_files (slug, path, sha256, body) VALUES ($1, $2, $3, $4)")
                 .bind(slug)
                 .bind(*path)
                 .bind(hex(&sha256(body)))
@@ -129,7 +146,7 @@ impl Store {
                 .await?;
         }
         let stored: Vec<(String, String)> =
-            sqlx::query_as("SELECT tenant_id, setting_values FROM tool_settings WHERE slug = ?")
+            sql("SELECT tenant_id, setting_values FROM tool_settings WHERE slug = $1")
                 .bind(slug)
                 .fetch_all(&mut *tx)
                 .await?;
@@ -152,8 +169,8 @@ impl Store {
         &self,
         tenant_id: &str,
     ) -> Result<BTreeMap<String, SettingValues>, Error> {
-        let rows: Vec<(String, String)> = sqlx::query_as(
-            "SELECT slug, setting_values FROM tool_settings WHERE tenant_id = ? ORDER BY slug",
+        let rows: Vec<(String, String)> = sql(
+            "SELECT slug, setting_values FROM tool_settings WHERE tenant_id = $1 ORDER BY slug",
         )
         .bind(tenant_id)
         .fetch_all(&self.pool)
@@ -180,10 +197,11 @@ impl Store {
         values: &serde_json::Value,
     ) -> Result<Option<SettingValues>, Error> {
         let mut tx = self.begin_write().await?;
+        tx.take_turn(Turn::Tools).await?;
         let declarations: Option<String> =
-            sqlx::query_scalar("SELECT setting_declarations FROM tools WHERE slug = ?")
+            sql("SELECT setting_declarations FROM tools WHERE slug = $1")
                 .bind(slug)
-                .fetch_optional(&mut *tx)
+                .fetch_optional_scalar(&mut *tx)
                 .await?;
         let Some(declarations) = declarations else {
             return Ok(None);
@@ -197,29 +215,29 @@ impl Store {
 
     /// Every installed tool, by slug.
     pub async fn tools(&self) -> Result<Vec<InstalledTool>, Error> {
-        let rows = sqlx::query(&format!(
+        let rows: Vec<ToolRow> = sql(format!(
             "SELECT {TOOL_COLUMNS} FROM tools t ORDER BY t.slug"
         ))
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(tool_from_row).collect()
+        rows.into_iter().map(tool_from_row).collect()
     }
 
     /// The tool `slug`, if installed.
     pub async fn tool(&self, slug: &str) -> Result<Option<InstalledTool>, Error> {
-        let row = sqlx::query(&format!(
-            "SELECT {TOOL_COLUMNS} FROM tools t WHERE t.slug = ?"
+        let row: Option<ToolRow> = sql(format!(
+            "SELECT {TOOL_COLUMNS} FROM tools t WHERE t.slug = $1"
         ))
         .bind(slug)
         .fetch_optional(&self.pool)
         .await?;
-        row.as_ref().map(tool_from_row).transpose()
+        row.map(tool_from_row).transpose()
     }
 
     /// The file at `path` in the bundle of the tool `slug`.
     pub async fn tool_file(&self, slug: &str, path: &str) -> Result<Option<ToolFile>, Error> {
         let row: Option<(Vec<u8>, String)> =
-            sqlx::query_as("SELECT body, sha256 FROM tool_files WHERE slug = ? AND path = ?")
+            sql("SELECT body, sha256 FROM tool_files WHERE slug = $1 AND path = $2")
                 .bind(slug)
                 .bind(path)
                 .fetch_optional(&self.pool)
@@ -227,43 +245,49 @@ impl Store {
         Ok(row.map(|(body, sha256)| ToolFile { body, sha256 }))
     }
 
-    /// Removes the tool `slug` and its files; whether it was installed.
+    /// Removes the tool `slug`, its files and every tenant's values of its
+    /// settings; whether it was installed. (In turn with installs and
+    /// settings, so that a value being set meanwhile finds the tool gone
+    /// rather than failing on it.)
     pub async fn remove_tool(&self, slug: &str) -> Result<bool, Error> {
-        let done = sqlx::query("DELETE FROM tools WHERE slug = ?")
+        let mut tx = self.begin_write().await?;
+        tx.take_turn(Turn::Tools).await?;
+        let removed = sql("DELETE FROM tools WHERE slug = $1")
             .bind(slug)
-            .execute(&self.pool)
+            .execute(&mut *tx)
             .await?;
-        Ok(done.rows_affected() > 0)
+        tx.commit().await?;
+        Ok(removed > 0)
     }
 
     /// Turns the tool `slug` on or off; whether it is installed.
     pub async fn set_tool_enabled(&self, slug: &str, enabled: bool) -> Result<bool, Error> {
-        let done = sqlx::query("UPDATE tools SET enabled = ? WHERE slug = ?")
+        let changed = sql("UPDATE tools SET enabled = $1 WHERE slug = $2")
             .bind(enabled)
             .bind(slug)
             .execute(&self.pool)
             .await?;
-        Ok(done.rows_affected() > 0)
+        Ok(changed > 0)
     }
 }
 
 /// Stores `values` as the tenant's for the tool `slug`; no values, no row.
 async fn write_values(
-    tx: &mut sqlx::SqliteConnection,
+    tx: &mut Tx,
     tenant_id: &str,
     slug: &str,
     values: &SettingValues,
 ) -> Result<(), Error> {
     if values.is_empty() {
-        sqlx::query("DELETE FROM tool_settings WHERE tenant_id = ? AND slug = ?")
+        sql("DELETE FROM tool_settings WHERE tenant_id = $1 AND slug = $2")
             .bind(tenant_id)
             .bind(slug)
             .execute(&mut *tx)
             .await?;
     } else {
-        sqlx::query(
+        sql(
             "INSERT INTO tool_settings (tenant_id, slug, setting_values, updated_at) \
-             VALUES (?, ?, ?, ?) ON CONFLICT (tenant_id, slug) DO UPDATE SET \
+             VALUES ($1, $2, $3, $4) ON CONFLICT (tenant_id, slug) DO UPDATE SET \
              setting_values = excluded.setting_values, updated_at = excluded.updated_at",
         )
         .bind(tenant_id)
@@ -285,31 +309,42 @@ fn declarations_from_json(text: &str) -> Result<Vec<SettingDeclaration>, Error> 
         .map_err(|error| Error::corrupt_because("setting declarations", error))
 }
 
-fn tool_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<InstalledTool, Error> {
-    let tool_type: String = row.try_get("tool_type")?;
-    let settings: String = row.try_get("setting_declarations")?;
-    let connect: String = row.try_get("connect_origins")?;
-    let file_count: i64 = row.try_get("file_count")?;
-    let total_bytes: i64 = row.try_get("total_bytes")?;
+fn tool_from_row(row: ToolRow) -> Result<InstalledTool, Error> {
+    let (
+        slug,
+        name,
+        short_name,
+        tool_type,
+        version,
+        description,
+        entry,
+        settings,
+        connect,
+        enabled,
+        bundle_sha256,
+        installed_at,
+        file_count,
+        total_bytes,
+    ) = row;
     Ok(InstalledTool {
-        slug: row.try_get("slug")?,
+        slug,
         manifest: ToolManifest {
-            name: row.try_get("name")?,
-            short_name: row.try_get("short_name")?,
+            name,
+            short_name,
             tool_type: ToolType::from_token(&tool_type)
                 .ok_or_else(|| Error::corrupt(format!("tool type {tool_type:?}")))?,
-            version: row.try_get("version")?,
-            description: row.try_get("description")?,
-            entry: row.try_get("entry")?,
+            version,
+            description,
+            entry,
             settings: declarations_from_json(&settings)?,
             permissions: Permissions {
                 connect: serde_json::from_str(&connect)
                     .map_err(|error| Error::corrupt_because("connect origins", error))?,
             },
         },
-        enabled: row.try_get("enabled")?,
-        bundle_sha256: row.try_get("bundle_sha256")?,
-        installed_at: row.try_get("installed_at")?,
+        enabled: enabled != 0,
+        bundle_sha256,
+        installed_at,
         file_count: u32::try_from(file_count)
             .map_err(|error| Error::corrupt_because(format!("file count {file_count}"), error))?,
         total_bytes: u64::try_from(total_bytes)

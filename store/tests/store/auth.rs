@@ -3,11 +3,11 @@
 use toolbridge_protocol::context::Role;
 use toolbridge_store::{DEMO_PASSWORD, RateLimit, Record, Scope};
 
-use crate::common::{demo, not_found, paths, raw};
+use crate::common::{Backend, demo, not_found, paths, raw};
 
-#[tokio::test]
-async fn passwords_are_checked_and_emails_fold_case() {
-    let demo = demo().await;
+on_both!(passwords_are_checked_and_emails_fold_case);
+async fn passwords_are_checked_and_emails_fold_case(backend: Backend) {
+    let demo = demo(backend).await;
     let store = &demo.store;
     let user = store
         .verify_password("  Office@Harbour.TEST ", DEMO_PASSWORD)
@@ -53,7 +53,7 @@ async fn passwords_are_checked_and_emails_fold_case() {
     );
 
     // Hashes are argon2id with their own salts; no password is stored.
-    let raw = raw(&demo.dir).await;
+    let raw = raw(&demo.db).await;
     let hashes: i64 = raw
         .fetch_scalar("SELECT COUNT(DISTINCT password_hash) FROM users WHERE password_hash LIKE '$argon2id$%'")
         .await;
@@ -85,9 +85,9 @@ async fn passwords_are_checked_and_emails_fold_case() {
     assert_eq!(store.session_user(&token).await.unwrap(), None);
 }
 
-#[tokio::test]
-async fn sessions_start_expire_and_end() {
-    let demo = demo().await;
+on_both!(sessions_start_expire_and_end);
+async fn sessions_start_expire_and_end(backend: Backend) {
+    let demo = demo(backend).await;
     let store = &demo.store;
     let user = store
         .verify_password("field@harbour.test", DEMO_PASSWORD)
@@ -107,7 +107,7 @@ async fn sessions_start_expire_and_end() {
     assert_ne!(second, token);
 
     // Only a hash of the token is stored.
-    let raw = raw(&demo.dir).await;
+    let raw = raw(&demo.db).await;
     let stored: i64 = raw
         .fetch_scalar(&format!(
             "SELECT COUNT(*) FROM sessions WHERE token_hash = '{token}'"
@@ -155,9 +155,9 @@ fn time_now() -> i64 {
         .unwrap()
 }
 
-#[tokio::test]
-async fn api_keys_are_shown_once_checked_in_constant_time_and_revocable() {
-    let demo = demo().await;
+on_both!(api_keys_are_shown_once_checked_in_constant_time_and_revocable);
+async fn api_keys_are_shown_once_checked_in_constant_time_and_revocable(backend: Backend) {
+    let demo = demo(backend).await;
     let store = &demo.store;
     let (t1, t2) = (&demo.harbour.id, &demo.other.id);
     let limit = RateLimit {
@@ -195,7 +195,7 @@ async fn api_keys_are_shown_once_checked_in_constant_time_and_revocable() {
 
     // Only a hash of the secret is stored.
     let secret = token.rsplit('_').next().unwrap();
-    let raw = raw(&demo.dir).await;
+    let raw = raw(&demo.db).await;
     let plain: i64 = raw
         .fetch_scalar(&format!(
             "SELECT COUNT(*) FROM api_keys WHERE secret_hash LIKE '%{secret}%'"
@@ -260,9 +260,9 @@ async fn api_keys_are_shown_once_checked_in_constant_time_and_revocable() {
     assert!(store.api_key(&theirs.token).await.unwrap().is_some());
 }
 
-#[tokio::test]
-async fn api_key_requests_are_checked() {
-    let demo = demo().await;
+on_both!(api_key_requests_are_checked);
+async fn api_key_requests_are_checked(backend: Backend) {
+    let demo = demo(backend).await;
     let store = &demo.store;
     let t1 = &demo.harbour.id;
     let none = RateLimit {

@@ -3,7 +3,7 @@
 use toolbridge_protocol::add_lines::Unit;
 use toolbridge_store::{Error, NewProduct, Unique};
 
-use crate::common::{demo, page, paths, refused};
+use crate::common::{Backend, demo, page, paths, refused};
 
 fn product(sku: &str, name: &str) -> NewProduct {
     NewProduct {
@@ -15,9 +15,9 @@ fn product(sku: &str, name: &str) -> NewProduct {
     }
 }
 
-#[tokio::test]
-async fn an_added_product_is_listed_and_in_the_index_at_once() {
-    let demo = demo().await;
+on_both!(an_added_product_is_listed_and_in_the_index_at_once);
+async fn an_added_product_is_listed_and_in_the_index_at_once(backend: Backend) {
+    let demo = demo(backend).await;
     let tenant = &demo.harbour.id;
     let (_, version_before) = demo.store.catalog_index(tenant).await.unwrap();
     let id = demo
@@ -49,9 +49,9 @@ async fn an_added_product_is_listed_and_in_the_index_at_once() {
     assert!(other.items.iter().all(|p| p.id != id));
 }
 
-#[tokio::test]
-async fn a_taken_sku_or_a_bad_product_is_refused() {
-    let demo = demo().await;
+on_both!(a_taken_sku_or_a_bad_product_is_refused);
+async fn a_taken_sku_or_a_bad_product_is_refused(backend: Backend) {
+    let demo = demo(backend).await;
     let tenant = &demo.harbour.id;
     let taken = refused(
         demo.store

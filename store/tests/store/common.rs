@@ -1,15 +1,24 @@
-//! Fresh databases and shortcuts shared by the tests.
+//! Fresh databases of either backend and shortcuts shared by the tests.
 
 use std::path::PathBuf;
 
 use serde_json::{Value, json};
 use toolbridge_protocol::create_quote::{NewQuote, validate_bridge_create, validate_rest_create};
 use toolbridge_protocol::paging::PageRequest;
-use toolbridge_store::{Error, QuoteAction, Record, Store, Tenant};
+use toolbridge_store::{Error, Location, QuoteAction, Record, Store, Tenant};
 
 /// Products in the demo catalog of most tests (the full 1000 only where the
 /// size matters).
 pub(crate) const SMALL_CATALOG: u32 = 120;
+
+/// Which database a test runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Backend {
+    /// A `SQLite` file in a temporary directory.
+    Sqlite,
+    /// A new database of the test process's throwaway `PostgreSQL` cluster.
+    Postgres,
+}
 
 /// A directory removed when the test ends.
 pub(crate) struct TempDir(PathBuf);
@@ -32,25 +41,55 @@ impl Drop for TempDir {
     }
 }
 
+/// A new, empty database of a backend; gone when dropped.
+pub(crate) enum Fresh {
+    Sqlite(TempDir),
+    Postgres(toolbridge_test_postgres::Database),
+}
+
+impl Fresh {
+    pub(crate) fn new(backend: Backend) -> Self {
+        match backend {
+            Backend::Sqlite => Fresh::Sqlite(TempDir::new()),
+            Backend::Postgres => Fresh::Postgres(
+                toolbridge_test_postgres::database().unwrap_or_else(|e| panic!("{e}")),
+            ),
+        }
+    }
+
+    /// Where it is, as `--db` would name it.
+    pub(crate) fn location(&self) -> Location {
+        match self {
+            Fresh::Sqlite(dir) => Location::Sqlite(dir.db()),
+            Fresh::Postgres(database) => Location::Postgres(database.url()),
+        }
+    }
+
+    /// A store on it (another one on each call, as another process would have).
+    pub(crate) async fn open(&self) -> Store {
+        Store::connect(&self.location()).await.unwrap()
+    }
+}
+
 /// A seeded database with both demo tenants.
 pub(crate) struct Demo {
     pub(crate) store: Store,
     pub(crate) harbour: Tenant,
     pub(crate) other: Tenant,
-    pub(crate) dir: TempDir,
+    pub(crate) db: Fresh,
 }
 
-pub(crate) async fn empty() -> (Store, TempDir) {
-    let dir = TempDir::new();
-    let store = Store::open(&dir.db()).await.unwrap();
-    (store, dir)
+pub(crate) async fn empty(backend: Backend) -> (Store, Fresh) {
+    let db = Fresh::new(backend);
+    let store = db.open().await;
+    (store, db)
 }
 
-pub(crate) async fn demo_with(products: u32) -> Demo {
-    let (store, dir) = empty().await;
+pub(crate) async fn demo_with(backend: Backend, products: u32) -> Demo {
+    let (store, db) = empty(backend).await;
     store.seed_demo(products).await.unwrap();
     let harbour = store.default_tenant().await.unwrap().unwrap();
-    let other_id: String = raw(&dir)
+    let other_id: String = raw(&db)
         .await
         .fetch_scalar("SELECT id FROM tenants WHERE name = 'Other Co'")
         .await;
@@ -59,33 +98,52 @@ pub(crate) async fn demo_with(products: u32) -> Demo {
         store,
         harbour,
         other,
-        dir,
+        db,
     }
 }
 
-pub(crate) async fn demo() -> Demo {
-    demo_with(SMALL_CATALOG).await
+pub(crate) async fn demo(backend: Backend) -> Demo {
+    demo_with(backend, SMALL_CATALOG).await
 }
 
 /// A second, direct connection to a test database, for arranging what the
-/// store has no method for and for checking what it wrote.
-pub(crate) struct Raw(sqlx::SqlitePool);
+/// store has no method for and for checking what it wrote. Its SQL is
+/// written for both backends.
+pub(crate) enum Raw {
+    Sqlite(sqlx::SqlitePool),
+    Postgres(sqlx::PgPool),
+}
 
-pub(crate) async fn raw(dir: &TempDir) -> Raw {
-    let url = format!("sqlite://{}", dir.db().display());
-    Raw(sqlx::SqlitePool::connect(&url).await.unwrap())
+pub(crate) async fn raw(db: &Fresh) -> Raw {
+    match db {
+        Fresh::Sqlite(dir) => {
+            let url = format!("sqlite://{}", dir.db().display());
+            Raw::Sqlite(sqlx::SqlitePool::connect(&url).await.unwrap())
+        }
+        Fresh::Postgres(database) => {
+            Raw::Postgres(sqlx::PgPool::connect(&database.url()).await.unwrap())
+        }
+    }
 }
 
 impl Raw {
     pub(crate) async fn fetch_scalar<T>(&self, sql: &str) -> T
     where
-        T: for<'r> sqlx::Decode<'r, sqlx::Sqlite> + sqlx::Type<sqlx::Sqlite> + Send + Unpin,
+        T: for<'r> sqlx::Decode<'r, sqlx::Sqlite> + sqlx::Type<sqlx::Sqlite>,
+        T: for<'r> sqlx::Decode<'r, sqlx::Postgres> + sqlx::Type<sqlx::Postgres>,
+        T: Send + Unpin,
     {
-        sqlx::query_scalar(sql).fetch_one(&self.0).await.unwrap()
+        match self {
+            Raw::Sqlite(pool) => sqlx::query_scalar(sql).fetch_one(pool).await.unwrap(),
+            Raw::Postgres(pool) => sqlx::query_scalar(sql).fetch_one(pool).await.unwrap(),
+        }
     }
 
     pub(crate) async fn execute(&self, sql: &str) {
-        sqlx::query(sql).execute(&self.0).await.unwrap();
+        match self {
+            Raw::Sqlite(pool) => sqlx::query(sql).execute(pool).await.map(drop).unwrap(),
+            Raw::Postgres(pool) => sqlx::query(sql).execute(pool).await.map(drop).unwrap(),
+        }
     }
 }
 

@@ -11,8 +11,8 @@ use toolbridge_protocol::quote::{QuoteDto, QuoteLine, QuoteStatus, QuoteType};
 use toolbridge_store::{Error, Idempotency, QuoteAction, Record, Store};
 
 use crate::common::{
-    Demo, a_customer, bridge, demo, locked, not_found, page, paths, product_id, refused, rest,
-    simple_rest_body,
+    Backend, Demo, a_customer, bridge, demo, locked, not_found, page, paths, product_id, refused,
+    rest, simple_rest_body,
 };
 
 fn dec(text: &str) -> Decimal {
@@ -45,7 +45,7 @@ async fn a_quote(demo: &Demo, status: QuoteStatus) -> QuoteDto {
     demo.store.quote(t1, &summary.id).await.unwrap()
 }
 
-async fn new_draft(demo: &Demo) -> QuoteDto {
+pub(crate) async fn new_draft(demo: &Demo) -> QuoteDto {
     let body = simple_rest_body(demo, &demo.harbour).await;
     demo.store
         .create_quote(&demo.harbour.id, &rest(body), None)
@@ -54,9 +54,9 @@ async fn new_draft(demo: &Demo) -> QuoteDto {
         .quote
 }
 
-#[tokio::test]
-async fn a_rest_quote_takes_the_products_defaults() {
-    let demo = demo().await;
+on_both!(a_rest_quote_takes_the_products_defaults);
+async fn a_rest_quote_takes_the_products_defaults(backend: Backend) {
+    let demo = demo(backend).await;
     let t1 = &demo.harbour.id;
     let customer = a_customer(&demo, &demo.harbour).await;
     let oak = product_id(&demo, &demo.harbour, "OAK-01").await;
@@ -124,13 +124,13 @@ async fn a_rest_quote_takes_the_products_defaults() {
     assert_eq!(next.header.reference, "Q-1022");
 }
 
-#[tokio::test]
-async fn rest_errors_list_every_bad_field_and_create_nothing() {
-    let demo = demo().await;
+on_both!(rest_errors_list_every_bad_field_and_create_nothing);
+async fn rest_errors_list_every_bad_field_and_create_nothing(backend: Backend) {
+    let demo = demo(backend).await;
     let (t1, t2) = (&demo.harbour.id, &demo.other.id);
     let oak = product_id(&demo, &demo.harbour, "OAK-01").await;
     let theirs = product_id(&demo, &demo.other, "OAK-01").await;
-    let inactive: String = crate::common::raw(&demo.dir)
+    let inactive: String = crate::common::raw(&demo.db)
         .await
         .fetch_scalar(&format!(
             "SELECT id FROM products WHERE tenant_id = '{t1}' AND sku = 'SKU-00023'"
@@ -199,9 +199,9 @@ async fn rest_errors_list_every_bad_field_and_create_nothing() {
     );
 }
 
-#[tokio::test]
-async fn generated_references_skip_taken_ones_and_are_per_tenant() {
-    let demo = demo().await;
+on_both!(generated_references_skip_taken_ones_and_are_per_tenant);
+async fn generated_references_skip_taken_ones_and_are_per_tenant(backend: Backend) {
+    let demo = demo(backend).await;
     let (t1, t2) = (&demo.harbour.id, &demo.other.id);
     let mut body = simple_rest_body(&demo, &demo.harbour).await;
     body["quoteRef"] = json!("Q-1022");
@@ -220,9 +220,9 @@ async fn generated_references_skip_taken_ones_and_are_per_tenant() {
     assert_eq!(created.quote.header.reference, "Q-1004");
 }
 
-#[tokio::test]
-async fn a_bridge_quote_for_a_job_takes_the_jobs_customer() {
-    let demo = demo().await;
+on_both!(a_bridge_quote_for_a_job_takes_the_jobs_customer);
+async fn a_bridge_quote_for_a_job_takes_the_jobs_customer(backend: Backend) {
+    let demo = demo(backend).await;
     let (t1, t2) = (&demo.harbour.id, &demo.other.id);
     let (job, customer) = first_job(&demo, t1).await;
     let params = json!({"jobId": job, "lines": [{"qty": 1, "unitPrice": 10, "taxRate": 0.15, "description": "Call-out"}]});
@@ -248,9 +248,18 @@ async fn a_bridge_quote_for_a_job_takes_the_jobs_customer() {
     assert_eq!(demo.store.quote_count(t2).await.unwrap(), 3);
 }
 
-#[tokio::test]
-async fn upsert_by_email_matches_case_insensitively_or_creates() {
-    let demo = demo().await;
+/// A quote the bridge's `quote.create` made for the demo tenant.
+async fn bridge_quote(demo: &Demo, params: serde_json::Value) -> QuoteDto {
+    demo.store
+        .create_quote(&demo.harbour.id, &bridge(params), None)
+        .await
+        .unwrap()
+        .quote
+}
+
+on_both!(upsert_by_email_matches_case_insensitively_or_creates);
+async fn upsert_by_email_matches_case_insensitively_or_creates(backend: Backend) {
+    let demo = demo(backend).await;
     let t1 = &demo.harbour.id;
     let existing = demo
         .store
@@ -266,12 +275,7 @@ async fn upsert_by_email_matches_case_insensitively_or_creates() {
         "customerName": "Someone Else",
         "lines": [{"qty": 1, "unitPrice": 10, "taxRate": 0.15}],
     });
-    let quote = demo
-        .store
-        .create_quote(t1, &bridge(params), None)
-        .await
-        .unwrap()
-        .quote;
+    let quote = bridge_quote(&demo, params).await;
     assert_eq!(quote.header.customer_id, existing.id);
     assert_eq!(quote.header.customer_name, existing.name);
     assert_eq!(customer_count(&demo, t1).await, before);
@@ -283,20 +287,10 @@ async fn upsert_by_email_matches_case_insensitively_or_creates() {
         "customerPhone": "021 000 0000",
         "lines": [{"qty": 1, "unitPrice": 10, "taxRate": 0.15}],
     });
-    let quote = demo
-        .store
-        .create_quote(t1, &bridge(params.clone()), None)
-        .await
-        .unwrap()
-        .quote;
+    let quote = bridge_quote(&demo, params.clone()).await;
     assert_eq!(quote.header.customer_name, "New.Person@Example.test");
     assert_eq!(customer_count(&demo, t1).await, before + 1);
-    let again = demo
-        .store
-        .create_quote(t1, &bridge(params), None)
-        .await
-        .unwrap()
-        .quote;
+    let again = bridge_quote(&demo, params).await;
     assert_eq!(again.header.customer_id, quote.header.customer_id);
     assert_eq!(customer_count(&demo, t1).await, before + 1);
 
@@ -313,12 +307,7 @@ async fn upsert_by_email_matches_case_insensitively_or_creates() {
         "customerEmail": theirs.email,
         "lines": [{"qty": 1, "unitPrice": 10, "taxRate": 0.15}],
     });
-    let quote = demo
-        .store
-        .create_quote(t1, &bridge(params), None)
-        .await
-        .unwrap()
-        .quote;
+    let quote = bridge_quote(&demo, params).await;
     assert_ne!(quote.header.customer_id, theirs.id);
     assert_eq!(customer_count(&demo, t1).await, before + 2);
 
@@ -328,18 +317,8 @@ async fn upsert_by_email_matches_case_insensitively_or_creates() {
         "customerEmail": "walkin@mail.test",
         "lines": [{"qty": 1, "unitPrice": 10, "taxRate": 0.15}],
     });
-    let first = demo
-        .store
-        .create_quote(t1, &bridge(params.clone()), None)
-        .await
-        .unwrap()
-        .quote;
-    let second = demo
-        .store
-        .create_quote(t1, &bridge(params), None)
-        .await
-        .unwrap()
-        .quote;
+    let first = bridge_quote(&demo, params.clone()).await;
+    let second = bridge_quote(&demo, params).await;
     assert_eq!(first.header.customer_name, "Walk-in Customer");
     assert_ne!(first.header.customer_id, second.header.customer_id);
     let found = demo
@@ -357,9 +336,9 @@ async fn upsert_by_email_matches_case_insensitively_or_creates() {
     );
 }
 
-#[tokio::test]
-async fn product_codes_link_to_active_products_or_stay_free_form() {
-    let demo = demo().await;
+on_both!(product_codes_link_to_active_products_or_stay_free_form);
+async fn product_codes_link_to_active_products_or_stay_free_form(backend: Backend) {
+    let demo = demo(backend).await;
     let t1 = &demo.harbour.id;
     let oak = product_id(&demo, &demo.harbour, "OAK-01").await;
     let params = json!({
@@ -424,7 +403,7 @@ async fn product_codes_link_to_active_products_or_stay_free_form() {
     assert_eq!(quote.lines[0].line.cost_price, dec("70"));
 }
 
-fn idem(key_id: &str, key: &str, body_hash: &str) -> Idempotency {
+pub(crate) fn idem(key_id: &str, key: &str, body_hash: &str) -> Idempotency {
     Idempotency {
         key_id: key_id.to_owned(),
         key: key.to_owned(),
@@ -432,9 +411,9 @@ fn idem(key_id: &str, key: &str, body_hash: &str) -> Idempotency {
     }
 }
 
-#[tokio::test]
-async fn an_idempotency_key_replays_the_first_quote() {
-    let demo = demo().await;
+on_both!(an_idempotency_key_replays_the_first_quote);
+async fn an_idempotency_key_replays_the_first_quote(backend: Backend) {
+    let demo = demo(backend).await;
     let t1 = &demo.harbour.id;
     let body = rest(simple_rest_body(&demo, &demo.harbour).await);
     let key = idem("key-1", "abc-123", &"a".repeat(64));
@@ -498,9 +477,9 @@ async fn an_idempotency_key_replays_the_first_quote() {
     }
 }
 
-#[tokio::test]
-async fn concurrent_requests_with_one_idempotency_key_create_one_quote() {
-    let demo = demo().await;
+on_both!(concurrent_requests_with_one_idempotency_key_create_one_quote);
+async fn concurrent_requests_with_one_idempotency_key_create_one_quote(backend: Backend) {
+    let demo = demo(backend).await;
     let t1 = demo.harbour.id.clone();
     let body = Arc::new(rest(simple_rest_body(&demo, &demo.harbour).await));
     let key = Arc::new(idem("key-1", "same-key", &"f".repeat(64)));
@@ -525,9 +504,9 @@ async fn concurrent_requests_with_one_idempotency_key_create_one_quote() {
     );
 }
 
-#[tokio::test]
-async fn concurrent_requests_without_a_key_get_distinct_references() {
-    let demo = demo().await;
+on_both!(concurrent_requests_without_a_key_get_distinct_references);
+async fn concurrent_requests_without_a_key_get_distinct_references(backend: Backend) {
+    let demo = demo(backend).await;
     let t1 = demo.harbour.id.clone();
     let body = Arc::new(rest(simple_rest_body(&demo, &demo.harbour).await));
     let tasks: Vec<_> = (0..8)
@@ -546,7 +525,7 @@ async fn concurrent_requests_without_a_key_get_distinct_references() {
     assert_eq!(demo.store.quote_count(&t1).await.unwrap(), 28);
 }
 
-fn line(line_no: u32, qty: &str, price: &str) -> QuoteLine {
+pub(crate) fn line(line_no: u32, qty: &str, price: &str) -> QuoteLine {
     QuoteLine {
         line_no,
         line_type: LineType::Product,
@@ -567,9 +546,9 @@ fn line(line_no: u32, qty: &str, price: &str) -> QuoteLine {
     }
 }
 
-#[tokio::test]
-async fn save_lines_replaces_the_lines_of_a_draft() {
-    let demo = demo().await;
+on_both!(save_lines_replaces_the_lines_of_a_draft);
+async fn save_lines_replaces_the_lines_of_a_draft(backend: Backend) {
+    let demo = demo(backend).await;
     let t1 = &demo.harbour.id;
     let draft = new_draft(&demo).await;
     let mut lines = vec![line(1, "2", "100"), line(4, "1", "10.005")];
@@ -624,9 +603,9 @@ async fn save_lines_replaces_the_lines_of_a_draft() {
     assert_eq!(empty.totals.total, Decimal::ZERO);
 }
 
-#[tokio::test]
-async fn save_lines_checks_the_lines_and_changes_nothing_when_they_are_bad() {
-    let demo = demo().await;
+on_both!(save_lines_checks_the_lines_and_changes_nothing_when_they_are_bad);
+async fn save_lines_checks_the_lines_and_changes_nothing_when_they_are_bad(backend: Backend) {
+    let demo = demo(backend).await;
     let t1 = &demo.harbour.id;
     let draft = new_draft(&demo).await;
     let mut orphan = line(3, "1", "1");
@@ -652,9 +631,9 @@ async fn save_lines_checks_the_lines_and_changes_nothing_when_they_are_bad() {
     assert_eq!(demo.store.quote(t1, &draft.header.id).await.unwrap(), draft);
 }
 
-#[tokio::test]
-async fn sending_locks_the_quote() {
-    let demo = demo().await;
+on_both!(sending_locks_the_quote);
+async fn sending_locks_the_quote(backend: Backend) {
+    let demo = demo(backend).await;
     let t1 = &demo.harbour.id;
     let draft = new_draft(&demo).await;
     let sent = demo.store.send_quote(t1, &draft.header.id).await.unwrap();
@@ -702,9 +681,9 @@ async fn sending_locks_the_quote() {
     assert_eq!(sent.header.status, QuoteStatus::Sent);
 }
 
-#[tokio::test]
-async fn another_tenant_cannot_read_save_or_send_a_quote() {
-    let demo = demo().await;
+on_both!(another_tenant_cannot_read_save_or_send_a_quote);
+async fn another_tenant_cannot_read_save_or_send_a_quote(backend: Backend) {
+    let demo = demo(backend).await;
     let (t1, t2) = (&demo.harbour.id, &demo.other.id);
     let draft = new_draft(&demo).await;
     let id = &draft.header.id;

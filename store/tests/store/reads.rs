@@ -2,20 +2,25 @@
 
 use std::collections::HashSet;
 
+use serde_json::json;
 use toolbridge_protocol::Decimal;
+use toolbridge_protocol::add_lines::Unit;
 use toolbridge_protocol::catalog::Catalog;
 use toolbridge_protocol::paging::{ListRequest, PageRequest};
-use toolbridge_store::Record;
+use toolbridge_store::{NewProduct, Record};
 
-use crate::common::{SMALL_CATALOG, demo, not_found, page, raw, refused, rest, simple_rest_body};
+use crate::common::{
+    Backend, SMALL_CATALOG, bridge, demo, demo_with, not_found, page, raw, refused, rest,
+    simple_rest_body,
+};
 
 fn inactive_in_small_catalog() -> u64 {
     (7..=SMALL_CATALOG).filter(|n| n % 20 == 3).count() as u64
 }
 
-#[tokio::test]
-async fn paging_covers_every_item_once_and_past_the_end_is_empty() {
-    let demo = demo().await;
+on_both!(paging_covers_every_item_once_and_past_the_end_is_empty);
+async fn paging_covers_every_item_once_and_past_the_end_is_empty(backend: Backend) {
+    let demo = demo(backend).await;
     let t1 = &demo.harbour.id;
     let total = u64::from(SMALL_CATALOG) - inactive_in_small_catalog();
 
@@ -87,9 +92,9 @@ async fn paging_covers_every_item_once_and_past_the_end_is_empty() {
     assert_eq!((jobs.page, jobs.page_size, jobs.items.len()), (1, 50, 27));
 }
 
-#[tokio::test]
-async fn inactive_rows_are_never_listed() {
-    let demo = demo().await;
+on_both!(inactive_rows_are_never_listed);
+async fn inactive_rows_are_never_listed(backend: Backend) {
+    let demo = demo(backend).await;
     let t1 = &demo.harbour.id;
     let products = demo.store.products(t1, page(1, 500)).await.unwrap();
     assert!(
@@ -118,9 +123,9 @@ async fn inactive_rows_are_never_listed() {
     assert!(costs.items.iter().all(|c| c.code != "OLD_FEE"));
 }
 
-#[tokio::test]
-async fn codes_match_exactly_and_ignore_paging() {
-    let demo = demo().await;
+on_both!(codes_match_exactly_and_ignore_paging);
+async fn codes_match_exactly_and_ignore_paging(backend: Backend) {
+    let demo = demo(backend).await;
     let t1 = &demo.harbour.id;
     let request = ListRequest {
         paging: page(3, 1),
@@ -176,9 +181,9 @@ async fn codes_match_exactly_and_ignore_paging() {
     assert_ne!(mine[0].id, theirs[0].id);
 }
 
-#[tokio::test]
-async fn lists_never_mix_tenants() {
-    let demo = demo().await;
+on_both!(lists_never_mix_tenants);
+async fn lists_never_mix_tenants(backend: Backend) {
+    let demo = demo(backend).await;
     let (t1, t2) = (&demo.harbour.id, &demo.other.id);
     let store = &demo.store;
     let ids = |items: Vec<String>| items.into_iter().collect::<HashSet<_>>();
@@ -265,9 +270,9 @@ async fn lists_never_mix_tenants() {
     );
 }
 
-#[tokio::test]
-async fn quotes_list_newest_first_and_ids_are_case_insensitive() {
-    let demo = demo().await;
+on_both!(quotes_list_newest_first_and_ids_are_case_insensitive);
+async fn quotes_list_newest_first_and_ids_are_case_insensitive(backend: Backend) {
+    let demo = demo(backend).await;
     let t1 = &demo.harbour.id;
     let body = simple_rest_body(&demo, &demo.harbour).await;
     let created = demo
@@ -289,9 +294,9 @@ async fn quotes_list_newest_first_and_ids_are_case_insensitive() {
     assert_eq!(demo.store.quote(t1, &braced).await.unwrap(), created);
 }
 
-#[tokio::test]
-async fn the_catalog_index_has_task_sequences_and_an_etag_that_follows_changes() {
-    let demo = demo().await;
+on_both!(the_catalog_index_has_task_sequences_and_an_etag_that_follows_changes);
+async fn the_catalog_index_has_task_sequences_and_an_etag_that_follows_changes(backend: Backend) {
+    let demo = demo(backend).await;
     let t1 = &demo.harbour.id;
     let (index, etag) = demo.store.catalog_index(t1).await.unwrap();
     assert_eq!(etag.len(), 32, "{etag}");
@@ -354,7 +359,7 @@ async fn the_catalog_index_has_task_sequences_and_an_etag_that_follows_changes()
         .await
         .unwrap();
     assert_eq!(demo.store.catalog_index(t1).await.unwrap().1, etag);
-    let raw = raw(&demo.dir).await;
+    let raw = raw(&demo.db).await;
     raw.execute("UPDATE products SET price = '90.00' WHERE sku = 'OAK-01'")
         .await;
     let (_, after_price) = demo.store.catalog_index(t1).await.unwrap();
@@ -374,13 +379,13 @@ async fn the_catalog_index_has_task_sequences_and_an_etag_that_follows_changes()
     assert_ne!(demo.store.catalog_index(t1).await.unwrap().1, after);
 }
 
-#[tokio::test]
-async fn catalog_reads_follow_changes_made_behind_the_stores_back() {
-    let demo = demo().await;
+on_both!(catalog_reads_follow_changes_made_behind_the_stores_back);
+async fn catalog_reads_follow_changes_made_behind_the_stores_back(backend: Backend) {
+    let demo = demo(backend).await;
     let t1 = &demo.harbour.id;
     let first = demo.store.products(t1, page(1, 500)).await.unwrap();
     let (index, _) = demo.store.catalog_index(t1).await.unwrap();
-    let raw = raw(&demo.dir).await;
+    let raw = raw(&demo.db).await;
 
     raw.execute(
         "UPDATE products SET name = 'Oak board, renamed', price = '91.25' WHERE sku = 'OAK-01'",
@@ -402,8 +407,11 @@ async fn catalog_reads_follow_changes_made_behind_the_stores_back() {
     let (after, _) = demo.store.catalog_index(t1).await.unwrap();
     assert_eq!(after.products.len(), index.products.len() - 1);
 
-    raw.execute("DELETE FROM product_tasks WHERE product_id = (SELECT id FROM products WHERE sku = 'CARPET-03')")
-        .await;
+    raw.execute(&format!(
+        "DELETE FROM product_tasks WHERE product_id = \
+         (SELECT id FROM products WHERE tenant_id = '{t1}' AND sku = 'CARPET-03')"
+    ))
+    .await;
     let (after, _) = demo.store.catalog_index(t1).await.unwrap();
     let carpet = after
         .products
@@ -441,4 +449,156 @@ async fn catalog_reads_follow_changes_made_behind_the_stores_back() {
         .await
         .unwrap();
     assert_eq!((none.items.len(), none.total_count), (0, 0));
+}
+
+#[tokio::test]
+async fn both_backends_order_text_byte_by_byte() {
+    // Mixed case and accents, which a linguistic collation would order otherwise (the test
+    // cluster's default collation is ICU's en-US).
+    let skus = [
+        "apple",
+        "Banana",
+        "Élan",
+        "eclair",
+        "Zebra",
+        "zoo",
+        "ÅNGSTRÖM",
+        "a-1",
+        "a1b",
+        "_x",
+    ];
+    let names = [
+        "émile Dupont",
+        "Zoë Adams",
+        "adam Smith",
+        "Ådne Berg",
+        "Bob Brown",
+        "bob brown",
+    ];
+    let mut orders = Vec::new();
+    for backend in [Backend::Sqlite, Backend::Postgres] {
+        let demo = demo_with(backend, 1).await;
+        let (store, t1) = (&demo.store, &demo.harbour.id);
+        for sku in skus {
+            let product = NewProduct {
+                sku: sku.to_owned(),
+                name: format!("Product {sku}"),
+                unit: Unit::Item,
+                price: Decimal::ONE,
+                cost: Decimal::ONE,
+            };
+            store.add_product(t1, &product).await.unwrap();
+        }
+        for name in names {
+            let params = json!({
+                "customerName": name,
+                "lines": [{"productCode": "FREE", "qty": 1, "unitPrice": 1, "taxRate": 0.15}],
+            });
+            store.create_quote(t1, &bridge(params), None).await.unwrap();
+        }
+        let products: Vec<String> = store
+            .products(t1, page(1, 500))
+            .await
+            .unwrap()
+            .items
+            .into_iter()
+            .map(|p| p.sku)
+            .collect();
+        let (index, _) = store.catalog_index(t1).await.unwrap();
+        let indexed: Vec<String> = index.products.into_iter().map(|p| p.sku).collect();
+        let customers: Vec<String> = store
+            .customers(t1, page(1, 500))
+            .await
+            .unwrap()
+            .items
+            .into_iter()
+            .map(|c| c.name)
+            .collect();
+        for list in [&products, &indexed, &customers] {
+            let mut bytewise = list.clone();
+            bytewise.sort();
+            assert_eq!(*list, bytewise, "{backend:?} orders byte by byte");
+        }
+        assert!(customers.iter().any(|name| name == "Ådne Berg"));
+        orders.push((products, indexed, customers));
+    }
+    assert_eq!(orders[0], orders[1], "the same order on both backends");
+}
+
+/// What a client sees of the demo data's lists, page by page, and of the catalog index, by
+/// natural keys (skus, codes, names, references): ids are random, so they differ between two
+/// databases, and nothing else does.
+async fn everything_listed(demo: &crate::common::Demo) -> Vec<Vec<String>> {
+    let (store, t1) = (&demo.store, &demo.harbour.id);
+    let mut lists = Vec::new();
+    for n in 1..=4 {
+        let products = store.products(t1, page(n, 37)).await.unwrap();
+        lists.push(products.items.into_iter().map(|p| p.sku).collect());
+        let quotes = store.quotes(t1, page(n, 6)).await.unwrap();
+        lists.push(quotes.items.into_iter().map(|q| q.reference).collect());
+    }
+    for n in 1..=3 {
+        let customers = store.customers(t1, page(n, 20)).await.unwrap();
+        lists.push(customers.items.into_iter().map(|c| c.name).collect());
+        let jobs = store.jobs(t1, page(n, 10)).await.unwrap();
+        lists.push(jobs.items.into_iter().map(|j| j.reference).collect());
+    }
+    for n in 1..=2 {
+        let paging = ListRequest {
+            paging: page(n, 3),
+            ..ListRequest::default()
+        };
+        let templates = store.task_templates(t1, &paging).await.unwrap();
+        lists.push(templates.items.into_iter().map(|t| t.code).collect());
+        let cost_items = store.cost_items(t1, &paging).await.unwrap();
+        lists.push(cost_items.items.into_iter().map(|c| c.code).collect());
+    }
+    // The index the ETag hashes, in its order.
+    let (index, _) = store.catalog_index(t1).await.unwrap();
+    let code_of = |id: &str| {
+        index
+            .task_templates
+            .iter()
+            .find(|t| t.id == id)
+            .map(|t| t.code.clone())
+            .unwrap()
+    };
+    lists.push(
+        index
+            .products
+            .iter()
+            .map(|p| {
+                let steps: Vec<String> = p
+                    .task_sequence
+                    .iter()
+                    .map(|s| format!("{}x{}", code_of(&s.task_template_id), s.qty_per_unit))
+                    .collect();
+                format!("{} [{}]", p.sku, steps.join(", "))
+            })
+            .collect(),
+    );
+    lists.push(
+        index
+            .task_templates
+            .iter()
+            .map(|t| t.code.clone())
+            .collect(),
+    );
+    lists.push(index.cost_items.iter().map(|c| c.code.clone()).collect());
+    lists
+}
+
+#[tokio::test]
+async fn both_backends_give_every_page_and_the_catalog_index_in_the_same_order() {
+    let sqlite = demo(Backend::Sqlite).await;
+    let postgres = demo(Backend::Postgres).await;
+    let (on_sqlite, on_postgres) = (
+        everything_listed(&sqlite).await,
+        everything_listed(&postgres).await,
+    );
+    assert!(
+        on_sqlite.iter().all(|list| !list.is_empty()),
+        "{on_sqlite:?}"
+    );
+    assert_eq!(on_sqlite, on_postgres);
 }

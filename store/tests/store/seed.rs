@@ -4,22 +4,22 @@ use toolbridge_protocol::add_lines::Unit;
 use toolbridge_protocol::context::Role;
 use toolbridge_protocol::paging::ListRequest;
 use toolbridge_protocol::quote::QuoteStatus;
-use toolbridge_store::{DEFAULT_SEED_PRODUCTS, DEMO_PASSWORD, Error, Store};
+use toolbridge_store::{DEFAULT_SEED_PRODUCTS, DEMO_PASSWORD, Error};
 
 use serde_json::json;
 
-use crate::common::{TempDir, demo, demo_with, empty, page, raw, refused, rest};
+use crate::common::{Backend, Fresh, demo, demo_with, empty, page, raw, refused, rest};
 
-#[tokio::test]
-async fn an_empty_database_is_not_seeded() {
-    let (store, _dir) = empty().await;
+on_both!(an_empty_database_is_not_seeded);
+async fn an_empty_database_is_not_seeded(backend: Backend) {
+    let (store, _db) = empty(backend).await;
     assert!(!store.is_seeded().await.unwrap());
     assert_eq!(store.default_tenant().await.unwrap(), None);
 }
 
-#[tokio::test]
-async fn the_demo_seed_has_what_the_example_tools_need() {
-    let demo = demo_with(DEFAULT_SEED_PRODUCTS).await;
+on_both!(the_demo_seed_has_what_the_example_tools_need);
+async fn the_demo_seed_has_what_the_example_tools_need(backend: Backend) {
+    let demo = demo_with(backend, DEFAULT_SEED_PRODUCTS).await;
     let store = &demo.store;
     assert!(store.is_seeded().await.unwrap());
     assert_eq!(demo.harbour.name, "Harbour Flooring Ltd");
@@ -117,10 +117,10 @@ async fn the_demo_seed_has_what_the_example_tools_need() {
     assert_eq!(costs.items[0].code, "TRAVEL");
 }
 
-#[tokio::test]
-async fn a_catalog_of_many_statements_has_every_product_and_task() {
+on_both!(a_catalog_of_many_statements_has_every_product_and_task);
+async fn a_catalog_of_many_statements_has_every_product_and_task(backend: Backend) {
     // Over two statements' worth of products (500 rows each) and their tasks.
-    let demo = demo_with(1203).await;
+    let demo = demo_with(backend, 1203).await;
     let (index, _) = demo.store.catalog_index(&demo.harbour.id).await.unwrap();
     let install = &index
         .task_templates
@@ -152,9 +152,9 @@ async fn a_catalog_of_many_statements_has_every_product_and_task() {
     assert_eq!(generated, (7..=1203).filter(|n| n % 20 != 3).count());
 }
 
-#[tokio::test]
-async fn the_seed_returns_the_sign_ins_and_refuses_a_second_run() {
-    let (store, _dir) = empty().await;
+on_both!(the_seed_returns_the_sign_ins_and_refuses_a_second_run);
+async fn the_seed_returns_the_sign_ins_and_refuses_a_second_run(backend: Backend) {
+    let (store, _db) = empty(backend).await;
     let sign_ins = store.seed_demo(10).await.unwrap();
     let emails: Vec<_> = sign_ins.iter().map(|s| s.email.as_str()).collect();
     assert_eq!(
@@ -203,9 +203,9 @@ async fn the_seed_returns_the_sign_ins_and_refuses_a_second_run() {
     );
 }
 
-#[tokio::test]
-async fn a_small_catalog_keeps_the_fixed_products_first() {
-    let (store, _dir) = empty().await;
+on_both!(a_small_catalog_keeps_the_fixed_products_first);
+async fn a_small_catalog_keeps_the_fixed_products_first(backend: Backend) {
+    let (store, _db) = empty(backend).await;
     store.seed_demo(3).await.unwrap();
     let tenant = store.default_tenant().await.unwrap().unwrap();
     let skus: Vec<_> = store
@@ -219,12 +219,11 @@ async fn a_small_catalog_keeps_the_fixed_products_first() {
     assert_eq!(skus, ["CARPET-03", "OAK-01", "VINYL-02"]);
 }
 
-#[tokio::test]
-async fn reopening_the_file_keeps_the_data() {
-    let dir = TempDir::new();
-    let path = dir.db();
+on_both!(reopening_the_database_keeps_the_data);
+async fn reopening_the_database_keeps_the_data(backend: Backend) {
+    let db = Fresh::new(backend);
     let (tenant, quote_id) = {
-        let store = Store::open(&path).await.unwrap();
+        let store = db.open().await;
         store.seed_demo(20).await.unwrap();
         let tenant = store.default_tenant().await.unwrap().unwrap();
         let customer = store.customers(&tenant.id, page(1, 1)).await.unwrap().items[0]
@@ -241,20 +240,28 @@ async fn reopening_the_file_keeps_the_data() {
         store.close().await;
         (tenant, created.quote)
     };
-    let store = Store::open(&path).await.unwrap();
+    let store = db.open().await;
     assert!(store.is_seeded().await.unwrap());
     assert_eq!(store.default_tenant().await.unwrap(), Some(tenant.clone()));
     assert_eq!(store.quote_count(&tenant.id).await.unwrap(), 21);
     let quote = store.quote(&tenant.id, &quote_id.header.id).await.unwrap();
     assert_eq!(quote, quote_id);
     assert_eq!(quote.header.reference, "Q-1021");
-    let migrations: i64 = raw(&dir)
+    let migrations: i64 = raw(&db)
         .await
         .fetch_scalar("SELECT COUNT(*) FROM _sqlx_migrations")
         .await;
-    let files = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/migrations"))
-        .unwrap()
-        .count();
+    let directory = match backend {
+        Backend::Sqlite => "sqlite",
+        Backend::Postgres => "postgres",
+    };
+    let files = std::fs::read_dir(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("migrations")
+            .join(directory),
+    )
+    .unwrap()
+    .count();
     assert_eq!(
         migrations,
         i64::try_from(files).unwrap(),
@@ -263,11 +270,50 @@ async fn reopening_the_file_keeps_the_data() {
 }
 
 #[tokio::test]
-async fn the_file_is_in_wal_mode() {
-    let demo = demo().await;
-    let mode: String = raw(&demo.dir)
+async fn a_sqlite_file_is_in_wal_mode() {
+    let demo = demo(Backend::Sqlite).await;
+    let mode: String = raw(&demo.db)
         .await
         .fetch_scalar("PRAGMA journal_mode")
         .await;
     assert_eq!(mode, "wal");
+}
+
+#[tokio::test]
+async fn a_postgres_database_the_store_cannot_use_is_refused_with_the_reason() {
+    use sqlx::Connection;
+    use toolbridge_store::{Location, Store};
+
+    let db = Fresh::new(Backend::Postgres);
+    let Location::Postgres(url) = db.location() else {
+        unreachable!()
+    };
+    // A wrong password: the server's own words.
+    let (user_info, rest) = url.split_once('@').unwrap();
+    let (user, _) = user_info.rsplit_once(':').unwrap();
+    let wrong = Location::Postgres(format!("{user}:wrong@{rest}"));
+    let error = Store::connect(&wrong).await.expect_err("a wrong password");
+    let cause = std::error::Error::source(&error).unwrap().to_string();
+    assert!(cause.contains("password authentication failed"), "{cause}");
+
+    // A database in another encoding than UTF-8.
+    let mut admin = sqlx::PgConnection::connect(&url).await.unwrap();
+    let name = format!("{}_latin1", url.rsplit('/').next().unwrap());
+    sqlx::query(&format!(
+        "CREATE DATABASE {name} TEMPLATE template0 ENCODING 'LATIN1' \
+         LOCALE_PROVIDER libc LC_COLLATE 'C' LC_CTYPE 'C'"
+    ))
+    .execute(&mut admin)
+    .await
+    .unwrap();
+    let latin1 = Location::Postgres(format!("{}/{name}", url.rsplit_once('/').unwrap().0));
+    let error = Store::connect(&latin1).await.expect_err("not UTF-8");
+    assert!(
+        matches!(&error, Error::Unusable { problem, .. } if problem.contains("encoding is LATIN1")),
+        "{error:?}"
+    );
+    sqlx::query(&format!("DROP DATABASE {name} WITH (FORCE)"))
+        .execute(&mut admin)
+        .await
+        .unwrap();
 }

@@ -4,9 +4,9 @@ use serde_json::{Value, json};
 use toolbridge_protocol::manifest::{Permissions, ToolManifest, ToolType};
 use toolbridge_protocol::settings::{read_declarations, values_to_json};
 
-use crate::common::{demo, empty, paths, raw};
+use crate::common::{Backend, demo, empty, paths, raw};
 
-fn manifest(version: &str) -> ToolManifest {
+pub(crate) fn manifest(version: &str) -> ToolManifest {
     ToolManifest {
         name: "Demo estimator".to_owned(),
         short_name: "Demo".to_owned(),
@@ -40,9 +40,9 @@ fn flooring_settings() -> Value {
 
 const FILES: [(&str, &[u8]); 1] = [("index.html", b"<p>x")];
 
-#[tokio::test]
-async fn a_tool_installs_with_its_files_and_a_new_version_replaces_them_all() {
-    let (store, _dir) = empty().await;
+on_both!(a_tool_installs_with_its_files_and_a_new_version_replaces_them_all);
+async fn a_tool_installs_with_its_files_and_a_new_version_replaces_them_all(backend: Backend) {
+    let (store, _db) = empty(backend).await;
     let first: [(&str, &[u8]); 2] = [("index.html", b"<p>one"), ("app.js", b"1")];
     assert_eq!(
         store
@@ -85,9 +85,9 @@ async fn a_tool_installs_with_its_files_and_a_new_version_replaces_them_all() {
     assert!(!store.set_tool_enabled("demo", true).await.unwrap());
 }
 
-#[tokio::test]
-async fn equal_bundles_have_equal_digests_whatever_the_file_order() {
-    let (store, _dir) = empty().await;
+on_both!(equal_bundles_have_equal_digests_whatever_the_file_order);
+async fn equal_bundles_have_equal_digests_whatever_the_file_order(backend: Backend) {
+    let (store, _db) = empty(backend).await;
     let ab: [(&str, &[u8]); 2] = [("a.js", b"1"), ("b.js", b"2")];
     let ba: [(&str, &[u8]); 2] = [("b.js", b"2"), ("a.js", b"1")];
     let moved: [(&str, &[u8]); 2] = [("a.js", b"2"), ("b.js", b"1")];
@@ -119,9 +119,9 @@ async fn equal_bundles_have_equal_digests_whatever_the_file_order() {
     assert_eq!(slugs, ["one", "three", "two"]);
 }
 
-#[tokio::test]
-async fn a_slug_that_cannot_name_an_origin_is_refused() {
-    let (store, _dir) = empty().await;
+on_both!(a_slug_that_cannot_name_an_origin_is_refused);
+async fn a_slug_that_cannot_name_an_origin_is_refused(backend: Backend) {
+    let (store, _db) = empty(backend).await;
     for slug in [
         "",
         "Demo",
@@ -138,9 +138,9 @@ async fn a_slug_that_cannot_name_an_origin_is_refused() {
     assert!(store.tools().await.unwrap().is_empty());
 }
 
-#[tokio::test]
-async fn declarations_and_origins_are_kept_with_the_tool() {
-    let (store, _dir) = empty().await;
+on_both!(declarations_and_origins_are_kept_with_the_tool);
+async fn declarations_and_origins_are_kept_with_the_tool(backend: Backend) {
+    let (store, _db) = empty(backend).await;
     let declared = declaring(
         "1.0.0",
         &flooring_settings(),
@@ -166,9 +166,9 @@ async fn declarations_and_origins_are_kept_with_the_tool() {
     assert!(tool.manifest.settings.is_empty() && tool.manifest.permissions.is_empty());
 }
 
-#[tokio::test]
-async fn each_tenant_has_its_own_checked_values() {
-    let demo = demo().await;
+on_both!(each_tenant_has_its_own_checked_values);
+async fn each_tenant_has_its_own_checked_values(backend: Backend) {
+    let demo = demo(backend).await;
     let store = &demo.store;
     let (harbour, other) = (&demo.harbour.id, &demo.other.id);
     store
@@ -236,9 +236,11 @@ async fn each_tenant_has_its_own_checked_values() {
     );
 }
 
-#[tokio::test]
-async fn a_reinstall_drops_values_that_no_longer_fit_and_a_removal_drops_them_all() {
-    let demo = demo().await;
+on_both!(a_reinstall_drops_values_that_no_longer_fit_and_a_removal_drops_them_all);
+async fn a_reinstall_drops_values_that_no_longer_fit_and_a_removal_drops_them_all(
+    backend: Backend,
+) {
+    let demo = demo(backend).await;
     let store = &demo.store;
     let harbour = &demo.harbour.id;
     store
@@ -286,7 +288,7 @@ async fn a_reinstall_drops_values_that_no_longer_fit_and_a_removal_drops_them_al
     );
 
     assert!(store.remove_tool("floor").await.unwrap());
-    let rows: i64 = raw(&demo.dir)
+    let rows: i64 = raw(&demo.db)
         .await
         .fetch_scalar("SELECT COUNT(*) FROM tool_settings")
         .await;

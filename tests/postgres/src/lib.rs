@@ -17,6 +17,9 @@
 //! group), the next test process to start a cluster sweeps the directories of processes that no
 //! longer run, stopping what still runs in them.
 //!
+//! It needs PostgreSQL 15 or later (ICU collations for a whole cluster, `CREATE DATABASE …
+//! STRATEGY`); Debian 12 has 15.
+//!
 //! PostgreSQL refuses to run as root. Run as root, the harness runs the cluster as the `postgres`
 //! user (which Debian's `postgresql` package makes), in a directory given to that user; otherwise
 //! as the user running the tests.
@@ -130,7 +133,9 @@ pub fn database() -> Result<Database, Error> {
         .as_ref()
         .map_err(Clone::clone)?;
     let name = format!("test_{}", NEXT.fetch_add(1, Ordering::Relaxed));
-    cluster.psql(&format!("CREATE DATABASE {name}"))?;
+    // Copying the template's files is several times faster than writing them through the WAL
+    // (PostgreSQL 15's default), and durability is no concern here.
+    cluster.psql(&format!("CREATE DATABASE {name} STRATEGY FILE_COPY"))?;
     Ok(Database { cluster, name })
 }
 
