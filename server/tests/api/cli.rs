@@ -10,11 +10,26 @@ fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../example-tools")
 }
 
+/// The environment variable that names the database when `--db` does not.
+const DATABASE_VAR: &str = "TOOLBRIDGE_DATABASE_URL";
+
+/// `toolbridge args…` in `dir`, with no database named by the environment (the tests' own
+/// environment may name one).
+fn command(dir: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_toolbridge"));
+    command.args(args).current_dir(dir).env_remove(DATABASE_VAR);
+    command
+}
+
 /// Runs `toolbridge args…` in `dir`.
 fn toolbridge(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_toolbridge"))
-        .args(args)
-        .current_dir(dir)
+    command(dir, args).output().unwrap()
+}
+
+/// Runs `toolbridge args…` in `dir` with [`DATABASE_VAR`] set to `database`.
+fn toolbridge_on(dir: &Path, database: &str, args: &[&str]) -> Output {
+    command(dir, args)
+        .env(DATABASE_VAR, database)
         .output()
         .unwrap()
 }
@@ -147,21 +162,22 @@ fn validate_refuses_what_is_not_a_bundle_without_reading_all_of_it() {
 #[test]
 fn the_first_start_installs_the_example_tools() {
     let work = tempfile::tempdir().unwrap();
-    let mut server = Command::new(env!("CARGO_BIN_EXE_toolbridge"))
-        .args([
+    let mut server = command(
+        work.path(),
+        &[
             "serve",
             "--port",
             "0",
             "--seed-products",
             "20",
             "--example-tools",
-        ])
-        .arg(examples())
-        .current_dir(work.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
+        ],
+    )
+    .arg(examples())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::inherit())
+    .spawn()
+    .unwrap();
     let stdout = server.stdout.take().unwrap();
     let mut said = Vec::new();
     for line in BufReader::new(stdout).lines() {
@@ -197,8 +213,9 @@ struct Serving {
 
 impl Serving {
     fn start(work: &Path, dev_tool: &Path) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_toolbridge"))
-            .args([
+        let mut child = command(
+            work,
+            &[
                 "serve",
                 "--port",
                 "0",
@@ -206,14 +223,14 @@ impl Serving {
                 "20",
                 "--example-tools",
                 "none",
-            ])
-            .arg("--dev-tool")
-            .arg(dev_tool)
-            .current_dir(work)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+            ],
+        )
+        .arg("--dev-tool")
+        .arg(dev_tool)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
         let stdout = child.stdout.take().unwrap();
         let mut address = None;
         for line in BufReader::new(stdout).lines() {
@@ -401,4 +418,190 @@ fn validate_install_and_list_show_declared_settings_and_origins() {
         "{said}"
     );
     assert!(said.contains("[permissions]"), "{said}");
+}
+
+/// The lines a server prints up to and including the one saying where it listens; the server is
+/// stopped then.
+fn first_start(mut server: Command) -> String {
+    let mut child = server
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut said = Vec::new();
+    for line in BufReader::new(stdout).lines() {
+        let line = line.unwrap();
+        let listening = line.starts_with("toolbridge listening on");
+        said.push(line);
+        if listening {
+            break;
+        }
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    said.join("\n")
+}
+
+#[test]
+fn commands_run_on_a_postgres_database_named_by_the_flag_or_the_variable() {
+    let database = toolbridge_test_postgres::database().unwrap_or_else(|e| panic!("{e}"));
+    let url = database.url();
+    let (shown, password) = {
+        // postgres://postgres:<password>@127.0.0.1:<port>/<name>
+        let (user_info, rest) = url.split_once('@').unwrap();
+        let (user, password) = user_info.rsplit_once(':').unwrap();
+        (format!("{user}:***@{rest}"), password.to_owned())
+    };
+    let work = tempfile::tempdir().unwrap();
+
+    // The first start, on the variable: migrated and seeded, the URL shown without its password.
+    let said = first_start({
+        let mut serve = command(
+            work.path(),
+            &[
+                "serve",
+                "--port",
+                "0",
+                "--seed-products",
+                "20",
+                "--example-tools",
+                "none",
+            ],
+        );
+        serve.env(DATABASE_VAR, &url);
+        serve
+    });
+    assert!(
+        said.contains(&format!("Created {shown} with demo data (20 products)")),
+        "{said}"
+    );
+    assert!(!said.contains(&password), "{said}");
+
+    // A command on the flag: the tenant the server made is there.
+    let created = toolbridge(
+        work.path(),
+        &[
+            "keys",
+            "create",
+            "--name",
+            "on-postgres",
+            "--scopes",
+            "quotes:read",
+            "--db",
+            &url,
+        ],
+    );
+    assert!(created.status.success(), "{}", text(&created));
+    let listed = toolbridge_on(work.path(), &url, &["keys", "list"]);
+    assert!(listed.status.success(), "{}", text(&listed));
+    assert!(
+        text(&listed).contains("on-postgres") && text(&listed).contains("quotes:read"),
+        "{}",
+        text(&listed)
+    );
+
+    // A tool installed through the flag is listed through the variable; the flag wins over it.
+    let packed = toolbridge(
+        work.path(),
+        &[
+            "tool",
+            "pack",
+            examples().join("job-lookup").to_str().unwrap(),
+            "-o",
+            "job-lookup.zip",
+        ],
+    );
+    assert!(packed.status.success(), "{}", text(&packed));
+    let installed = toolbridge_on(
+        work.path(),
+        "mysql://elsewhere/tb",
+        &["tool", "install", "job-lookup.zip", "--db", &url],
+    );
+    assert!(installed.status.success(), "{}", text(&installed));
+    let listed = toolbridge_on(work.path(), &url, &["tool", "list"]);
+    assert!(
+        text(&listed)
+            .lines()
+            .any(|line| line.starts_with("job-lookup")),
+        "{}",
+        text(&listed)
+    );
+
+    // A second first start finds the data there and seeds nothing.
+    let said = first_start({
+        let mut serve = command(
+            work.path(),
+            &[
+                "serve",
+                "--port",
+                "0",
+                "--example-tools",
+                "none",
+                "--db",
+                &url,
+            ],
+        );
+        serve.env(DATABASE_VAR, "mysql://elsewhere/tb");
+        serve
+    });
+    assert!(!said.contains("Created"), "{said}");
+    assert!(said.contains("toolbridge listening on"), "{said}");
+
+    // Nothing went into a SQLite file.
+    assert!(!work.path().join("toolbridge.sqlite3").exists());
+}
+
+#[test]
+fn a_database_that_is_neither_a_sqlite_path_nor_a_postgres_url_is_refused_with_what_is_wrong() {
+    let work = tempfile::tempdir().unwrap();
+    let mysql = "mysql://root:hunter2@localhost/tb";
+    let refused = toolbridge(work.path(), &["tool", "list", "--db", mysql]);
+    assert!(!refused.status.success());
+    let said = text(&refused);
+    assert!(
+        said.contains(
+            "--db: cannot use mysql://root:***@localhost/tb: mysql:// is not a database \
+             toolbridge uses; give a SQLite file's path or a postgres:// URL"
+        ),
+        "{said}"
+    );
+    assert!(!said.contains("hunter2"), "{said}");
+
+    // From the variable, for the server: it says so, and starts nothing.
+    let refused = toolbridge_on(work.path(), mysql, &["serve", "--port", "0"]);
+    assert!(!refused.status.success());
+    let said = text(&refused);
+    assert!(
+        said.contains(&format!(
+            "{DATABASE_VAR}: cannot use mysql://root:***@localhost/tb"
+        )),
+        "{said}"
+    );
+    assert!(!said.contains("hunter2"), "{said}");
+
+    // A postgres:// URL that is not one.
+    let refused = toolbridge(
+        work.path(),
+        &[
+            "keys",
+            "list",
+            "--db",
+            "postgres://tb:hunter2@localhost:notaport/tb",
+        ],
+    );
+    assert!(!refused.status.success());
+    let said = text(&refused);
+    assert!(
+        said.contains(
+            "--db: cannot use postgres://tb:***@localhost:notaport/tb: not a PostgreSQL URL"
+        ),
+        "{said}"
+    );
+    assert!(!said.contains("hunter2"), "{said}");
+    assert_eq!(
+        std::fs::read_dir(work.path()).unwrap().count(),
+        0,
+        "no database file was made"
+    );
 }

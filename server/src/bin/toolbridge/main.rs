@@ -7,10 +7,11 @@ mod tool;
 use std::fmt;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::str::FromStr;
 
 use clap::{Args, Parser, Subcommand};
 use toolbridge_server::error::Chain;
-use toolbridge_store::{Cause, Store};
+use toolbridge_store::{Cause, Error as StoreError, Location, Store};
 use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
@@ -37,12 +38,43 @@ enum Command {
     Tool(tool::ToolCommand),
 }
 
+/// The environment variable that names the database when `--db` does not.
+const DATABASE_VAR: &str = "TOOLBRIDGE_DATABASE_URL";
+
 /// The database a command works on.
 #[derive(Debug, Args)]
 struct Database {
-    /// The SQLite file (created if missing).
-    #[arg(long, default_value = "toolbridge.sqlite3")]
+    /// The database: a SQLite file's path (created if missing), or a PostgreSQL
+    /// database's URL, `postgres://user:password@host:port/database` (the
+    /// database must exist). Several servers may share one PostgreSQL database.
+    // Its value is read as a path first, so that a SQLite path need not be
+    // UTF-8, and checked in `location`, whose errors hide a URL's password
+    // (clap's own would repeat the value as given). `hide_env_values` keeps
+    // the variable's value, password and all, out of `--help`.
+    #[arg(
+        long,
+        env = DATABASE_VAR,
+        hide_env_values = true,
+        default_value = "toolbridge.sqlite3"
+    )]
     db: PathBuf,
+}
+
+impl Database {
+    /// Where the database is, or why `--db` (or the variable) does not say.
+    fn location(&self) -> Result<Location, Failure> {
+        let Some(text) = self.db.to_str() else {
+            // Not UTF-8, so not a URL: a file's path.
+            return Ok(Location::Sqlite(self.db.clone()));
+        };
+        Location::from_str(text).map_err(|error| {
+            let given_by = match std::env::var_os(DATABASE_VAR) {
+                Some(value) if value == self.db.as_os_str() => DATABASE_VAR,
+                _ => "--db",
+            };
+            Failure::from(format!("{given_by}: {error}"))
+        })
+    }
 }
 
 /// The variable that says what the server logs: a level (`warn`), or targets with levels
@@ -124,8 +156,16 @@ impl fmt::Display for Failure {
     }
 }
 
+/// The store `--db` names.
 async fn open(database: &Database) -> Result<Store, Failure> {
-    Store::open(&database.db)
-        .await
-        .map_err(|e| Failure::because(format!("cannot open {}", database.db.display()), e))
+    connect(&database.location()?).await
+}
+
+/// The store at `location` (a URL's password hidden in any message).
+async fn connect(location: &Location) -> Result<Store, Failure> {
+    Store::connect(location).await.map_err(|e| match e {
+        // It names the database and what is wrong with it.
+        StoreError::Unusable { .. } => Failure::from(e.to_string()),
+        e => Failure::because(format!("cannot open {location}"), e),
+    })
 }

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use toolbridge_server::tools::{self, DevTool, ToolSites, sites};
 use toolbridge_server::{AppState, router};
-use toolbridge_store::Store;
+use toolbridge_store::{Error as StoreError, Location, Store};
 
-use crate::{Database, Failure, open};
+use crate::{Database, Failure, connect};
 use toolbridge_server::error::Chain;
 
 /// `toolbridge serve …`.
@@ -69,13 +69,14 @@ pub(crate) async fn run(args: ServeArgs) -> Result<(), Failure> {
         }
     }
     let dev_tools = read_dev_tools(&args.dev_tools)?;
-    let store = open(&args.database).await?;
+    let location = args.database.location()?;
+    let store = connect(&location).await?;
     let seeded = store
         .is_seeded()
         .await
         .map_err(|e| Failure::because("cannot read the database", e))?;
     if !seeded {
-        seed(&store, &args).await?;
+        seed(&store, &args, &location).await?;
     }
     let address = SocketAddr::new(args.bind, args.port);
     let listener = tokio::net::TcpListener::bind(address)
@@ -105,15 +106,20 @@ pub(crate) async fn run(args: ServeArgs) -> Result<(), Failure> {
         .map_err(|e| Failure::because("server error", e))
 }
 
-/// Creates the demo data and installs the example tools.
-async fn seed(store: &Store, args: &ServeArgs) -> Result<(), Failure> {
-    let sign_ins = store
-        .seed_demo(args.seed_products)
-        .await
-        .map_err(|e| Failure::because("cannot seed the demo data", e))?;
+/// Creates the demo data and installs the example tools. Of several servers
+/// starting together on one empty database, one seeds and installs; the others
+/// find its data.
+async fn seed(store: &Store, args: &ServeArgs, location: &Location) -> Result<(), Failure> {
+    let sign_ins = match store.seed_demo(args.seed_products).await {
+        Ok(sign_ins) => sign_ins,
+        Err(StoreError::NotEmpty) => {
+            println!("Another server has just seeded {location} with demo data.");
+            return Ok(());
+        }
+        Err(e) => return Err(Failure::because("cannot seed the demo data", e)),
+    };
     println!(
-        "Created {} with demo data ({} products). Sign in with:",
-        args.database.db.display(),
+        "Created {location} with demo data ({} products). Sign in with:",
         args.seed_products
     );
     for sign_in in sign_ins {
