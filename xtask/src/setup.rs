@@ -14,17 +14,100 @@ use crate::pins::{self, CARGO_FUZZ, GECKODRIVER, SCHEMATHESIS, WASM_PACK, WASM_T
 /// The label of the step that builds bridge.js.
 const BRIDGE_JS_STEP: &str = "sdk/dist/bridge.js (what the SDK browser tests load)";
 
-/// Debian packages with the programs each provides (any one will do): browsers for the browser
-/// test suites and the bench, and the load generator of `cargo xtask bench`.
-const DEBIAN_PACKAGES: [(&str, &[&str]); 4] = [
-    (
-        "chromium",
-        &["chromium", "chromium-browser", "google-chrome"],
-    ),
-    ("chromium-driver", &["chromedriver"]),
-    ("firefox-esr", &["firefox"]),
-    ("wrk", &["wrk"]),
+/// A Debian package setup installs, and the programs by which it tells the package is there.
+#[derive(Clone, Copy, Debug)]
+struct Package {
+    name: &'static str,
+    programs: Programs,
+}
+
+/// Where a package's programs are, and which of them must be.
+#[derive(Clone, Copy, Debug)]
+enum Programs {
+    /// On `PATH`; any one of the names will do (browsers go by several).
+    OnPath(&'static [&'static str]),
+    /// PostgreSQL's server programs, all of them, side by side: where `initdb` on `PATH` really
+    /// is (other systems put it there), else in `/usr/lib/postgresql/<version>/bin`, where
+    /// Debian keeps them off `PATH`. The same places the tests' throwaway PostgreSQL
+    /// (`tests/postgres`) looks.
+    PostgresServer(&'static [&'static str]),
+}
+
+/// The Debian packages of every purpose: browsers for the browser test suites and the bench, the
+/// load generator of `cargo xtask bench`, and PostgreSQL for the store's tests on it (each test
+/// process starts a throwaway cluster with `initdb` and `pg_ctl`).
+const DEBIAN_PACKAGES: [Package; 5] = [
+    Package {
+        name: "chromium",
+        programs: Programs::OnPath(&["chromium", "chromium-browser", "google-chrome"]),
+    },
+    Package {
+        name: "chromium-driver",
+        programs: Programs::OnPath(&["chromedriver"]),
+    },
+    Package {
+        name: "firefox-esr",
+        programs: Programs::OnPath(&["firefox"]),
+    },
+    Package {
+        name: "wrk",
+        programs: Programs::OnPath(&["wrk"]),
+    },
+    Package {
+        name: "postgresql",
+        programs: Programs::PostgresServer(&["initdb", "pg_ctl", "postgres"]),
+    },
 ];
+
+impl Package {
+    /// Whether its programs are on this machine.
+    fn found(self, ctx: &Ctx) -> bool {
+        match self.programs {
+            Programs::OnPath(names) => names.iter().any(|name| ctx.find(name).is_some()),
+            Programs::PostgresServer(names) => postgres_server_programs(ctx, names).is_some(),
+        }
+    }
+
+    /// What to install by hand when it is missing and there is no apt.
+    fn missing(self) -> String {
+        match self.programs {
+            Programs::OnPath(names) => names.first().copied().unwrap_or(self.name).to_owned(),
+            Programs::PostgresServer(names) => {
+                format!("PostgreSQL 15 or later ({})", names.join(", "))
+            }
+        }
+    }
+}
+
+/// The directory holding every one of PostgreSQL's server programs `names`: the real directory
+/// of the `initdb` on `PATH`, else the newest `/usr/lib/postgresql/<version>/bin`.
+fn postgres_server_programs(ctx: &Ctx, names: &[&str]) -> Option<PathBuf> {
+    let complete = |dir: &Path| names.iter().all(|name| dir.join(name).is_file());
+    let on_path = ctx
+        .find("initdb")
+        .and_then(|initdb| std::fs::canonicalize(initdb).ok())
+        .and_then(|initdb| initdb.parent().map(Path::to_owned))
+        .filter(|dir| complete(dir));
+    if on_path.is_some() {
+        return on_path;
+    }
+    newest_complete(Path::new("/usr/lib/postgresql"), names)
+}
+
+/// The `<version>/bin` under `base` of the highest version whose `bin` holds all of `names`.
+fn newest_complete(base: &Path, names: &[&str]) -> Option<PathBuf> {
+    std::fs::read_dir(base)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| {
+            let version: u32 = entry.file_name().to_str()?.parse().ok()?;
+            Some((version, entry.path().join("bin")))
+        })
+        .filter(|(_, dir)| names.iter().all(|name| dir.join(name).is_file()))
+        .max_by_key(|(version, _)| *version)
+        .map(|(_, dir)| dir)
+}
 
 /// Which command setup runs for: each installs only what it uses, so that `serve` on a fresh
 /// machine does not wait for browsers and `bench` does not wait for the conformance suite's
@@ -42,13 +125,13 @@ pub(crate) enum Purpose {
 
 impl Purpose {
     /// The Debian packages this purpose needs.
-    fn debian_packages(self) -> Vec<(&'static str, &'static [&'static str])> {
+    fn debian_packages(self) -> Vec<Package> {
         DEBIAN_PACKAGES
             .into_iter()
-            .filter(|(package, _)| match self {
+            .filter(|package| match self {
                 Purpose::Everything => true,
                 Purpose::Serve => false,
-                Purpose::Bench => *package != "firefox-esr",
+                Purpose::Bench => !matches!(package.name, "firefox-esr" | "postgresql"),
             })
             .collect()
     }
@@ -86,7 +169,7 @@ pub(crate) fn run(ctx: &Ctx, purpose: Purpose) -> Result<(), Error> {
     }
     let packages = purpose.debian_packages();
     if !packages.is_empty() {
-        let names: Vec<&str> = packages.iter().map(|(package, _)| *package).collect();
+        let names: Vec<&str> = packages.iter().map(|package| package.name).collect();
         all_ok &= report(
             &format!("Debian packages ({})", names.join(", ")),
             debian_packages(ctx, &packages),
@@ -388,15 +471,17 @@ fn schemathesis_version(ctx: &Ctx) -> Option<String> {
     output.split_whitespace().last().map(str::to_owned)
 }
 
-/// Debian `packages` (with the programs each provides), from apt when we are root on Debian.
-/// Elsewhere, each package's programs are looked for on `PATH`.
-fn debian_packages(ctx: &Ctx, packages: &[(&str, &[&str])]) -> Step {
+/// Debian `packages`, from apt when we are root on Debian. Elsewhere, each package's programs
+/// are looked for where they would be. A package counts as there when dpkg lists it, or (for
+/// PostgreSQL, whose versioned packages may be installed without the `postgresql` one) when its
+/// programs are found.
+fn debian_packages(ctx: &Ctx, packages: &[Package]) -> Step {
     let sh = ctx.sh();
     if !Path::new("/etc/debian_version").exists() {
-        let missing: Vec<&str> = packages
+        let missing: Vec<String> = packages
             .iter()
-            .filter(|(_, programs)| programs.iter().all(|name| ctx.find(name).is_none()))
-            .filter_map(|(_, programs)| programs.first().copied())
+            .filter(|package| !package.found(ctx))
+            .map(|package| package.missing())
             .collect();
         return if missing.is_empty() {
             Step::Ok
@@ -408,14 +493,18 @@ fn debian_packages(ctx: &Ctx, packages: &[(&str, &[&str])]) -> Step {
             ))
         };
     }
-    let installed = |package: &str| {
+    let listed = |package: &str| {
         let status = probe(sh.cmd("dpkg-query").args(["-W", "-f=${Status}", package]));
         status.is_some_and(|status| status.contains("install ok installed"))
     };
+    let installed = |package: &Package| {
+        listed(package.name)
+            || (matches!(package.programs, Programs::PostgresServer(_)) && package.found(ctx))
+    };
     let missing: Vec<&str> = packages
         .iter()
-        .map(|(package, _)| *package)
         .filter(|package| !installed(package))
+        .map(|package| package.name)
         .collect();
     if missing.is_empty() {
         return Step::Ok;
@@ -437,7 +526,12 @@ fn debian_packages(ctx: &Ctx, packages: &[(&str, &[&str])]) -> Step {
         cmd!(sh, "apt-get install -y --no-install-recommends")
             .args(&missing)
             .env("DEBIAN_FRONTEND", "noninteractive"),
-        || missing.iter().all(|package| installed(package)),
+        || {
+            packages
+                .iter()
+                .filter(|package| missing.contains(&package.name))
+                .all(&installed)
+        },
         &format!("apt-get finished, but dpkg does not list all of {list} as installed"),
     )
 }
@@ -450,7 +544,7 @@ mod tests {
         purpose
             .debian_packages()
             .into_iter()
-            .map(|(package, _)| package)
+            .map(|package| package.name)
             .collect()
     }
 
@@ -458,12 +552,39 @@ mod tests {
     fn each_command_asks_apt_only_for_what_it_runs() {
         assert_eq!(
             packages(Purpose::Everything),
-            ["chromium", "chromium-driver", "firefox-esr", "wrk"]
+            [
+                "chromium",
+                "chromium-driver",
+                "firefox-esr",
+                "wrk",
+                "postgresql"
+            ]
         );
         assert_eq!(
             packages(Purpose::Bench),
             ["chromium", "chromium-driver", "wrk"]
         );
         assert!(packages(Purpose::Serve).is_empty());
+    }
+
+    #[test]
+    fn postgres_server_programs_are_found_in_debians_versioned_directories() {
+        // Debian's layout, in a directory standing for /usr/lib/postgresql: the newest complete
+        // version wins, an incomplete one is passed over.
+        let root = std::env::temp_dir().join(format!("xtask-setup-pg-{}", std::process::id()));
+        let bin = |version: &str| root.join(version).join("bin");
+        for (version, names) in [
+            ("13", &["initdb", "pg_ctl", "postgres"][..]),
+            ("15", &["initdb", "pg_ctl", "postgres"][..]),
+            ("16", &["initdb"][..]),
+        ] {
+            std::fs::create_dir_all(bin(version)).unwrap();
+            for name in names {
+                std::fs::write(bin(version).join(name), "").unwrap();
+            }
+        }
+        let found = newest_complete(&root, &["initdb", "pg_ctl", "postgres"]);
+        std::fs::remove_dir_all(&root).unwrap();
+        assert_eq!(found, Some(bin("15")));
     }
 }
