@@ -21,6 +21,7 @@
 //!   [`create_quote::validate_rest_create`], [`paging::read_list_request`]);
 //! - the quote open in the editor and the all-or-nothing merge of
 //!   `quotes.addLines` batches into it ([`open_quote`]);
+//! - the live updates the app's pages hear ([`live`]);
 //! - decimal money ([`money`], [`tax`]) and every limit ([`limits`]);
 //! - text from outside made safe to print ([`text`]).
 
@@ -39,6 +40,7 @@ mod id_index;
 mod input;
 pub mod job;
 pub mod limits;
+pub mod live;
 pub mod manifest;
 pub mod method;
 pub mod money;

@@ -9,8 +9,6 @@ use axum::middleware;
 use axum::routing::{delete, get, patch, post, put};
 use toolbridge_store::Store;
 
-use crate::events::Events;
-use crate::rate_limit::RateLimiter;
 use crate::tools::{ToolSites, sites};
 use crate::{
     api, app_files, cors, dev_reports, events, request_id, sdk_files, session, settings, tools,
@@ -21,8 +19,6 @@ use crate::{
 pub struct AppState {
     /// The database.
     pub store: Store,
-    /// Per-key request counts.
-    pub rate_limiter: Arc<RateLimiter>,
     /// Origins besides the app's own whose pages may use the session (a host
     /// page on a development server, say); never a tool's origin.
     pub allowed_origins: Arc<Vec<String>>,
@@ -30,8 +26,6 @@ pub struct AppState {
     pub sdk_dir: Arc<PathBuf>,
     /// Where each tool is served (its origin) and the folders served live.
     pub tool_sites: Arc<ToolSites>,
-    /// Changes the app's pages hear of live (`/api/events`).
-    pub events: Arc<Events>,
     /// The reference web app's files (`www`).
     pub www_dir: Arc<PathBuf>,
     /// The built host module (`host/dist`).
@@ -43,11 +37,9 @@ impl AppState {
     pub fn new(store: Store) -> Self {
         Self {
             store,
-            rate_limiter: Arc::new(RateLimiter::default()),
             allowed_origins: Arc::new(Vec::new()),
             sdk_dir: Arc::new(PathBuf::from("sdk/dist")),
             tool_sites: Arc::new(ToolSites::new(sites::DEFAULT_DOMAIN, 8080)),
-            events: Arc::default(),
             www_dir: Arc::new(PathBuf::from("www")),
             host_dir: Arc::new(PathBuf::from("host/dist")),
         }

@@ -7,6 +7,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use toolbridge_protocol::live::Actor;
 use toolbridge_store::{ApiKey, Scope, User};
 use utoipa::Modify;
 use utoipa::openapi::schema::{ObjectBuilder, Type};
@@ -15,6 +16,7 @@ use utoipa::openapi::{HeaderBuilder, OpenApi, RefOr};
 use crate::app::AppState;
 use crate::error::{ApiError, problem_response};
 use crate::openapi::each_operation;
+use crate::rate_limit;
 
 /// The session cookie's name.
 pub const SESSION_COOKIE: &str = "tb_session";
@@ -34,6 +36,19 @@ impl Principal {
         match self {
             Principal::Key(key) => &key.tenant_id,
             Principal::User(user) => &user.tenant_id,
+        }
+    }
+
+    /// Who makes a change, as the live events name them.
+    pub fn actor(&self) -> Actor {
+        match self {
+            Principal::User(user) => Actor::User {
+                name: user.name.clone(),
+                email: user.email.clone(),
+            },
+            Principal::Key(key) => Actor::Key {
+                name: key.name.clone(),
+            },
         }
     }
 
@@ -85,7 +100,13 @@ pub async fn middleware(
         Err(error) => return error.into_response(),
     };
     let quota = match &principal {
-        Principal::Key(key) => Some(state.rate_limiter.check(&key.id, key.rate_limit)),
+        Principal::Key(key) => {
+            let bucket = rate_limit::key_bucket(&key.id);
+            match state.store.count_request(&bucket, key.rate_limit).await {
+                Ok(quota) => Some(quota),
+                Err(error) => return ApiError::from(error).into_response(),
+            }
+        }
         Principal::User(_) => None,
     };
     if let Some(quota) = quota.filter(|quota| !quota.allowed) {
@@ -93,13 +114,13 @@ pub async fn middleware(
             retry_after: quota.retry_after,
         };
         let mut response = ApiError::Rule(limited).into_response();
-        quota.write_headers(response.headers_mut());
+        rate_limit::write_headers(&quota, response.headers_mut());
         return response;
     }
     request.extensions_mut().insert(principal);
     let mut response = next.run(request).await;
     if let Some(quota) = quota {
-        quota.write_headers(response.headers_mut());
+        rate_limit::write_headers(&quota, response.headers_mut());
     }
     response
 }
@@ -160,7 +181,7 @@ impl Modify for KeyedAnswers {
     }
 }
 
-/// The headers of [`crate::rate_limit::Quota::write_headers`], with what
+/// The headers of [`crate::rate_limit::write_headers`], with what
 /// they mean.
 const RATE_LIMIT_HEADERS: [(&str, &str); 3] = [
     (

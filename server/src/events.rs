@@ -1,8 +1,13 @@
-//! Live updates for the app's pages: `GET /api/events`, a stream of
-//! Server-Sent Events with every quote created, saved or sent in the
-//! signed-in user's tenant, whoever made the change (this page, another
-//! user, or an integrator through the REST API), and every change an
-//! administrator of the tenant made to a tool's install settings.
+//! Live updates for the app's pages: `GET /api/events`, a stream of Server-Sent Events with every
+//! quote created, saved or sent in the signed-in user's tenant, whoever made the change and on
+//! whichever instance of the server (this page, another user, or an integrator through the REST
+//! API), and every change an administrator of the tenant made to a tool's install settings.
+//!
+//! The store records each event in the transaction of its change and hands it to every
+//! instance's subscribers once committed ([`Store::live`]); this module only streams them. Each
+//! event goes out with its id, so a page whose connection dropped names the last one it heard
+//! (`Last-Event-ID`, which `EventSource` sends by itself) and hears what it missed. When that
+//! cannot be told, it hears `resync` instead and reloads what it shows.
 
 use std::convert::Infallible;
 
@@ -10,163 +15,149 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::Stream;
-use futures_util::stream::StreamExt;
-use serde::Serialize;
+use futures_util::stream::{self, StreamExt};
 use tokio::sync::broadcast;
-use tokio_stream::wrappers::BroadcastStream;
-use tokio_stream::wrappers::errors::BroadcastStreamRecvError;
+use toolbridge_protocol::live::RESYNC;
 use toolbridge_protocol::problem::Problem;
-use toolbridge_protocol::quote::{BridgeQuoteDto, QuoteDto};
-use toolbridge_protocol::settings::{SettingValue, SettingValues};
+use toolbridge_store::{Backlog, Live, LiveEvent, Store};
 
 use crate::app::AppState;
-use crate::auth::{self, Principal};
-use crate::error::ApiError;
+use crate::auth;
+use crate::error::{ApiError, Chain};
 
-/// Events kept for a subscriber that falls behind; it then hears that it
-/// missed some (a `resync` event) and reloads.
-const BACKLOG: usize = 256;
-
-/// What happened to a quote.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum QuoteChange {
-    /// A new quote.
-    Created,
-    /// Its header or its lines were saved.
-    Saved,
-    /// It was sent and is now locked.
-    Sent,
-}
-
-/// Who made a change.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-pub enum Actor {
-    /// A signed-in user of the app.
-    User {
-        /// Their name.
-        name: String,
-        /// Their sign-in email.
-        email: String,
-    },
-    /// An integrator's API key.
-    Key {
-        /// The key's name.
-        name: String,
-    },
-}
-
-/// The data of a `quote` event.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-pub struct QuoteEvent {
-    /// What happened.
-    pub kind: QuoteChange,
-    /// The quote as lists show it, after the change.
-    pub quote: BridgeQuoteDto,
-    /// Who made the change.
-    pub by: Actor,
-}
-
-/// The data of a `toolSettings` event: a tool's install settings changed.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-pub struct ToolSettingsEvent {
-    /// The tool's slug.
-    pub slug: String,
-    /// The values the tool now sees, as `GET /api/tools` lists them.
-    pub settings: std::collections::BTreeMap<String, SettingValue>,
-}
-
-/// What a published event is about.
-#[derive(Debug, Clone)]
-enum Payload {
-    Quote(QuoteEvent),
-    ToolSettings(ToolSettingsEvent),
-}
-
-/// An event and the tenant it belongs to.
-#[derive(Debug, Clone)]
-struct Published {
+/// Where one page's stream stands.
+struct Cursor {
+    store: Store,
     tenant_id: String,
-    event: Payload,
+    live: broadcast::Receiver<Live>,
+    /// The id of the last event sent (or the tenant's last when `resync` was sent): a live event
+    /// at or below it was already sent, as part of what the page had missed.
+    last_sent: i64,
 }
 
-/// The channel every change goes through.
-#[derive(Debug)]
-pub struct Events {
-    sender: broadcast::Sender<Published>,
-}
+impl Cursor {
+    /// The next event for this page, waiting for one if need be; `None` once the store stops
+    /// publishing (the server is shutting down).
+    async fn next(&mut self) -> Option<Event> {
+        loop {
+            match self.live.recv().await {
+                Ok(Live::Event(event)) => {
+                    if event.tenant_id == self.tenant_id && event.id > self.last_sent {
+                        self.last_sent = event.id;
+                        return Some(sse(&event));
+                    }
+                }
+                Ok(Live::Missed) | Err(broadcast::error::RecvError::Lagged(_)) => {
+                    return Some(self.resync().await);
+                }
+                Err(broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+    }
 
-impl Default for Events {
-    fn default() -> Self {
-        Self {
-            sender: broadcast::channel(BACKLOG).0,
+    /// A `resync` event carrying the tenant's last event id, from which a later reconnect picks
+    /// up (what came before, the page reloads now).
+    async fn resync(&mut self) -> Event {
+        match self.store.last_live_event_id(&self.tenant_id).await {
+            Ok(last) => {
+                self.last_sent = self.last_sent.max(last);
+                resync(Some(self.last_sent))
+            }
+            Err(error) => {
+                tracing::warn!(error = %Chain(&error), "cannot read the last event id for a resync");
+                resync(None)
+            }
         }
     }
 }
 
-impl Events {
-    /// Tells the tenant's open pages that `principal` changed `quote`.
-    pub fn quote(&self, principal: &Principal, kind: QuoteChange, quote: &QuoteDto) {
-        let by = match principal {
-            Principal::User(user) => Actor::User {
-                name: user.name.clone(),
-                email: user.email.clone(),
-            },
-            Principal::Key(key) => Actor::Key {
-                name: key.name.clone(),
-            },
-        };
-        // No page listening is no error.
-        let _ = self.sender.send(Published {
-            tenant_id: principal.tenant_id().to_owned(),
-            event: Payload::Quote(QuoteEvent {
-                kind,
-                quote: quote.summary(),
-                by,
-            }),
-        });
-    }
+/// An event as the page reads it: its name, its JSON data and its id.
+fn sse(event: &LiveEvent) -> Event {
+    Event::default()
+        .id(event.id.to_string())
+        .event(&event.name)
+        .data(&event.data)
+}
 
-    /// Tells the tenant's open pages that the tool `slug`'s settings are
-    /// now `settings` (the values the tool sees).
-    pub fn tool_settings(&self, tenant_id: &str, slug: &str, settings: &SettingValues) {
-        // No page listening is no error.
-        let _ = self.sender.send(Published {
-            tenant_id: tenant_id.to_owned(),
-            event: Payload::ToolSettings(ToolSettingsEvent {
-                slug: slug.to_owned(),
-                settings: settings.clone(),
-            }),
-        });
+/// `resync`, with the id to pick up from when known. Its data is an empty JSON object: a
+/// browser does not dispatch an event without data.
+fn resync(id: Option<i64>) -> Event {
+    let event = Event::default().event(RESYNC).data("{}");
+    match id {
+        Some(id) => event.id(id.to_string()),
+        None => event,
     }
 }
 
-/// `GET /api/events`: `quote` events with a [`QuoteEvent`] as JSON data,
-/// `toolSettings` events with a [`ToolSettingsEvent`]; a `resync` event
-/// when this stream missed some (reload what is shown).
+/// The `Last-Event-ID` a reconnecting `EventSource` sends, when it is one of ours (a number).
+fn last_event_id(headers: &HeaderMap) -> Option<i64> {
+    headers
+        .get("last-event-id")?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// `GET /api/events`: `quote` events with a `QuoteEvent` as JSON data, `toolSettings` events
+/// with a `ToolSettingsEvent`, and `resync` events (reload what is shown: events may have been
+/// missed). Every event has an id; sent back as `Last-Event-ID`, the stream starts with what came
+/// after it, or with `resync` when that is no longer known.
 #[utoipa::path(get, path = "/api/events", tag = "session",
-    responses((status = 200, description = "text/event-stream: `quote` events (data: QuoteEvent), `toolSettings` events (data: ToolSettingsEvent) and `resync` events", content_type = "text/event-stream"), (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "an API key; this stream is for the app's pages", body = Problem, content_type = "application/problem+json")))]
+    params(("Last-Event-ID" = Option<String>, Header, description = "the id of the last event heard, which a reconnecting EventSource sends: the stream first sends what came after it, or `resync`")),
+    responses((status = 200, description = "text/event-stream: `quote` events (data: QuoteEvent), `toolSettings` events (data: ToolSettingsEvent) and `resync` events, each with an id", content_type = "text/event-stream"), (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "an API key; this stream is for the app's pages", body = Problem, content_type = "application/problem+json")))]
 pub async fn stream(
     State(state): State<AppState>,
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
     let principal = auth::authenticate(&state, &headers).await?;
     let tenant_id = principal.user()?.tenant_id.clone();
-    let events = BroadcastStream::new(state.events.sender.subscribe()).filter_map(move |item| {
-        let event = match item {
-            Ok(published) if published.tenant_id == tenant_id => match &published.event {
-                Payload::Quote(event) => Event::default().event("quote").json_data(event).ok(),
-                Payload::ToolSettings(event) => {
-                    Event::default().event("toolSettings").json_data(event).ok()
-                }
-            },
-            Ok(_) => None,
-            Err(BroadcastStreamRecvError::Lagged(missed)) => {
-                Some(Event::default().event("resync").data(missed.to_string()))
+    // Subscribe before reading what was missed: an event committed in between is then in one or
+    // the other (or both, and sent once).
+    let live = state.store.live();
+    let mut first = Vec::new();
+    let mut last_sent = 0;
+    if let Some(after) = last_event_id(&headers) {
+        match state.store.live_backlog(&tenant_id, after).await? {
+            Backlog::Events(missed) => {
+                last_sent = missed.last().map_or(after, |event| event.id);
+                first.extend(missed.iter().map(sse));
             }
-        };
-        std::future::ready(event.map(Ok))
+            Backlog::Unknown { last } => {
+                last_sent = last;
+                first.push(resync(Some(last)));
+            }
+        }
+    }
+    let cursor = Cursor {
+        store: state.store.clone(),
+        tenant_id,
+        live,
+        last_sent,
+    };
+    let live = stream::unfold(cursor, |mut cursor| async move {
+        let event = cursor.next().await?;
+        Some((event, cursor))
     });
+    let events = stream::iter(first).chain(live).map(Ok);
     Ok(Sse::new(events).keep_alive(KeepAlive::default()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_number_is_a_last_event_id() {
+        let with = |value: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert("last-event-id", value.parse().unwrap());
+            last_event_id(&headers)
+        };
+        assert_eq!(with("42"), Some(42));
+        assert_eq!(with(" 7 "), Some(7));
+        assert_eq!(with("abc"), None);
+        assert_eq!(last_event_id(&HeaderMap::new()), None);
+    }
 }

@@ -53,6 +53,8 @@ use crate::{dev_reports, events, session, settings, tools};
         toolbridge_protocol::create_quote::BridgeQuoteLineRequest,
         toolbridge_protocol::quote::BridgeCreateQuoteResult,
         toolbridge_protocol::add_lines::BridgeAddLineDto,
+        toolbridge_protocol::live::QuoteEvent,
+        toolbridge_protocol::live::ToolSettingsEvent,
     )),
     // In this order: the key middleware adds responses the next two decorate.
     modifiers(&BearerKeys, &KeyedAnswers, &ErrorHeaders, &RequestIdHeader),

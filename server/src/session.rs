@@ -15,6 +15,7 @@ use crate::app::AppState;
 use crate::auth::{self, SESSION_COOKIE};
 use crate::error::ApiError;
 use crate::json::{BodyErrors, JsonBody, typed};
+use crate::rate_limit;
 
 /// How long a session lasts: 12 hours.
 pub const SESSION_TTL_SECS: u64 = 12 * 60 * 60;
@@ -47,19 +48,25 @@ pub async fn sign_in(
         return Err(ApiError::not_allowed("sign in from the app's own page"));
     }
     let SignIn { email, password } = typed(body.value)?;
-    // Only failures count; once an email has used them up, no password is
-    // checked until the window ends.
-    let attempts = format!("sign-in:{}", email.trim().to_lowercase());
-    let quota = state.rate_limiter.peek(&attempts, SIGN_IN_FAILURES);
+    // Each attempt takes one of the window's checks before its password is
+    // checked, so that however many arrive at once, on however many
+    // instances, no more are checked than the limit; a right password gives
+    // its check back, so only failures use them up. Once an email has used
+    // them up, no password is checked until the window ends.
+    let attempts = rate_limit::sign_in_bucket(&email);
+    let quota = state
+        .store
+        .count_request(&attempts, SIGN_IN_FAILURES)
+        .await?;
     if !quota.allowed {
         return Err(ApiError::Rule(toolbridge_protocol::Error::RateLimited {
             retry_after: quota.retry_after,
         }));
     }
     let Some(user) = state.store.verify_password(&email, &password).await? else {
-        state.rate_limiter.check(&attempts, SIGN_IN_FAILURES);
         return Err(ApiError::unauthenticated("the email or password is wrong"));
     };
+    state.store.uncount_request(&attempts, quota.reset).await?;
     let token = state
         .store
         .create_session(&user.id, SESSION_TTL_SECS)

@@ -41,6 +41,15 @@ pub(crate) enum Backend {
 }
 
 impl Backend {
+    /// An expression for the database's clock now, in whole Unix seconds: the same for every
+    /// instance of the server, whatever their own clocks say.
+    pub(crate) fn unix_now(self) -> &'static str {
+        match self {
+            Backend::Sqlite => "unixepoch()",
+            Backend::Postgres => "CAST(FLOOR(EXTRACT(EPOCH FROM now())) AS BIGINT)",
+        }
+    }
+
     /// A subquery giving each text of the JSON array bound to `param` (e.g. `$2`) as a row.
     pub(crate) fn text_set(self, param: &str) -> String {
         match self {

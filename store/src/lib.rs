@@ -14,6 +14,12 @@
 //! Installed tools belong to the platform and are the same for every tenant;
 //! the values of their install settings are each tenant's own.
 //!
+//! What several instances of the server must share lives here too: rate-limit
+//! windows counted on the database's clock ([`Store::count_request`]), and the
+//! live events the app's pages hear, recorded in the transaction of each
+//! change (who made it is an argument of every write that has one) and heard
+//! by every instance ([`Store::live`], [`Store::live_backlog`]).
+//!
 //! Failures come as one [`Error`], whose kinds name what happened in the
 //! store (a record not found, input that breaks a rule, a quote no longer a
 //! Draft, …, or a failure of the database with its cause); what each means
@@ -26,6 +32,8 @@ mod cache;
 mod catalog;
 mod db;
 mod error;
+mod limits;
+mod live;
 mod migrations;
 mod quotes;
 mod reads;
@@ -48,6 +56,8 @@ use tokio::sync::MutexGuard;
 pub use auth::{KEY_NAME_MAX_CHARS, new_api_key_problems};
 pub use catalog::NewProduct;
 pub use error::{Cause, Error, QuoteAction, Record, Unique};
+pub use limits::Quota;
+pub use live::{Backlog, Live, LiveEvent};
 pub use seed::{DEFAULT_SEED_PRODUCTS, DEMO_PASSWORD};
 pub use tools::{InstalledTool, ToolFile};
 pub use types::{
@@ -219,6 +229,9 @@ pub struct Store {
     /// many writers one of them could lose every time until the busy timeout
     /// and fail. (`PostgreSQL` writes lock the rows they change instead.)
     writes: Arc<tokio::sync::Mutex<()>>,
+    /// The live events' subscribers, and on `PostgreSQL` this instance's
+    /// listener.
+    live: Arc<live::Feed>,
 }
 
 impl fmt::Debug for Store {
@@ -337,6 +350,7 @@ impl Store {
             pool,
             catalogs: Arc::default(),
             writes: Arc::default(),
+            live: Arc::default(),
         }
     }
 
@@ -345,12 +359,23 @@ impl Store {
     /// reads stays true until it commits. On `PostgreSQL`, a plain
     /// transaction: what it reads and must stay true, it locks.
     pub(crate) async fn begin_write(&self) -> Result<Write<'_>, Error> {
-        let turn = match self.pool.backend() {
+        let turn = self.write_turn().await;
+        let tx = self.pool.begin_write().await?;
+        Ok(Write {
+            tx,
+            _turn: turn,
+            live: &self.live,
+            recorded: Vec::new(),
+        })
+    }
+
+    /// On `SQLite`, this process's turn at writing, for a write of its own
+    /// or a single statement that writes; `None` on `PostgreSQL`.
+    pub(crate) async fn write_turn(&self) -> Option<MutexGuard<'_, ()>> {
+        match self.pool.backend() {
             Backend::Sqlite => Some(self.writes.lock().await),
             Backend::Postgres => None,
-        };
-        let tx = self.pool.begin_write().await?;
-        Ok(Write { tx, _turn: turn })
+        }
     }
 
     /// Closes every connection (the store is unusable afterwards).
@@ -385,17 +410,39 @@ impl Store {
     }
 }
 
-/// A write transaction of [`Store::begin_write`]: the transaction, and on
-/// `SQLite` this process's turn at writing, held until it ends.
+/// A write transaction of [`Store::begin_write`]: the transaction, on
+/// `SQLite` this process's turn at writing, held until it ends, and the live
+/// events it recorded.
 pub(crate) struct Write<'s> {
     tx: Tx,
     _turn: Option<MutexGuard<'s, ()>>,
+    live: &'s live::Feed,
+    recorded: Vec<LiveEvent>,
 }
 
 impl Write<'_> {
-    /// Commits; dropped without this, the transaction rolls back.
+    /// Records a live event of `tenant_id` (`name`, JSON `data`), which goes
+    /// out if and when this transaction commits.
+    pub(crate) async fn record_live(
+        &mut self,
+        tenant_id: &str,
+        name: &str,
+        data: String,
+    ) -> Result<(), Error> {
+        let event = live::record(&mut self.tx, tenant_id, name, data).await?;
+        self.recorded.push(event);
+        Ok(())
+    }
+
+    /// Commits; dropped without this, the transaction rolls back. On `SQLite`
+    /// the events it recorded go to this store's subscribers now; on
+    /// `PostgreSQL` every instance's listener hears them from the database.
     pub(crate) async fn commit(self) -> Result<(), Error> {
+        let backend = self.tx.backend();
         self.tx.commit().await?;
+        if backend == Backend::Sqlite {
+            self.live.publish(self.recorded);
+        }
         Ok(())
     }
 }

@@ -11,6 +11,7 @@ use toolbridge_protocol::create_quote::{
     CustomerChoice, LineProduct, LinkedProduct, NewCustomer, NewQuote, NewQuoteLine, email_key,
     generated_reference, sku_key, taken_reference, unknown_customer, unknown_sku_id,
 };
+use toolbridge_protocol::live::{self, Actor, QuoteChange, QuoteEvent};
 use toolbridge_protocol::money::Totals;
 use toolbridge_protocol::open_quote::OpenQuote;
 use toolbridge_protocol::quote::{
@@ -593,6 +594,7 @@ impl Store {
         tenant_id: &str,
         request: &NewQuote,
         idempotency: Option<&Idempotency>,
+        by: &Actor,
     ) -> Result<Created, Error> {
         if let Some(idempotency) = idempotency {
             check_idempotency_key(&idempotency.key)?;
@@ -600,7 +602,10 @@ impl Store {
         let mut attempts = 0;
         loop {
             attempts += 1;
-            let taken = match self.try_create_quote(tenant_id, request, idempotency).await {
+            let taken = match self
+                .try_create_quote(tenant_id, request, idempotency, by)
+                .await
+            {
                 Ok(Some(created)) => return Ok(created),
                 Ok(None) => None,
                 Err(error @ Error::Taken { .. }) => Some(error),
@@ -640,13 +645,14 @@ impl Store {
         tenant_id: &str,
         request: &NewQuote,
         idempotency: Option<&Idempotency>,
+        by: &Actor,
     ) -> Result<Option<Created>, Error> {
         let mut tx = self.begin_write().await?;
 
         if let Some(idempotency) = idempotency {
             if let Some(quote_id) = earlier_quote(&mut tx, tenant_id, idempotency).await? {
                 return Ok(Some(Created {
-                    quote: committed_quote(tx, tenant_id, &quote_id).await?,
+                    quote: committed_quote(tx, tenant_id, &quote_id, None).await?,
                     replayed: true,
                 }));
             }
@@ -701,6 +707,7 @@ impl Store {
                 return Ok(None);
             }
         }
+        record_quote_event(&mut tx, tenant_id, QuoteChange::Created, &quote, by).await?;
         tx.commit().await?;
         Ok(Some(Created {
             quote,
@@ -721,6 +728,7 @@ impl Store {
         quote_id: &str,
         lines: Vec<QuoteLine>,
         group_keys: BTreeMap<String, u32>,
+        by: &Actor,
     ) -> Result<QuoteDto, Error> {
         let quote_id = id_key(quote_id);
         let mut tx = self.begin_write().await?;
@@ -730,6 +738,7 @@ impl Store {
         let quote =
             OpenQuote::checked(current.header, lines, group_keys).map_err(Error::Invalid)?;
         write_lines(&mut tx, &quote).await?;
+        record_quote_event(&mut tx, tenant_id, QuoteChange::Saved, &quote, by).await?;
         tx.commit().await?;
         Ok(quote)
     }
@@ -744,6 +753,7 @@ impl Store {
         tenant_id: &str,
         quote_id: &str,
         change: &HeaderChange,
+        by: &Actor,
     ) -> Result<QuoteDto, Error> {
         let quote_id = id_key(quote_id);
         let mut tx = self.begin_write().await?;
@@ -783,13 +793,18 @@ impl Store {
         .bind(&quote_id)
         .execute(&mut *tx)
         .await?;
-        committed_quote(tx, tenant_id, &quote_id).await
+        committed_quote(tx, tenant_id, &quote_id, Some((QuoteChange::Saved, by))).await
     }
 
     /// Send Quote: a Draft becomes Sent (and locked). [`Error::QuoteLocked`]
     /// for any other state; [`Error::NotFound`] unless the tenant has the
     /// quote.
-    pub async fn send_quote(&self, tenant_id: &str, quote_id: &str) -> Result<QuoteDto, Error> {
+    pub async fn send_quote(
+        &self,
+        tenant_id: &str,
+        quote_id: &str,
+        by: &Actor,
+    ) -> Result<QuoteDto, Error> {
         let quote_id = id_key(quote_id);
         let mut tx = self.begin_write().await?;
         lock_quote(&mut tx, tenant_id, &quote_id).await?;
@@ -814,17 +829,41 @@ impl Store {
             .bind(&quote_id)
             .execute(&mut *tx)
             .await?;
-        committed_quote(tx, tenant_id, &quote_id).await
+        committed_quote(tx, tenant_id, &quote_id, Some((QuoteChange::Sent, by))).await
     }
 }
 
-/// The tenant's quote as a write leaves it, once the write commits.
+/// The tenant's quote as a write leaves it, once the write commits, with the live event of the
+/// change (what it was, and who made it) when there is one.
 async fn committed_quote(
     mut tx: Write<'_>,
     tenant_id: &str,
     quote_id: &str,
+    change: Option<(QuoteChange, &Actor)>,
 ) -> Result<QuoteDto, Error> {
     let quote = load_quote(&mut tx, tenant_id, quote_id).await?;
+    if let Some((kind, by)) = change {
+        record_quote_event(&mut tx, tenant_id, kind, &quote, by).await?;
+    }
     tx.commit().await?;
     Ok(quote)
+}
+
+/// Records, in `tx`, that `by` made the change `kind` to `quote`: the tenant's open pages hear
+/// it once `tx` commits.
+async fn record_quote_event(
+    tx: &mut Write<'_>,
+    tenant_id: &str,
+    kind: QuoteChange,
+    quote: &QuoteDto,
+    by: &Actor,
+) -> Result<(), Error> {
+    let event = QuoteEvent {
+        kind,
+        quote: quote.summary(),
+        by: by.clone(),
+    };
+    let data = serde_json::to_string(&event)
+        .map_err(|e| Error::corrupt_because("a quote event that does not serialize", e))?;
+    tx.record_live(tenant_id, live::QUOTE, data).await
 }

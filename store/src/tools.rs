@@ -12,6 +12,7 @@
 use std::collections::BTreeMap;
 
 use toolbridge_protocol::Violation;
+use toolbridge_protocol::live::{self, ToolSettingsEvent};
 use toolbridge_protocol::manifest::{Permissions, SLUG_RULE, ToolManifest, ToolType, is_tool_slug};
 use toolbridge_protocol::settings::{
     SettingDeclaration, SettingValues, check_values, effective_values, retained_values,
@@ -209,8 +210,16 @@ impl Store {
         let declarations = declarations_from_json(&declarations)?;
         let checked = check_values(&declarations, values).map_err(Error::Invalid)?;
         write_values(&mut tx, tenant_id, slug, &checked).await?;
+        let settings = effective_values(&declarations, &checked);
+        let event = ToolSettingsEvent {
+            slug: slug.to_owned(),
+            settings: settings.clone(),
+        };
+        let data = serde_json::to_string(&event)
+            .map_err(|e| Error::corrupt_because("a settings event that does not serialize", e))?;
+        tx.record_live(tenant_id, live::TOOL_SETTINGS, data).await?;
         tx.commit().await?;
-        Ok(Some(effective_values(&declarations, &checked)))
+        Ok(Some(settings))
     }
 
     /// Every installed tool, by slug.

@@ -24,7 +24,6 @@ use crate::app::AppState;
 use crate::auth::Principal;
 use crate::digest::sha256_hex;
 use crate::error::{ApiError, problem_response};
-use crate::events::QuoteChange;
 use crate::json::{BodyErrors, JsonBody, typed};
 
 /// Longest `Idempotency-Key` accepted.
@@ -97,13 +96,13 @@ pub async fn create(
     let idempotency = idempotency(&headers, &principal, &body.bytes)?;
     let created = state
         .store
-        .create_quote(principal.tenant_id(), &request, idempotency.as_ref())
+        .create_quote(
+            principal.tenant_id(),
+            &request,
+            idempotency.as_ref(),
+            &principal.actor(),
+        )
         .await?;
-    if !created.replayed {
-        state
-            .events
-            .quote(&principal, QuoteChange::Created, &created.quote);
-    }
     let location = format!("/api/v1/quotes/{}", created.quote.header.id);
     let mut response = (StatusCode::CREATED, Json(created.quote)).into_response();
     if let Ok(value) = HeaderValue::from_str(&location) {
@@ -173,9 +172,14 @@ pub async fn save_lines(
     let SaveLines { lines, group_keys } = typed(body.value)?;
     let saved = state
         .store
-        .save_lines(principal.tenant_id(), &id, lines, group_keys)
+        .save_lines(
+            principal.tenant_id(),
+            &id,
+            lines,
+            group_keys,
+            &principal.actor(),
+        )
         .await?;
-    state.events.quote(&principal, QuoteChange::Saved, &saved);
     Ok(Json(saved))
 }
 
@@ -196,9 +200,8 @@ pub async fn update_header(
     let change = validate_header_change(&body.value)?;
     let updated = state
         .store
-        .update_quote_header(principal.tenant_id(), &id, &change)
+        .update_quote_header(principal.tenant_id(), &id, &change, &principal.actor())
         .await?;
-    state.events.quote(&principal, QuoteChange::Saved, &updated);
     Ok(Json(updated))
 }
 
@@ -254,7 +257,9 @@ pub async fn send(
     PathParam(id): PathParam,
 ) -> Result<Json<QuoteDto>, ApiError> {
     principal.require(Scope::QuotesWrite)?;
-    let sent = state.store.send_quote(principal.tenant_id(), &id).await?;
-    state.events.quote(&principal, QuoteChange::Sent, &sent);
+    let sent = state
+        .store
+        .send_quote(principal.tenant_id(), &id, &principal.actor())
+        .await?;
     Ok(Json(sent))
 }

@@ -190,14 +190,12 @@ pub async fn set_settings(
     body: JsonBody,
 ) -> Result<Json<InstalledListing>, ApiError> {
     let user = administrator(&state, &headers).await?;
-    let settings = state
+    // The tenant's open pages hear the new values (a `toolSettings` event) once they are saved.
+    state
         .store
         .set_tool_settings(&user.tenant_id, &slug, &body.value)
         .await?
         .ok_or_else(|| unknown(&slug))?;
-    state
-        .events
-        .tool_settings(&user.tenant_id, &slug, &settings);
     listing(&state, &user, &slug).await.map(Json)
 }
 

@@ -316,3 +316,33 @@ async fn five_wrong_passwords_stop_further_sign_ins_for_that_email() {
         200
     );
 }
+
+#[tokio::test]
+async fn wrong_passwords_at_once_check_at_most_five_and_right_ones_do_not_count() {
+    let server = Server::start().await;
+    let attempt = |email: &'static str, password: String| {
+        server
+            .request(Method::POST, "/api/session")
+            .json(&serde_json::json!({"email": email, "password": password}))
+            .send()
+    };
+    // Signing in with the right password, again and again, uses up nothing.
+    for _ in 0..7 {
+        let answer = attempt("field@harbour.test", "demo-password".to_owned())
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), 200);
+    }
+    // Twenty wrong ones at once: each takes its place before its password is checked.
+    let answers = futures_util::future::join_all(
+        (0..20).map(|n| attempt("office@harbour.test", format!("guess-{n}"))),
+    )
+    .await;
+    let mut statuses: Vec<u16> = answers
+        .into_iter()
+        .map(|answer| answer.unwrap().status().as_u16())
+        .collect();
+    statuses.sort_unstable();
+    assert_eq!(statuses.iter().filter(|&&status| status == 401).count(), 5);
+    assert_eq!(statuses.iter().filter(|&&status| status == 429).count(), 15);
+}

@@ -10,6 +10,12 @@ use crate::harness::{Server, customer_and_product, json, quote_body};
 /// Reads Server-Sent Events from `response` until one named `name` arrives;
 /// its data as JSON.
 async fn next_event(response: &mut reqwest::Response, name: &str) -> Value {
+    next_with_id(response, name).await.0
+}
+
+/// Reads Server-Sent Events from `response` until one named `name` arrives;
+/// its data as JSON (`null` when it is not JSON), and its id.
+async fn next_with_id(response: &mut reqwest::Response, name: &str) -> (Value, Option<i64>) {
     let mut buffer = String::new();
     loop {
         let chunk = tokio::time::timeout(Duration::from_secs(5), response.chunk())
@@ -21,10 +27,14 @@ async fn next_event(response: &mut reqwest::Response, name: &str) -> Value {
         while let Some(end) = buffer.find("\n\n") {
             let block: String = buffer.drain(..end + 2).collect();
             let event = block.lines().find_map(|line| line.strip_prefix("event: "));
-            let data = block.lines().find_map(|line| line.strip_prefix("data: "));
+            let data = block.lines().find_map(|line| line.strip_prefix("data:"));
+            let id = block
+                .lines()
+                .find_map(|line| line.strip_prefix("id: "))
+                .map(|id| id.parse().unwrap());
             if let (Some(event), Some(data)) = (event, data) {
                 if event == name {
-                    return serde_json::from_str(data).unwrap();
+                    return (serde_json::from_str(data.trim()).unwrap_or(Value::Null), id);
                 }
             }
         }
@@ -90,6 +100,55 @@ async fn an_open_page_hears_of_quotes_made_in_its_tenant_only() {
     let event = next_event(&mut stream, "quote").await;
     assert_eq!(event["kind"], "sent");
     assert_eq!(event["quote"]["status"], "Sent");
+}
+
+#[tokio::test]
+async fn a_page_that_reconnects_hears_what_it_missed_or_resync() {
+    let server = Server::start().await;
+    let office = server.sign_in("office@harbour.test").await;
+    let key = server.full_key().await;
+    let (customer, product) = customer_and_product(&server, &key).await;
+    let open = |last_event_id: Option<i64>| {
+        let mut request = server.as_user(&office, Method::GET, "/api/events");
+        if let Some(id) = last_event_id {
+            request = request.header("last-event-id", id.to_string());
+        }
+        request.send()
+    };
+    let body = quote_body(&customer, &product);
+    let create = || server.post(&key, "/api/v1/quotes", &body);
+
+    let mut stream = open(None).await.unwrap();
+    let (_, first) = json(create().await).await;
+    let (event, heard) = next_with_id(&mut stream, "quote").await;
+    assert_eq!(event["quote"]["id"], first["id"]);
+    let heard = heard.expect("every event has an id");
+    drop(stream);
+
+    // While the page is away: a new quote, and the first one sent.
+    let (_, second) = json(create().await).await;
+    let id = first["id"].as_str().unwrap();
+    server
+        .post(&key, &format!("/api/v1/quotes/{id}/send"), &Value::Null)
+        .await;
+    let mut stream = open(Some(heard)).await.unwrap();
+    let (event, created_id) = next_with_id(&mut stream, "quote").await;
+    assert_eq!(
+        (event["kind"].as_str(), &event["quote"]["id"]),
+        (Some("created"), &second["id"])
+    );
+    let (event, sent_id) = next_with_id(&mut stream, "quote").await;
+    assert_eq!(
+        (event["kind"].as_str(), &event["quote"]["id"]),
+        (Some("sent"), &first["id"])
+    );
+    assert!(heard < created_id.unwrap() && created_id < sent_id);
+    drop(stream);
+
+    // An id the server never gave: reload, and pick up from its last.
+    let mut stream = open(Some(sent_id.unwrap() + 1000)).await.unwrap();
+    let (_, resync_id) = next_with_id(&mut stream, "resync").await;
+    assert_eq!(resync_id, sent_id);
 }
 
 #[tokio::test]

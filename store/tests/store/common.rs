@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 use toolbridge_protocol::create_quote::{NewQuote, validate_bridge_create, validate_rest_create};
+use toolbridge_protocol::live::Actor;
 use toolbridge_protocol::paging::PageRequest;
 use toolbridge_store::{Error, Location, QuoteAction, Record, Store, Tenant};
 
@@ -18,6 +19,13 @@ pub(crate) enum Backend {
     Sqlite,
     /// A new database of the test process's throwaway `PostgreSQL` cluster.
     Postgres,
+}
+
+/// Who the tests' writes are made by, as their live events name them.
+pub(crate) fn by() -> Actor {
+    Actor::Key {
+        name: "store tests".to_owned(),
+    }
 }
 
 /// A directory removed when the test ends.
@@ -136,6 +144,18 @@ impl Raw {
         match self {
             Raw::Sqlite(pool) => sqlx::query_scalar(sql).fetch_one(pool).await.unwrap(),
             Raw::Postgres(pool) => sqlx::query_scalar(sql).fetch_one(pool).await.unwrap(),
+        }
+    }
+
+    pub(crate) async fn fetch_all<T>(&self, sql: &str) -> Vec<T>
+    where
+        T: for<'r> sqlx::Decode<'r, sqlx::Sqlite> + sqlx::Type<sqlx::Sqlite>,
+        T: for<'r> sqlx::Decode<'r, sqlx::Postgres> + sqlx::Type<sqlx::Postgres>,
+        T: Send + Unpin,
+    {
+        match self {
+            Raw::Sqlite(pool) => sqlx::query_scalar(sql).fetch_all(pool).await.unwrap(),
+            Raw::Postgres(pool) => sqlx::query_scalar(sql).fetch_all(pool).await.unwrap(),
         }
     }
 

@@ -13,7 +13,7 @@ use toolbridge_protocol::add_lines::Unit;
 use toolbridge_protocol::quote::{QuoteLine, QuoteStatus};
 use toolbridge_store::{Error, Location, NewProduct, QuoteAction, Store, Unique};
 
-use crate::common::{Backend, Fresh, a_customer, demo, empty, locked, product_id, raw, rest};
+use crate::common::{Backend, Fresh, a_customer, by, demo, empty, locked, product_id, raw, rest};
 use crate::quotes::{idem, line, new_draft};
 use crate::tools::manifest;
 
@@ -86,7 +86,7 @@ async fn one_idempotency_key_from_two_processes_at_once_makes_one_quote() {
             .into_iter()
             .map(|store| {
                 let (t1, body, key) = (t1.clone(), body.clone(), key.clone());
-                tokio::spawn(async move { store.create_quote(&t1, &body, Some(&key)).await })
+                tokio::spawn(async move { store.create_quote(&t1, &body, Some(&key), &by()).await })
             })
             .collect();
         until_waiting(&demo.db, 2).await;
@@ -126,7 +126,7 @@ async fn a_save_waits_for_another_process_writing_the_quote_and_sees_what_it_did
         let (t1, id) = (t1.clone(), id.clone());
         tokio::spawn(async move {
             other
-                .save_lines(&t1, &id, vec![line(1, "1", "10")], BTreeMap::new())
+                .save_lines(&t1, &id, vec![line(1, "1", "10")], BTreeMap::new(), &by())
                 .await
         })
     };
@@ -166,7 +166,11 @@ async fn saves_of_one_quote_from_two_processes_take_turns() {
         .into_iter()
         .map(|(store, lines): (Store, _)| {
             let (t1, id) = (t1.clone(), id.clone());
-            tokio::spawn(async move { store.save_lines(&t1, &id, lines, BTreeMap::new()).await })
+            tokio::spawn(async move {
+                store
+                    .save_lines(&t1, &id, lines, BTreeMap::new(), &by())
+                    .await
+            })
         })
         .collect();
     until_waiting(&demo.db, 2).await;
@@ -342,7 +346,7 @@ async fn a_unique_value_taken_by_another_process_meanwhile_is_the_stores_own_ref
         .iter()
         .map(|store| {
             let (store, t1, body) = (store.clone(), t1.clone(), body.clone());
-            tokio::spawn(async move { store.create_quote(&t1, &body, None).await })
+            tokio::spawn(async move { store.create_quote(&t1, &body, None, &by()).await })
         })
         .collect();
     until_waiting(&demo.db, 2).await;

@@ -26,6 +26,8 @@ mod auth;
 mod catalog;
 mod common;
 mod concurrency;
+mod limits;
+mod live;
 mod quotes;
 mod reads;
 mod seed;

@@ -11,8 +11,8 @@ use toolbridge_protocol::quote::{QuoteDto, QuoteLine, QuoteStatus, QuoteType};
 use toolbridge_store::{Error, Idempotency, QuoteAction, Record, Store};
 
 use crate::common::{
-    Backend, Demo, a_customer, bridge, demo, locked, not_found, page, paths, product_id, refused,
-    rest, simple_rest_body,
+    Backend, Demo, a_customer, bridge, by, demo, locked, not_found, page, paths, product_id,
+    refused, rest, simple_rest_body,
 };
 
 fn dec(text: &str) -> Decimal {
@@ -48,7 +48,7 @@ async fn a_quote(demo: &Demo, status: QuoteStatus) -> QuoteDto {
 pub(crate) async fn new_draft(demo: &Demo) -> QuoteDto {
     let body = simple_rest_body(demo, &demo.harbour).await;
     demo.store
-        .create_quote(&demo.harbour.id, &rest(body), None)
+        .create_quote(&demo.harbour.id, &rest(body), None, &by())
         .await
         .unwrap()
         .quote
@@ -72,7 +72,7 @@ async fn a_rest_quote_takes_the_products_defaults(backend: Backend) {
     let before = demo.store.quote_count(t1).await.unwrap();
     let created = demo
         .store
-        .create_quote(t1, &rest(body), None)
+        .create_quote(t1, &rest(body), None, &by())
         .await
         .unwrap();
     assert!(!created.replayed);
@@ -147,7 +147,7 @@ async fn rest_errors_list_every_bad_field_and_create_nothing(backend: Backend) {
         ],
     });
     let customers = customer_count(&demo, t1).await;
-    let result = demo.store.create_quote(t1, &rest(body), None).await;
+    let result = demo.store.create_quote(t1, &rest(body), None, &by()).await;
     assert_eq!(
         paths(result),
         [
@@ -165,25 +165,29 @@ async fn rest_errors_list_every_bad_field_and_create_nothing(backend: Backend) {
     let mut body = simple_rest_body(&demo, &demo.harbour).await;
     body["quoteRef"] = json!("Q-1005");
     assert_eq!(
-        paths(demo.store.create_quote(t1, &rest(body.clone()), None).await),
+        paths(
+            demo.store
+                .create_quote(t1, &rest(body.clone()), None, &by())
+                .await
+        ),
         ["quoteRef"]
     );
     // Another tenant's references do not count.
     let mut theirs = simple_rest_body(&demo, &demo.other).await;
     theirs["quoteRef"] = json!("HF-7");
     demo.store
-        .create_quote(t2, &rest(theirs), None)
+        .create_quote(t2, &rest(theirs), None, &by())
         .await
         .unwrap();
     body["quoteRef"] = json!("HF-7");
     let custom = demo
         .store
-        .create_quote(t1, &rest(body.clone()), None)
+        .create_quote(t1, &rest(body.clone()), None, &by())
         .await
         .unwrap();
     assert_eq!(custom.quote.header.reference, "HF-7");
     assert_eq!(
-        paths(demo.store.create_quote(t1, &rest(body), None).await),
+        paths(demo.store.create_quote(t1, &rest(body), None, &by()).await),
         ["quoteRef"]
     );
 
@@ -192,7 +196,7 @@ async fn rest_errors_list_every_bad_field_and_create_nothing(backend: Backend) {
     assert_eq!(
         not_found(
             demo.store
-                .create_quote("no-such-tenant", &rest(body), None)
+                .create_quote("no-such-tenant", &rest(body), None, &by())
                 .await
         ),
         (Record::Tenant, "no-such-tenant".to_owned())
@@ -206,7 +210,7 @@ async fn generated_references_skip_taken_ones_and_are_per_tenant(backend: Backen
     let mut body = simple_rest_body(&demo, &demo.harbour).await;
     body["quoteRef"] = json!("Q-1022");
     demo.store
-        .create_quote(t1, &rest(body), None)
+        .create_quote(t1, &rest(body), None, &by())
         .await
         .unwrap();
     assert_eq!(new_draft(&demo).await.header.reference, "Q-1021");
@@ -214,7 +218,7 @@ async fn generated_references_skip_taken_ones_and_are_per_tenant(backend: Backen
     let theirs = simple_rest_body(&demo, &demo.other).await;
     let created = demo
         .store
-        .create_quote(t2, &rest(theirs), None)
+        .create_quote(t2, &rest(theirs), None, &by())
         .await
         .unwrap();
     assert_eq!(created.quote.header.reference, "Q-1004");
@@ -228,7 +232,7 @@ async fn a_bridge_quote_for_a_job_takes_the_jobs_customer(backend: Backend) {
     let params = json!({"jobId": job, "lines": [{"qty": 1, "unitPrice": 10, "taxRate": 0.15, "description": "Call-out"}]});
     let quote = demo
         .store
-        .create_quote(t1, &bridge(params.clone()), None)
+        .create_quote(t1, &bridge(params.clone()), None, &by())
         .await
         .unwrap()
         .quote;
@@ -238,11 +242,19 @@ async fn a_bridge_quote_for_a_job_takes_the_jobs_customer(backend: Backend) {
     // Unknown job, and another tenant's job: NOT_FOUND alike.
     let unknown = json!({"jobId": "nope", "lines": [{"qty": 1, "unitPrice": 10, "taxRate": 0.15}]});
     assert_eq!(
-        not_found(demo.store.create_quote(t1, &bridge(unknown), None).await),
+        not_found(
+            demo.store
+                .create_quote(t1, &bridge(unknown), None, &by())
+                .await
+        ),
         (Record::Job, "nope".to_owned())
     );
     assert_eq!(
-        not_found(demo.store.create_quote(t2, &bridge(params), None).await),
+        not_found(
+            demo.store
+                .create_quote(t2, &bridge(params), None, &by())
+                .await
+        ),
         (Record::Job, job)
     );
     assert_eq!(demo.store.quote_count(t2).await.unwrap(), 3);
@@ -251,7 +263,7 @@ async fn a_bridge_quote_for_a_job_takes_the_jobs_customer(backend: Backend) {
 /// A quote the bridge's `quote.create` made for the demo tenant.
 async fn bridge_quote(demo: &Demo, params: serde_json::Value) -> QuoteDto {
     demo.store
-        .create_quote(&demo.harbour.id, &bridge(params), None)
+        .create_quote(&demo.harbour.id, &bridge(params), None, &by())
         .await
         .unwrap()
         .quote
@@ -352,7 +364,7 @@ async fn product_codes_link_to_active_products_or_stay_free_form(backend: Backen
     });
     let quote = demo
         .store
-        .create_quote(t1, &bridge(params), None)
+        .create_quote(t1, &bridge(params), None, &by())
         .await
         .unwrap()
         .quote;
@@ -392,7 +404,7 @@ async fn product_codes_link_to_active_products_or_stay_free_form(backend: Backen
     let theirs = json!({"customerName": "X", "lines": [{"productCode": "OAK-01", "qty": 1, "unitPrice": 1, "taxRate": 0.1}]});
     let quote = demo
         .store
-        .create_quote(&demo.other.id, &bridge(theirs), None)
+        .create_quote(&demo.other.id, &bridge(theirs), None, &by())
         .await
         .unwrap()
         .quote;
@@ -419,13 +431,13 @@ async fn an_idempotency_key_replays_the_first_quote(backend: Backend) {
     let key = idem("key-1", "abc-123", &"a".repeat(64));
     let first = demo
         .store
-        .create_quote(t1, &body, Some(&key))
+        .create_quote(t1, &body, Some(&key), &by())
         .await
         .unwrap();
     assert!(!first.replayed);
     let again = demo
         .store
-        .create_quote(t1, &body, Some(&key))
+        .create_quote(t1, &body, Some(&key), &by())
         .await
         .unwrap();
     assert!(again.replayed);
@@ -434,14 +446,17 @@ async fn an_idempotency_key_replays_the_first_quote(backend: Backend) {
 
     // Same key, another body.
     let other_body = idem("key-1", "abc-123", &"b".repeat(64));
-    let result = demo.store.create_quote(t1, &body, Some(&other_body)).await;
+    let result = demo
+        .store
+        .create_quote(t1, &body, Some(&other_body), &by())
+        .await;
     let reused = refused(result);
     assert!(matches!(reused, Error::IdempotencyKeyReused), "{reused:?}");
     // Same header value from another API key: a separate request.
     let other_key = idem("key-2", "abc-123", &"a".repeat(64));
     let separate = demo
         .store
-        .create_quote(t1, &body, Some(&other_key))
+        .create_quote(t1, &body, Some(&other_key), &by())
         .await
         .unwrap();
     assert!(!separate.replayed);
@@ -453,7 +468,7 @@ async fn an_idempotency_key_replays_the_first_quote(backend: Backend) {
         rest(json!({"customerId": "nobody", "lines": [{"skuId": "x", "qty": 1, "unitPrice": 1}]}));
     let key3 = idem("key-1", "failed-once", &"c".repeat(64));
     assert_eq!(
-        paths(demo.store.create_quote(t1, &bad, Some(&key3)).await),
+        paths(demo.store.create_quote(t1, &bad, Some(&key3), &by()).await),
         ["customerId", "lines[0].skuId"]
     );
     let created = demo
@@ -462,6 +477,7 @@ async fn an_idempotency_key_replays_the_first_quote(backend: Backend) {
             t1,
             &body,
             Some(&idem("key-1", "failed-once", &"d".repeat(64))),
+            &by(),
         )
         .await
         .unwrap();
@@ -471,7 +487,7 @@ async fn an_idempotency_key_replays_the_first_quote(backend: Backend) {
     for bad_key in [String::new(), "k".repeat(256)] {
         let result = demo
             .store
-            .create_quote(t1, &body, Some(&idem("key-1", &bad_key, "e")))
+            .create_quote(t1, &body, Some(&idem("key-1", &bad_key, "e")), &by())
             .await;
         assert_eq!(paths(result), ["Idempotency-Key"]);
     }
@@ -488,7 +504,7 @@ async fn concurrent_requests_with_one_idempotency_key_create_one_quote(backend: 
         .map(|_| {
             let (store, t1, body, key): (Store, _, _, _) =
                 (demo.store.clone(), t1.clone(), body.clone(), key.clone());
-            tokio::spawn(async move { store.create_quote(&t1, &body, Some(&key)).await })
+            tokio::spawn(async move { store.create_quote(&t1, &body, Some(&key), &by()).await })
         })
         .collect();
     let mut results = Vec::new();
@@ -512,7 +528,7 @@ async fn concurrent_requests_without_a_key_get_distinct_references(backend: Back
     let tasks: Vec<_> = (0..8)
         .map(|_| {
             let (store, t1, body) = (demo.store.clone(), t1.clone(), body.clone());
-            tokio::spawn(async move { store.create_quote(&t1, &body, None).await })
+            tokio::spawn(async move { store.create_quote(&t1, &body, None, &by()).await })
         })
         .collect();
     let mut references = Vec::new();
@@ -562,7 +578,7 @@ async fn save_lines_replaces_the_lines_of_a_draft(backend: Backend) {
     let keys = BTreeMap::from([("room-1".to_owned(), 1)]);
     let saved = demo
         .store
-        .save_lines(t1, &draft.header.id, lines.clone(), keys.clone())
+        .save_lines(t1, &draft.header.id, lines.clone(), keys.clone(), &by())
         .await
         .unwrap();
     assert_eq!(saved.header, draft.header);
@@ -589,6 +605,7 @@ async fn save_lines_replaces_the_lines_of_a_draft(backend: Backend) {
             &draft.header.id,
             vec![line(7, "1", "1")],
             BTreeMap::new(),
+            &by(),
         )
         .await
         .unwrap();
@@ -597,7 +614,7 @@ async fn save_lines_replaces_the_lines_of_a_draft(backend: Backend) {
     assert_eq!(demo.store.quote(t1, &draft.header.id).await.unwrap(), saved);
     let empty = demo
         .store
-        .save_lines(t1, &draft.header.id, vec![], BTreeMap::new())
+        .save_lines(t1, &draft.header.id, vec![], BTreeMap::new(), &by())
         .await
         .unwrap();
     assert_eq!(empty.totals.total, Decimal::ZERO);
@@ -615,7 +632,7 @@ async fn save_lines_checks_the_lines_and_changes_nothing_when_they_are_bad(backe
     let lines = vec![line(1, "0", "1"), line(1, "1", "-2"), orphan, over_taxed];
     let result = demo
         .store
-        .save_lines(t1, &draft.header.id, lines, BTreeMap::new())
+        .save_lines(t1, &draft.header.id, lines, BTreeMap::new(), &by())
         .await;
     assert_eq!(
         paths(result),
@@ -636,11 +653,15 @@ async fn sending_locks_the_quote(backend: Backend) {
     let demo = demo(backend).await;
     let t1 = &demo.harbour.id;
     let draft = new_draft(&demo).await;
-    let sent = demo.store.send_quote(t1, &draft.header.id).await.unwrap();
+    let sent = demo
+        .store
+        .send_quote(t1, &draft.header.id, &by())
+        .await
+        .unwrap();
     assert_eq!(sent.header.status, QuoteStatus::Sent);
     assert_eq!(sent.lines, draft.lines);
     assert_eq!(
-        locked(demo.store.send_quote(t1, &draft.header.id).await),
+        locked(demo.store.send_quote(t1, &draft.header.id, &by()).await),
         (QuoteAction::Send, draft.header.reference.clone())
     );
     let save = demo
@@ -650,6 +671,7 @@ async fn sending_locks_the_quote(backend: Backend) {
             &draft.header.id,
             vec![line(1, "1", "1")],
             BTreeMap::new(),
+            &by(),
         )
         .await;
     assert_eq!(locked(save).0, QuoteAction::Change);
@@ -663,19 +685,19 @@ async fn sending_locks_the_quote(backend: Backend) {
     ] {
         let quote = a_quote(&demo, status).await;
         assert_eq!(
-            locked(demo.store.send_quote(t1, &quote.header.id).await).0,
+            locked(demo.store.send_quote(t1, &quote.header.id, &by()).await).0,
             QuoteAction::Send
         );
         let result = demo
             .store
-            .save_lines(t1, &quote.header.id, vec![], BTreeMap::new())
+            .save_lines(t1, &quote.header.id, vec![], BTreeMap::new(), &by())
             .await;
         assert_eq!(locked(result).0, QuoteAction::Change);
     }
     let seeded_draft = a_quote(&demo, QuoteStatus::Draft).await;
     let sent = demo
         .store
-        .send_quote(t1, &seeded_draft.header.id)
+        .send_quote(t1, &seeded_draft.header.id, &by())
         .await
         .unwrap();
     assert_eq!(sent.header.status, QuoteStatus::Sent);
@@ -691,19 +713,19 @@ async fn another_tenant_cannot_read_save_or_send_a_quote(backend: Backend) {
     assert_eq!(not_found(demo.store.quote(t2, id).await), quote);
     let save = demo
         .store
-        .save_lines(t2, id, vec![line(1, "1", "1")], BTreeMap::new())
+        .save_lines(t2, id, vec![line(1, "1", "1")], BTreeMap::new(), &by())
         .await;
     assert_eq!(not_found(save), quote);
-    assert_eq!(not_found(demo.store.send_quote(t2, id).await), quote);
+    assert_eq!(not_found(demo.store.send_quote(t2, id, &by()).await), quote);
     let missing = (Record::Quote, "missing".to_owned());
     assert_eq!(
-        not_found(demo.store.send_quote(t1, "missing").await),
+        not_found(demo.store.send_quote(t1, "missing", &by()).await),
         missing
     );
     assert_eq!(
         not_found(
             demo.store
-                .save_lines(t1, "missing", vec![], BTreeMap::new())
+                .save_lines(t1, "missing", vec![], BTreeMap::new(), &by())
                 .await
         ),
         missing

@@ -10,7 +10,7 @@ use toolbridge_protocol::paging::{ListRequest, PageRequest};
 use toolbridge_store::{NewProduct, Record};
 
 use crate::common::{
-    Backend, SMALL_CATALOG, bridge, demo, demo_with, not_found, page, raw, refused, rest,
+    Backend, SMALL_CATALOG, bridge, by, demo, demo_with, not_found, page, raw, refused, rest,
     simple_rest_body,
 };
 
@@ -277,7 +277,7 @@ async fn quotes_list_newest_first_and_ids_are_case_insensitive(backend: Backend)
     let body = simple_rest_body(&demo, &demo.harbour).await;
     let created = demo
         .store
-        .create_quote(t1, &rest(body), None)
+        .create_quote(t1, &rest(body), None, &by())
         .await
         .unwrap()
         .quote;
@@ -355,7 +355,7 @@ async fn the_catalog_index_has_task_sequences_and_an_etag_that_follows_changes(b
     // Same catalog, same ETag; any change, another one. Quotes are not the catalog.
     let body = simple_rest_body(&demo, &demo.harbour).await;
     demo.store
-        .create_quote(t1, &rest(body), None)
+        .create_quote(t1, &rest(body), None, &by())
         .await
         .unwrap();
     assert_eq!(demo.store.catalog_index(t1).await.unwrap().1, etag);
@@ -494,7 +494,10 @@ async fn both_backends_order_text_byte_by_byte() {
                 "customerName": name,
                 "lines": [{"productCode": "FREE", "qty": 1, "unitPrice": 1, "taxRate": 0.15}],
             });
-            store.create_quote(t1, &bridge(params), None).await.unwrap();
+            store
+                .create_quote(t1, &bridge(params), None, &by())
+                .await
+                .unwrap();
         }
         let products: Vec<String> = store
             .products(t1, page(1, 500))

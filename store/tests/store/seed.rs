@@ -8,7 +8,7 @@ use toolbridge_store::{DEFAULT_SEED_PRODUCTS, DEMO_PASSWORD, Error};
 
 use serde_json::json;
 
-use crate::common::{Backend, Fresh, demo, demo_with, empty, page, raw, refused, rest};
+use crate::common::{Backend, Fresh, by, demo, demo_with, empty, page, raw, refused, rest};
 
 on_both!(an_empty_database_is_not_seeded);
 async fn an_empty_database_is_not_seeded(backend: Backend) {
@@ -234,7 +234,7 @@ async fn reopening_the_database_keeps_the_data(backend: Backend) {
             .clone();
         let body = json!({"customerId": customer, "lines": [{"skuId": product, "qty": 2, "unitPrice": 10}]});
         let created = store
-            .create_quote(&tenant.id, &rest(body), None)
+            .create_quote(&tenant.id, &rest(body), None, &by())
             .await
             .unwrap();
         store.close().await;

@@ -7,7 +7,8 @@ import { can } from "../app.js";
 import { api, describeError } from "../api.js";
 import { focusHeading } from "../dom.js";
 import { formatDate, formatMoney } from "../format.js";
-import { onQuoteEvent } from "../live.js";
+import { onQuoteEvent, onResync } from "../live.js";
+import { refresh } from "../router.js";
 
 const PAGE_SIZE = 20;
 
@@ -104,5 +105,12 @@ export async function renderQuotes(root, { page: pageParam }) {
     flash(row);
     announcer.textContent = `New quote ${quote.ref} for ${quote.customerName}.`;
   });
-  return { dispose: stop };
+  // Events may have been missed: the page shows the list as it is now.
+  const stopResync = onResync(() => refresh());
+  return {
+    dispose() {
+      stop();
+      stopResync();
+    },
+  };
 }

@@ -81,10 +81,15 @@ impl Database {
 /// (`toolbridge=debug,info`).
 const LOG_VAR: &str = "RUST_LOG";
 
-/// What to log, from [`LOG_VAR`] (`info` when it is unset), and why the variable was ignored if it
-/// does not parse.
+/// What to log, from [`LOG_VAR`] (`info` when it is unset, but for PostgreSQL's notices, such as
+/// that the migrations' table exists already, which every start would print), and why the variable
+/// was ignored if it does not parse.
 fn log_filter() -> (Targets, Option<String>) {
-    let everything_at_info = || Targets::new().with_default(LevelFilter::INFO);
+    let everything_at_info = || {
+        Targets::new()
+            .with_default(LevelFilter::INFO)
+            .with_target("sqlx::postgres::notice", LevelFilter::WARN)
+    };
     match std::env::var(LOG_VAR) {
         Err(_) => (everything_at_info(), None),
         Ok(value) => match value.parse::<Targets>() {

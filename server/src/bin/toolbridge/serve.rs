@@ -78,6 +78,11 @@ pub(crate) async fn run(args: ServeArgs) -> Result<(), Failure> {
     if !seeded {
         seed(&store, &args, &location).await?;
     }
+    // On PostgreSQL, listen for the live events of every instance before serving any page.
+    store
+        .listen()
+        .await
+        .map_err(|e| Failure::because("cannot listen for live events", e))?;
     let address = SocketAddr::new(args.bind, args.port);
     let listener = tokio::net::TcpListener::bind(address)
         .await

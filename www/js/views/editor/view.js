@@ -28,7 +28,7 @@ import { app, can } from "../../app.js";
 import { api, describeHostError } from "../../api.js";
 import { ask } from "../../dialog.js";
 import { focusHeading } from "../../dom.js";
-import { onQuoteEvent } from "../../live.js";
+import { onQuoteEvent, onResync } from "../../live.js";
 import { toast } from "../../toast.js";
 import { detailsEditor, headerFacts } from "./details.js";
 import { lineEditor, linesTable, totalsList } from "./lines.js";
@@ -308,6 +308,16 @@ export async function renderEditor(root, { id }) {
     }
     toast(`${changed.ref} was ${what}. Reload to see their version${state.quote.dirty ? " (your unsaved changes would be lost)" : ""}.`,
       "warning", { action: { label: "Reload", run: reload } });
+  }));
+
+  // Events may have been missed: show the latest version, or offer it over unsaved changes.
+  cleanups.push(onResync(() => {
+    if (editable && state.quote.dirty) {
+      toast(`${state.quote.ref} may have been changed elsewhere while live updates were interrupted. Reload to see the latest version (your unsaved changes would be lost).`,
+        "warning", { action: { label: "Reload", run: reload } });
+      return undefined;
+    }
+    return reload();
   }));
 
   // --- leaving --------------------------------------------------------------------------------
