@@ -1,13 +1,17 @@
-//! The REST figure: the release `toolbridge` server on a fresh demo database (1 000 products),
-//! loaded by `wrk` on the same machine with `GET /api/v1/products?pageSize=500`.
+//! The REST figures: the release `toolbridge` server on a fresh demo database (1 000 products),
+//! loaded by `wrk` on the same machine with `GET /api/v1/products?pageSize=500`: on `SQLite`, on
+//! `PostgreSQL` with one instance, and with two instances on that database loaded at once.
+//!
+//! `PostgreSQL` is the tests' throwaway cluster (`toolbridge-test-postgres`), on this machine,
+//! without `fsync`: the figure is toolbridge's side of the work, not a disk's.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
 
 use toolbridge_e2e::server::{ServerOptions, ToolbridgeServer};
 
 use crate::error::Error;
-use crate::process::{capture, require};
+use crate::process::require;
 
 /// Requests per second the budget asks for, at least.
 pub(crate) const MIN_REQUESTS_PER_SEC: f64 = 1000.0;
@@ -19,6 +23,13 @@ pub(crate) const PATH: &str = "/api/v1/products?pageSize=500";
 const PRODUCTS: u32 = 1000;
 /// Seconds of load before the measured run.
 const WARM_UP_SECS: u32 = 2;
+/// The share of `SQLite`'s requests per second that one instance on `PostgreSQL` reaches, at
+/// least.
+pub(crate) const MIN_POSTGRES_SHARE: f64 = 0.5;
+/// wrk's threads and connections in all: one wrk with all of them for one instance, a wrk with
+/// half of them on each of two.
+const THREADS: u32 = 2;
+const CONNECTIONS: u32 = 16;
 
 /// What wrk measured.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -47,32 +58,142 @@ impl Load {
     }
 }
 
-/// Starts the server `binary` (its database and log in `dir`), loads it with wrk for `seconds`,
-/// stops it.
-pub(crate) fn measure(binary: &Path, dir: PathBuf, seconds: u32) -> Result<Load, Error> {
+/// The REST figure on each database.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct RestFigures {
+    /// On `SQLite`.
+    pub(crate) sqlite: Load,
+    /// On `PostgreSQL`, one instance.
+    pub(crate) postgres: Load,
+    /// On `PostgreSQL`, two instances loaded at once: their requests per second added up, and
+    /// the higher of their two p99s.
+    pub(crate) postgres_two: Load,
+}
+
+impl RestFigures {
+    /// Whether one instance on `PostgreSQL` reaches [`MIN_POSTGRES_SHARE`] of `SQLite`'s
+    /// requests per second within the p99 budget.
+    pub(crate) fn postgres_within_budget(&self) -> bool {
+        self.postgres.requests_per_sec >= MIN_POSTGRES_SHARE * self.sqlite.requests_per_sec
+            && self.postgres.p99_ms <= MAX_P99_MS
+    }
+
+    /// The lines the bench prints.
+    pub(crate) fn lines(&self) -> Vec<String> {
+        let share = self.postgres.requests_per_sec / self.sqlite.requests_per_sec.max(1.0);
+        vec![
+            format!("SQLite: {}", self.sqlite.line()),
+            format!(
+                "PostgreSQL, one instance: {:.0} requests/s ({:.0}% of SQLite's)  p99 {:.2} ms  \
+                 budget >= {:.0}% of SQLite's, p99 <= {MAX_P99_MS:.0} ms  ({})",
+                self.postgres.requests_per_sec,
+                share * 100.0,
+                self.postgres.p99_ms,
+                MIN_POSTGRES_SHARE * 100.0,
+                if self.postgres_within_budget() {
+                    "ok"
+                } else {
+                    "OVER"
+                }
+            ),
+            format!(
+                "PostgreSQL, two instances loaded at once: {:.0} requests/s in all  p99 {:.2} ms \
+                 (the higher of the two)",
+                self.postgres_two.requests_per_sec, self.postgres_two.p99_ms
+            ),
+        ]
+    }
+}
+
+/// Measures the REST figure on each database, for `seconds` each, the servers' databases and
+/// logs in `dir`.
+pub(crate) fn measure(binary: &Path, dir: &Path, seconds: u32) -> Result<RestFigures, Error> {
     let wrk = require(
         "wrk",
         "run `cargo xtask setup` (it installs Debian's wrk as root)",
     )?;
-    let server = ToolbridgeServer::start(binary, &ServerOptions::new("bench", dir, PRODUCTS))?;
-    // A key with a limit high enough not to be the thing measured.
-    let token = server.create_key("bench", "products:read", "1000000000/60s")?;
-    let url = format!("{}{PATH}", server.base_url());
-    let command = |seconds: u32| {
-        let mut command = Command::new(&wrk);
-        command
-            .args(["-t2", "-c16", &format!("-d{seconds}s"), "--latency", "-H"])
-            .arg(format!("Authorization: Bearer {token}"))
-            .arg(&url);
-        command
+    println!("bench: REST on SQLite");
+    let sqlite = {
+        let server = ToolbridgeServer::start(
+            binary,
+            &ServerOptions::new("bench", dir.join("sqlite"), PRODUCTS),
+        )?;
+        let token = server.create_key("bench", "products:read", "1000000000/60s")?;
+        load(&wrk, &[&server], &token, seconds)?
     };
-    // The first requests fill the server's catalog cache; measure it warm.
+
+    println!("bench: REST on PostgreSQL");
+    let database = toolbridge_test_postgres::database()
+        .map_err(|e| Error::failed(format!("no PostgreSQL for the bench: {e}")))?;
+    let instance = |log_name| {
+        let mut options = ServerOptions::new("bench", dir.join("postgres"), PRODUCTS);
+        options.database = Some(database.url());
+        options.log_name = log_name;
+        ToolbridgeServer::start(binary, &options)
+    };
+    let first = instance("server-a.log")?;
+    let token = first.create_key("bench", "products:read", "1000000000/60s")?;
+    let postgres = load(&wrk, &[&first], &token, seconds)?;
+    println!("bench: REST on PostgreSQL, two instances");
+    let second = instance("server-b.log")?;
+    let postgres_two = load(&wrk, &[&first, &second], &token, seconds)?;
+    drop((first, second));
+    Ok(RestFigures {
+        sqlite,
+        postgres,
+        postgres_two,
+    })
+}
+
+/// Loads `servers` at once, [`CONNECTIONS`] shared out between them, for `seconds` after a
+/// warm-up; their requests per second added up, and the highest p99.
+fn load(
+    wrk: &Path,
+    servers: &[&ToolbridgeServer],
+    token: &str,
+    seconds: u32,
+) -> Result<Load, Error> {
+    let count = u32::try_from(servers.len()).unwrap_or(1).max(1);
+    let start = |server: &ToolbridgeServer, seconds: u32| -> Result<Child, Error> {
+        Command::new(wrk)
+            .arg(format!("-t{}", (THREADS / count).max(1)))
+            .arg(format!("-c{}", CONNECTIONS / count))
+            .arg(format!("-d{seconds}s"))
+            .args(["--latency", "-H"])
+            .arg(format!("Authorization: Bearer {token}"))
+            .arg(format!("{}{PATH}", server.base_url()))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| Error::failed(format!("cannot start {}: {e}", wrk.display())))
+    };
+    let run = |seconds: u32| -> Result<Vec<Load>, Error> {
+        let children = servers
+            .iter()
+            .map(|server| start(server, seconds))
+            .collect::<Result<Vec<_>, _>>()?;
+        children
+            .into_iter()
+            .map(|child| {
+                let output = child
+                    .wait_with_output()
+                    .map_err(|e| Error::failed(format!("wrk failed: {e}")))?;
+                if !output.status.success() {
+                    return Err(Error::failed(format!("wrk exited with {}", output.status)));
+                }
+                parse_wrk(&String::from_utf8_lossy(&output.stdout))
+            })
+            .collect()
+    };
+    // The first requests fill each server's catalog cache; measure them warm.
     println!("bench: warming up for {WARM_UP_SECS} s");
-    capture(&mut command(WARM_UP_SECS))?;
+    run(WARM_UP_SECS)?;
     println!("bench: running wrk for {seconds} s against {PATH}");
-    let output = capture(&mut command(seconds))?;
-    drop(server);
-    parse_wrk(&String::from_utf8_lossy(&output))
+    let loads = run(seconds)?;
+    Ok(Load {
+        requests_per_sec: loads.iter().map(|load| load.requests_per_sec).sum(),
+        p99_ms: loads.iter().map(|load| load.p99_ms).fold(0.0, f64::max),
+    })
 }
 
 /// Reads `Requests/sec:` and the 99% line of `wrk --latency`.

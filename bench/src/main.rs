@@ -124,14 +124,17 @@ fn run(args: &Args) -> Result<(), Error> {
         println!("{line}");
     }
 
-    let rest = load::measure(&server.path()?, args.out.join("rest"), seconds)?;
-    println!("{}", rest.line());
+    let rest = load::measure(&server.path()?, &args.out.join("rest"), seconds)?;
+    println!();
+    for line in rest.lines() {
+        println!("{line}");
+    }
 
     let budgets = Budgets {
         add_lines_ms: host.add_lines_ms,
         context_get_ratio: host.ratio(),
-        rest_requests_per_sec: rest.requests_per_sec,
-        rest_p99_ms: rest.p99_ms,
+        rest_requests_per_sec: rest.sqlite.requests_per_sec,
+        rest_p99_ms: rest.sqlite.p99_ms,
     };
     // In the order of `compare::CONTENDERS`.
     let sources = [
@@ -165,7 +168,7 @@ fn run(args: &Args) -> Result<(), Error> {
     )?;
     write(
         &args.out.join("bench.json"),
-        &report::json(&sizes, &host, rest)?,
+        &report::json(&sizes, &host, &rest)?,
     )?;
     Ok(())
 }

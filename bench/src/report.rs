@@ -6,7 +6,7 @@ use serde::{Serialize, Serializer};
 use crate::error::Error;
 use crate::figures::rounded;
 use crate::host::{HostFigures, MAX_ADD_LINES_MS, MAX_CONTEXT_GET_RATIO};
-use crate::load::{Load, MAX_P99_MS, MIN_REQUESTS_PER_SEC};
+use crate::load::{MAX_P99_MS, MIN_POSTGRES_SHARE, MIN_REQUESTS_PER_SEC, RestFigures};
 use crate::sizes::{BRIDGE_JS_GZIP_BUDGET, BridgeSizes, Size};
 
 #[derive(Serialize)]
@@ -17,6 +17,8 @@ struct Report<'a> {
     host_context_get: ContextGet,
     host_browser: &'a str,
     rest_products_500: Rest,
+    rest_products_500_postgres: RestPostgres,
+    rest_products_500_postgres_two_instances: RestTwo,
 }
 
 #[derive(Serialize)]
@@ -65,8 +67,31 @@ struct Rest {
     within_budget: bool,
 }
 
+/// One instance on `PostgreSQL`, against `SQLite`'s figure.
+#[derive(Serialize)]
+struct RestPostgres {
+    requests_per_sec: f64,
+    p99_ms: f64,
+    share_of_sqlite: f64,
+    min_share_of_sqlite: f64,
+    max_p99_ms: f64,
+    within_budget: bool,
+}
+
+/// Two instances on `PostgreSQL`, loaded at once.
+#[derive(Serialize)]
+struct RestTwo {
+    requests_per_sec: f64,
+    highest_p99_ms: f64,
+}
+
 /// The report as JSON text.
-pub(crate) fn json(sizes: &BridgeSizes, host: &HostFigures, rest: Load) -> Result<String, Error> {
+pub(crate) fn json(
+    sizes: &BridgeSizes,
+    host: &HostFigures,
+    figures: &RestFigures,
+) -> Result<String, Error> {
+    let rest = figures.sqlite;
     let report = Report {
         bridge_js: BridgeJs {
             raw: sizes.bridge.raw,
@@ -99,6 +124,21 @@ pub(crate) fn json(sizes: &BridgeSizes, host: &HostFigures, rest: Load) -> Resul
             max_p99_ms: MAX_P99_MS,
             within_budget: rest.within_budget(),
         },
+        rest_products_500_postgres: RestPostgres {
+            requests_per_sec: rounded(figures.postgres.requests_per_sec, 1),
+            p99_ms: rounded(figures.postgres.p99_ms, 2),
+            share_of_sqlite: rounded(
+                figures.postgres.requests_per_sec / rest.requests_per_sec.max(1.0),
+                3,
+            ),
+            min_share_of_sqlite: MIN_POSTGRES_SHARE,
+            max_p99_ms: MAX_P99_MS,
+            within_budget: figures.postgres_within_budget(),
+        },
+        rest_products_500_postgres_two_instances: RestTwo {
+            requests_per_sec: rounded(figures.postgres_two.requests_per_sec, 1),
+            highest_p99_ms: rounded(figures.postgres_two.p99_ms, 2),
+        },
     };
     let mut text = serde_json::to_string_pretty(&report)
         .map_err(|e| Error::failed(format!("cannot write bench.json: {e}")))?;
@@ -112,6 +152,7 @@ mod tests {
 
     use super::*;
     use crate::compare::CompareReport;
+    use crate::load::Load;
 
     #[test]
     fn the_json_report_lists_the_budget_and_every_part() {
@@ -138,9 +179,19 @@ mod tests {
                 browser: "HeadlessChrome \"1\"".to_owned(),
                 compare,
             },
-            Load {
-                requests_per_sec: 1500.25,
-                p99_ms: 12.5,
+            &RestFigures {
+                sqlite: Load {
+                    requests_per_sec: 1500.25,
+                    p99_ms: 12.5,
+                },
+                postgres: Load {
+                    requests_per_sec: 700.0,
+                    p99_ms: 20.0,
+                },
+                postgres_two: Load {
+                    requests_per_sec: 1200.0,
+                    p99_ms: 30.5,
+                },
             },
         )
         .unwrap();
@@ -160,7 +211,12 @@ mod tests {
                     "within_budget": true},
                 "host_browser": "HeadlessChrome \"1\"",
                 "rest_products_500": {"requests_per_sec": 1500.3, "p99_ms": 12.5,
-                    "min_requests_per_sec": 1000.0, "max_p99_ms": 25.0, "within_budget": true}
+                    "min_requests_per_sec": 1000.0, "max_p99_ms": 25.0, "within_budget": true},
+                "rest_products_500_postgres": {"requests_per_sec": 700.0, "p99_ms": 20.0,
+                    "share_of_sqlite": 0.467, "min_share_of_sqlite": 0.5, "max_p99_ms": 25.0,
+                    "within_budget": false},
+                "rest_products_500_postgres_two_instances": {"requests_per_sec": 1200.0,
+                    "highest_p99_ms": 30.5}
             })
         );
         // The keys and the parts in the order they always had.
@@ -173,6 +229,8 @@ mod tests {
             "\"host_context_get\"",
             "\"host_browser\"",
             "\"rest_products_500\"",
+            "\"rest_products_500_postgres\"",
+            "\"rest_products_500_postgres_two_instances\"",
         ]
         .map(|key| text.find(key).unwrap());
         assert!(order.is_sorted(), "{text}");

@@ -2,6 +2,7 @@
 //! started on a free port with a fresh demo database, and killed when the [`ToolbridgeServer`] is
 //! dropped.
 
+use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -38,6 +39,11 @@ pub struct ServerOptions {
     pub sdk_dir: Option<PathBuf>,
     /// Tool folders served live from disk (`--dev-tool`, each).
     pub dev_tools: Vec<PathBuf>,
+    /// The database (`--db`: a `postgres://` URL, say) in place of a fresh `SQLite` file in
+    /// [`Self::dir`]; it is used as it is, and seeded only if it is empty.
+    pub database: Option<String>,
+    /// What the server's log is called in [`Self::dir`] (`server.log`), for several servers there.
+    pub log_name: &'static str,
 }
 
 impl ServerOptions {
@@ -51,12 +57,14 @@ impl ServerOptions {
             allow_origins: Vec::new(),
             sdk_dir: None,
             dev_tools: Vec::new(),
+            database: None,
+            log_name: LOG_FILE,
         }
     }
 
     /// The server's log (its stdout and stderr), in [`Self::dir`].
     pub fn log(&self) -> PathBuf {
-        self.dir.join(LOG_FILE)
+        self.dir.join(self.log_name)
     }
 }
 
@@ -65,7 +73,8 @@ pub struct ToolbridgeServer {
     child: Child,
     port: u16,
     binary: PathBuf,
-    db: PathBuf,
+    /// What `--db` names.
+    db: OsString,
     log: PathBuf,
 }
 
@@ -75,8 +84,9 @@ impl ToolbridgeServer {
         Self::launch(binary, options, ReservedPort::new()?)
     }
 
-    /// Starts the server `binary` on `port`, with a fresh database in `options.dir`, and waits
-    /// until it listens, which takes longer the more products it seeds.
+    /// Starts the server `binary` on `port`, with a fresh database in `options.dir` (or on
+    /// `options.database`), and waits until it listens, which takes longer the more products it
+    /// seeds.
     pub fn launch(
         binary: &Path,
         options: &ServerOptions,
@@ -84,13 +94,18 @@ impl ToolbridgeServer {
     ) -> Result<Self, Error> {
         let label = options.label;
         fs_err::create_dir_all(&options.dir)?;
-        let db = options.dir.join(DB_FILE);
-        for suffix in ["", "-wal", "-shm"] {
-            let stale = PathBuf::from(format!("{}{suffix}", db.display()));
-            if stale.exists() {
-                fs_err::remove_file(&stale)?;
+        let db = if let Some(database) = &options.database {
+            OsString::from(database)
+        } else {
+            let file = options.dir.join(DB_FILE);
+            for suffix in ["", "-wal", "-shm"] {
+                let stale = PathBuf::from(format!("{}{suffix}", file.display()));
+                if stale.exists() {
+                    fs_err::remove_file(&stale)?;
+                }
             }
-        }
+            file.into_os_string()
+        };
         let log = options.log();
         let stderr_log = log_file(&log)?;
         let stdout_log = stderr_log
@@ -153,8 +168,8 @@ impl ToolbridgeServer {
         base_url(self.port)
     }
 
-    /// The server's database file.
-    pub fn db(&self) -> &Path {
+    /// The server's database, as `--db` names it (a file's path, or a URL).
+    pub fn db(&self) -> &OsStr {
         &self.db
     }
 
