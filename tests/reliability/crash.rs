@@ -1,20 +1,19 @@
-//! Crash safety: eight clients create quotes (each request with its own `Idempotency-Key`) while
-//! the server is killed with SIGKILL, three times, each time started again on the same file.
-//! After every kill:
+//! Crash safety, on each backend: eight clients create quotes (each request with its own
+//! `Idempotency-Key`) while the server is killed with SIGKILL, three times, each time started
+//! again on the same database. After every kill:
 //!
-//! - the file passes `PRAGMA integrity_check` as the kill left it;
-//! - every quote answered 201 is in it, and at most as many unanswered ones as there were
-//!   requests in flight;
+//! - a `SQLite` file passes `PRAGMA integrity_check` as the kill left it;
+//! - every quote answered 201 is in the database, and at most as many unanswered ones as there
+//!   were requests in flight;
 //!
 //! and after every restart, every quote answered 201 so far (in any cycle) reads back through
 //! `GET /api/v1/quotes/{id}` exactly as it was answered: header, lines (quantities, prices,
 //! descriptions) and totals. The requests the kill left without an answer are sent again with
 //! the same key and body: each is answered 201, as the first answer if the killed server had
 //! committed it, else as a new quote. At the end (a last restart, then a stop) the database holds
-//! exactly one quote per request ever sent, and passes `PRAGMA integrity_check`.
+//! exactly one quote per request ever sent (and a `SQLite` file passes `PRAGMA integrity_check`).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -23,7 +22,7 @@ use reqwest::header::CONTENT_TYPE;
 use serde_json::Value;
 
 use crate::client::{self, Api, Fixtures, Rng};
-use crate::db;
+use crate::db::{Backend, Db};
 use crate::server::{self, Server};
 
 /// Clients creating quotes at once.
@@ -166,9 +165,11 @@ async fn check_whole(api: &Api, token: &str, answered: &BTreeMap<String, Value>)
     problems
 }
 
-/// `PRAGMA integrity_check` says `ok`, or a problem says what it said.
-async fn integrity(db_path: &Path, when: &str, problems: &mut Vec<String>) -> String {
-    let result = db::integrity_check(db_path).await;
+/// `PRAGMA integrity_check` says `ok` (on `SQLite`), or a problem says what it said.
+async fn integrity(db: &Db, when: &str, problems: &mut Vec<String>) -> String {
+    let Some(result) = db.integrity_check().await else {
+        return "not applicable (the PostgreSQL server keeps running)".to_owned();
+    };
     let text = result.join("; ");
     if result != ["ok"] {
         problems.push(format!("PRAGMA integrity_check {when}: {text}"));
@@ -177,8 +178,8 @@ async fn integrity(db_path: &Path, when: &str, problems: &mut Vec<String>) -> St
 }
 
 /// What the run has seen so far, over every cycle.
-struct Run {
-    db_path: PathBuf,
+struct Run<'d> {
+    db: &'d Db,
     token: String,
     fixtures: Arc<Fixtures>,
     /// The quotes of the demo data, there before any client ran.
@@ -192,7 +193,7 @@ struct Run {
     problems: Vec<String>,
 }
 
-impl Run {
+impl Run<'_> {
     /// After a restart: everything answered so far reads back whole, and what the kill left
     /// unanswered is sent again and answered 201 now, once.
     async fn after_restart(&mut self, api: &Api, restart: u32) {
@@ -274,12 +275,7 @@ impl Run {
             }
         }
 
-        let check = integrity(
-            &self.db_path,
-            &format!("after kill {kill}"),
-            &mut self.problems,
-        )
-        .await;
+        let check = integrity(self.db, &format!("after kill {kill}"), &mut self.problems).await;
         let in_file = self.new_quotes().await;
         let answered = self.answered_ids();
         let missing = answered.difference(&in_file).count();
@@ -308,7 +304,8 @@ impl Run {
 
     /// The quotes in the file that the demo data did not have.
     async fn new_quotes(&self) -> BTreeSet<String> {
-        db::quote_ids(&self.db_path)
+        self.db
+            .quote_ids()
             .await
             .difference(&self.before)
             .cloned()
@@ -330,14 +327,24 @@ impl Run {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn quotes_answered_201_survive_sigkill_whole_and_the_file_stays_sound() {
-    let dir = server::work_dir("crash");
-    let db_path = dir.join("toolbridge.sqlite3");
-    let first = Server::start(&db_path, PRODUCTS).await;
+async fn on_sqlite_quotes_answered_201_survive_sigkill_whole_and_the_file_stays_sound() {
+    crash_run(Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgres_quotes_answered_201_survive_sigkill_whole() {
+    crash_run(Backend::Postgres).await;
+}
+
+/// Kills and restarts on a fresh database of `backend`; see the module's documentation.
+async fn crash_run(backend: Backend) {
+    let dir = server::work_dir(&format!("crash-{}", backend.name()));
+    let db = Db::new(backend, &dir);
+    let first = Server::start(&dir, &db, PRODUCTS).await;
     println!(
         "crash: server pid {} on {} (log {})",
         first.pid(),
-        db_path.display(),
+        db.describe(),
         first.log().display()
     );
     let key = first.create_key(
@@ -347,8 +354,8 @@ async fn quotes_answered_201_survive_sigkill_whole_and_the_file_stays_sound() {
     );
     let mut run = Run {
         fixtures: Arc::new(Fixtures::fetch(&Api::new(&first.base_url()), &key.token).await),
-        before: db::quote_ids(&db_path).await,
-        db_path: db_path.clone(),
+        before: db.quote_ids().await,
+        db: &db,
         token: key.token,
         answered: BTreeMap::new(),
         sent: BTreeSet::new(),
@@ -360,7 +367,7 @@ async fn quotes_answered_201_survive_sigkill_whole_and_the_file_stays_sound() {
     for kill in 1..=KILLS {
         let traffic = TRAFFIC + Duration::from_millis(700) * (kill - 1);
         run.traffic_then_kill(server, kill, traffic).await;
-        server = Server::start(&db_path, PRODUCTS).await;
+        server = Server::start(&dir, &db, PRODUCTS).await;
         run.after_restart(&Api::new(&server.base_url()), kill).await;
     }
     // The requests sent again after the last restart read back whole too.
@@ -368,7 +375,7 @@ async fn quotes_answered_201_survive_sigkill_whole_and_the_file_stays_sound() {
     run.problems.extend(found);
     server.stop().await;
 
-    let check = integrity(&db_path, "after the last stop", &mut run.problems).await;
+    let check = integrity(&db, "after the last stop", &mut run.problems).await;
     let in_file = run.new_quotes().await;
     let answered = run.answered_ids();
     if in_file != answered || answered.len() != run.sent.len() {

@@ -1,4 +1,4 @@
-//! Load with faults: 16 clients for 60 s against one release server. Fifteen create quotes (with
+//! Load with faults, on each backend: 16 clients for 60 s against one release server. Fifteen create quotes (with
 //! and without `Idempotency-Key`, repeating keys, racing two requests with one new key), list and
 //! read quotes and products, on keys of which some have limits low enough that they are rate
 //! limited all along; the sixteenth sends only what must be refused (malformed JSON, bodies over
@@ -28,7 +28,7 @@ use reqwest::header::CONTENT_TYPE;
 use serde_json::{Value, json};
 
 use crate::client::{self, Api, Fixtures, RateHeaders, Reply, Rng};
-use crate::db;
+use crate::db::{Backend, Db};
 use crate::server::{self, Key, Resident, Server};
 use crate::stats::{self, Latencies, Tally};
 
@@ -623,13 +623,13 @@ struct Setup {
     shared: Arc<Shared>,
 }
 
-/// Starts the server on `db_path`, makes the keys with its CLI, reads the demo data, and makes
-/// the clients.
-async fn set_up(db_path: &Path) -> (Setup, Vec<Worker>, Faulty) {
+/// Starts the server on `db` (its log in `dir`), makes the keys with its CLI, reads the demo data,
+/// and makes the clients.
+async fn set_up(dir: &Path, db: &Db) -> (Setup, Vec<Worker>, Faulty) {
     // The first start seeds the demo data, hashing the demo users' passwords (argon2, 19 MiB
-    // each); the server under load is a second start on that file, as a deployed server is.
-    Server::start(db_path, PRODUCTS).await.stop().await;
-    let server = Server::start(db_path, PRODUCTS).await;
+    // each); the server under load is a second start on that database, as a deployed server is.
+    Server::start(dir, db, PRODUCTS).await.stop().await;
+    let server = Server::start(dir, db, PRODUCTS).await;
     println!(
         "load: server pid {} at {} (log {})",
         server.pid(),
@@ -701,11 +701,11 @@ struct Stored {
 }
 
 impl Stored {
-    async fn read(db_path: &Path) -> Self {
+    async fn read(db: &Db) -> Self {
         Self {
-            quotes: db::quote_ids(db_path).await,
-            lines: db::count(db_path, "quote_lines").await,
-            idempotency_keys: db::count(db_path, "idempotency_keys").await,
+            quotes: db.quote_ids().await,
+            lines: db.count("quote_lines").await,
+            idempotency_keys: db.count("idempotency_keys").await,
         }
     }
 }
@@ -753,14 +753,26 @@ async fn measured_phase(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sixteen_clients_with_faults_for_a_minute_leave_exact_counts_and_flat_memory() {
+async fn on_sqlite_sixteen_clients_with_faults_for_a_minute_leave_exact_counts_and_flat_memory() {
+    load_run(Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgres_sixteen_clients_with_faults_for_a_minute_leave_exact_counts_and_flat_memory() {
+    load_run(Backend::Postgres).await;
+}
+
+/// The load on a fresh database of `backend`; see the module's documentation.
+async fn load_run(backend: Backend) {
     let load = std::env::var(LOAD_SECS_VAR)
         .ok()
         .and_then(|secs| secs.parse().ok())
         .map_or(Duration::from_secs(LOAD_SECS), Duration::from_secs);
-    let db_path = server::work_dir("load").join("toolbridge.sqlite3");
-    let (setup, workers, faulty) = set_up(&db_path).await;
-    let before = Stored::read(&db_path).await;
+    let dir = server::work_dir(&format!("load-{}", backend.name()));
+    let db = Db::new(backend, &dir);
+    println!("load: on {}", db.describe());
+    let (setup, workers, faulty) = set_up(&dir, &db).await;
+    let before = Stored::read(&db).await;
     let started = setup.server.resident();
 
     println!(
@@ -778,7 +790,7 @@ async fn sixteen_clients_with_faults_for_a_minute_leave_exact_counts_and_flat_me
     let warm_up_logs = take_logs(&mut workers, &mut faulty);
     tokio::time::sleep(SETTLE).await;
     let start = setup.server.resident();
-    let database_start = database_kib(&db_path);
+    let database_start = db.size_kib().await;
 
     println!("load: {} s of load", load.as_secs());
     let (mut workers, mut faulty, took, peak) = measured_phase(&setup, workers, faulty, load).await;
@@ -790,11 +802,11 @@ async fn sixteen_clients_with_faults_for_a_minute_leave_exact_counts_and_flat_me
         peak,
         end: setup.server.resident(),
         database_start,
-        database_end: database_kib(&db_path),
+        database_end: db.size_kib().await,
     };
     let log = setup.server.log().to_owned();
     setup.server.stop().await;
-    let after = Stored::read(&db_path).await;
+    let after = Stored::read(&db).await;
 
     print_figures(&load_logs, took);
     let all: Vec<&Log> = warm_up_logs.iter().chain(&load_logs).collect();
@@ -888,17 +900,6 @@ fn check_memory(memory: &Memory, problems: &mut Vec<String>) {
             stats::mb(start.total)
         ));
     }
-}
-
-/// The database's size in KiB: the file and its write-ahead log.
-fn database_kib(db_path: &Path) -> u64 {
-    let mut wal = db_path.as_os_str().to_owned();
-    wal.push("-wal");
-    [db_path.as_os_str(), wal.as_os_str()]
-        .iter()
-        .filter_map(|path| std::fs::metadata(path).ok())
-        .map(|metadata| metadata.len() / 1024)
-        .sum()
 }
 
 /// Prints requests/s, latency, and counts by kind and status for the measured phase.

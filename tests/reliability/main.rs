@@ -1,17 +1,22 @@
 //! The server binary under stress, as an operator runs it: `cargo xtask test` builds the release
 //! `toolbridge` and names it in `TOOLBRIDGE_BIN`, with a folder for databases and logs in
-//! `TOOLBRIDGE_RELIABILITY_DIR`. Each suite starts its own server on a fresh database file, and
-//! prints its figures as it goes.
+//! `TOOLBRIDGE_RELIABILITY_DIR`. Each suite starts its own servers on a fresh database (a
+//! `SQLite` file, or a database of a throwaway `PostgreSQL` cluster the test process starts under
+//! `target/postgres/`), and prints its figures as it goes.
 //!
 //! - `load`: 16 clients for a minute, with rate limits, idempotent repeats and a faulty client;
 //!   the quote counts, every key's windows and the server's memory afterwards.
 //! - `crash`: the server killed with SIGKILL while clients create quotes, three times; every
-//!   quote answered 201 is still there, whole, and the file passes `PRAGMA integrity_check`.
+//!   quote answered 201 is still there, whole, and a `SQLite` file passes
+//!   `PRAGMA integrity_check`. On each backend.
+//! - `cluster`: two servers on one `PostgreSQL` database behave as one (rate limits, the sign-in
+//!   throttle, live events, idempotency, one of them killed, seeding).
 
 // Test code: a panic is how a helper reports a failed expectation.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod client;
+mod cluster;
 mod crash;
 mod db;
 mod load;

@@ -1,12 +1,15 @@
 //! The `toolbridge` binary that `cargo xtask test` built, run as a child process on a database
-//! file: started on a free port, killed with SIGKILL or stopped with Ctrl-C's signal, given keys
+//! (a `SQLite` file or a `PostgreSQL` database): started on a free port, killed with SIGKILL or stopped with Ctrl-C's signal, given keys
 //! through its own CLI, and its memory read from `/proc/<pid>/status`.
 
+use std::ffi::OsString;
 use std::fs::{self, OpenOptions};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+use crate::db::Db;
 
 /// Names the built server binary; `cargo xtask test` sets it.
 const BIN_VAR: &str = "TOOLBRIDGE_BIN";
@@ -28,8 +31,8 @@ fn setting(name: &str) -> PathBuf {
             || {
                 panic!(
                     "{name} is not set: these suites run the server binary that `cargo xtask test` \
-                 builds; run them with `cargo xtask test --only \"load with faults\"` or \
-                 `cargo xtask test --only \"crash safety\"`"
+                 builds; run them with `cargo xtask test --only \"crash safety\"` (or \
+                 \"multi-instance\", or \"load with faults\" with --long)"
                 )
             },
             PathBuf::from,
@@ -59,18 +62,34 @@ pub(crate) struct Key {
 pub(crate) struct Server {
     child: Option<Child>,
     port: u16,
-    db: PathBuf,
+    /// What `--db` names.
+    db: OsString,
     log: PathBuf,
     binary: PathBuf,
 }
 
 impl Server {
-    /// Starts the server on `db` (seeding `products` products if the file is new) on a free port,
-    /// its output appended to `server.log` beside the database, and waits until it listens.
-    pub(crate) async fn start(db: &Path, products: u32) -> Self {
+    /// Starts the server on `db` (seeding `products` products if the database is new) on a free
+    /// port, its output appended to `server.log` in `dir`, and waits until it listens.
+    pub(crate) async fn start(dir: &Path, db: &Db, products: u32) -> Self {
+        Self::start_named(dir, "server", db, products).await
+    }
+
+    /// Starts the server as [`Server::start`] does, its output appended to `<name>.log` in `dir`.
+    pub(crate) async fn start_named(dir: &Path, name: &str, db: &Db, products: u32) -> Self {
+        let mut server = Self::spawn(dir, name, db, products);
+        server.wait_until_listening().await;
+        server
+    }
+
+    /// Starts the server as [`Server::start_named`] does, without waiting until it listens
+    /// ([`Server::wait_until_listening`]).
+    pub(crate) fn spawn(dir: &Path, name: &str, db: &Db, products: u32) -> Self {
         let binary = setting(BIN_VAR);
-        let dir = db.parent().expect("the database is in a folder");
-        let log = dir.join("server.log");
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("the tests crate is in the workspace");
+        let log = dir.join(format!("{name}.log"));
         let log_file = OpenOptions::new()
             .create(true)
             .append(true)
@@ -81,10 +100,17 @@ impl Server {
             .args(["serve", "--port", &port.to_string()])
             .args(["--seed-products", &products.to_string()])
             .arg("--db")
-            .arg(db)
-            // No example tools, web app or SDK: the REST API is what is under test.
+            .arg(db.arg())
+            // No example tools: the REST API and the app's live updates are what is under test.
             .arg("--example-tools")
             .arg(dir.join("no-example-tools"))
+            // The app and what it loads, for the suites that open it in a browser.
+            .arg("--www-dir")
+            .arg(root.join("www"))
+            .arg("--host-dir")
+            .arg(root.join("host/dist"))
+            .arg("--sdk-dir")
+            .arg(root.join("sdk/dist"))
             .current_dir(dir)
             .env("RUST_LOG", "warn")
             .stdin(Stdio::null())
@@ -92,18 +118,17 @@ impl Server {
             .stderr(log_file)
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
-        let mut server = Self {
+        Self {
             child: Some(child),
             port,
-            db: db.to_owned(),
+            db: db.arg(),
             log,
             binary,
-        };
-        server.wait_until_listening().await;
-        server
+        }
     }
 
-    async fn wait_until_listening(&mut self) {
+    /// Waits until the server listens (a panic if it exits first or takes over a minute).
+    pub(crate) async fn wait_until_listening(&mut self) {
         let address = SocketAddr::from((Ipv4Addr::LOCALHOST, self.port));
         let started = Instant::now();
         while started.elapsed() < START_WAIT {
@@ -132,6 +157,11 @@ impl Server {
 
     fn child_mut(&mut self) -> &mut Child {
         self.child.as_mut().expect("the server is running")
+    }
+
+    /// The port the server listens on.
+    pub(crate) fn port(&self) -> u16 {
+        self.port
     }
 
     /// `http://127.0.0.1:PORT`.

@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use serde_json::{Map, Value, json};
+
 use crate::Error;
 use crate::server::{ReservedPort, base_url, describe, log_file, wait_until_listening};
 
@@ -44,6 +46,33 @@ pub const FIREFOX: Browser = Browser {
 };
 
 impl Browser {
+    /// What a new session asks the driver for: the browser headless, with whatever it would
+    /// fetch from the internet on its own turned off (the machines this runs on may have no
+    /// network beyond this one).
+    pub fn capabilities(&self) -> Map<String, Value> {
+        let (key, options) = if self.name == FIREFOX.name {
+            // Firefox answers `localhost` and every `*.localhost` name with the loopback address
+            // without asking the system's resolver (which here knows `localhost` only), so the
+            // tools' origins need no pref. The prefs are written into the new profile before
+            // Firefox starts, so they hold from its first moment.
+            (
+                "moz:firefoxOptions",
+                json!({"args": ["-headless"], "prefs": firefox_quiet_prefs()}),
+            )
+        } else {
+            // Chromium too sends every `*.localhost` name to the loopback address itself.
+            (
+                "goog:chromeOptions",
+                json!({"args": [
+                    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                    "--disable-quic", "--no-first-run", "--disable-background-networking",
+                    "--disable-component-update", "--disable-sync"
+                ]}),
+            )
+        };
+        Map::from_iter([(key.to_owned(), options)])
+    }
+
     /// The browser called `name`, or an error that lists the ones there are.
     pub fn named(name: &str) -> Result<&'static Self, Error> {
         [&CHROMIUM, &FIREFOX]
@@ -126,4 +155,62 @@ pub fn driver_from_env(browser: &Browser) -> Result<PathBuf, Error> {
                 browser.driver
             ))
         })
+}
+
+/// Firefox prefs that stop what it would fetch on its own: what Chromium's
+/// `--disable-background-networking`, `--disable-component-update` and `--disable-sync` do.
+/// Debian's build has no updater, so there are no app updates to turn off. Remote Settings (the
+/// lists and rules Firefox pulls from Mozilla) also needs `MOZ_REMOTE_SETTINGS_DEVTOOLS=1` in the
+/// environment, which xtask gives geckodriver and so Firefox.
+fn firefox_quiet_prefs() -> Value {
+    json!({
+        // Remote Settings, pointed at a `data:` URL that answers nothing.
+        "services.settings.server": "data:,#remote-settings-dummy/v1",
+        // Telemetry and usage reports.
+        "datareporting.policy.dataSubmissionEnabled": false,
+        "datareporting.healthreport.uploadEnabled": false,
+        "datareporting.usage.uploadEnabled": false,
+        "toolkit.telemetry.enabled": false,
+        "toolkit.telemetry.archive.enabled": false,
+        "toolkit.telemetry.server": "data:,",
+        // Studies and experiments.
+        "app.normandy.enabled": false,
+        "app.normandy.api_url": "",
+        "app.shield.optoutstudies.enabled": false,
+        // Captive portal detection and the connectivity check.
+        "network.captive-portal-service.enabled": false,
+        "network.connectivity-service.enabled": false,
+        // Safe Browsing and tracking protection lists.
+        "browser.safebrowsing.update.enabled": false,
+        "browser.safebrowsing.malware.enabled": false,
+        "browser.safebrowsing.phishing.enabled": false,
+        "browser.safebrowsing.blockedURIs.enabled": false,
+        "browser.safebrowsing.downloads.enabled": false,
+        // Add-on, system add-on and media plugin (GMP) updates.
+        "extensions.update.enabled": false,
+        "extensions.systemAddon.update.enabled": false,
+        "extensions.getAddons.cache.enabled": false,
+        "media.gmp-manager.updateEnabled": false,
+        // Web Push's connection to Mozilla's push service.
+        "dom.push.connection.enabled": false,
+        // Location, region and search engine updates.
+        "geo.provider.network.url": "",
+        "browser.region.network.url": "",
+        "browser.region.update.enabled": false,
+        "browser.search.update": false,
+        // First-run and new-tab pages with remote content; local models and their downloads.
+        "browser.startup.page": 0,
+        "browser.startup.homepage_override.mstone": "ignore",
+        "browser.newtabpage.enabled": false,
+        "browser.topsites.contile.enabled": false,
+        "browser.discovery.enabled": false,
+        "browser.ml.enable": false,
+        "browser.translations.enable": false,
+        // No DNS prefetch, link prefetch or speculative connections; no DNS over HTTPS; no proxy.
+        "network.dns.disablePrefetch": true,
+        "network.prefetch-next": false,
+        "network.http.speculative-parallel-limit": 0,
+        "network.trr.mode": 5,
+        "network.proxy.type": 0
+    })
 }

@@ -118,8 +118,8 @@ pub(crate) enum Purpose {
     Everything,
     /// `serve`: what builds bridge.js and the host module.
     Serve,
-    /// `bench`: the builds, Chromium with its driver, wrk, and the npm packages (Penpal and
-    /// Comlink among them).
+    /// `bench`: the builds, Chromium with its driver, wrk, PostgreSQL (the REST figure is also
+    /// measured on it), and the npm packages (Penpal and Comlink among them).
     Bench,
 }
 
@@ -131,7 +131,7 @@ impl Purpose {
             .filter(|package| match self {
                 Purpose::Everything => true,
                 Purpose::Serve => false,
-                Purpose::Bench => !matches!(package.name, "firefox-esr" | "postgresql"),
+                Purpose::Bench => package.name != "firefox-esr",
             })
             .collect()
     }
@@ -562,7 +562,7 @@ mod tests {
         );
         assert_eq!(
             packages(Purpose::Bench),
-            ["chromium", "chromium-driver", "wrk"]
+            ["chromium", "chromium-driver", "wrk", "postgresql"]
         );
         assert!(packages(Purpose::Serve).is_empty());
     }

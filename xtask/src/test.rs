@@ -123,7 +123,11 @@ const SUITES: &[Suite] = &[
         group: Group::Long,
         run: Run::Checks(|ctx| reliability(ctx, "load")),
     },
+    // On SQLite, then on a throwaway PostgreSQL the test process starts under target/postgres/.
     always("crash safety", |ctx| reliability(ctx, "crash")),
+    // Two release servers on one PostgreSQL, as behind a load balancer; one test opens the app in
+    // Chromium.
+    always("multi-instance", multi_instance),
     Suite {
         name: "bundle fuzz",
         group: Group::Fuzz,
@@ -456,20 +460,32 @@ fn e2e_in_browser(ctx: &Ctx, browser: &Browser) -> Outcome {
 /// `TOOLBRIDGE_BIN`, which the tests start, load, kill and restart on databases in
 /// `target/reliability/`; their figures are printed as they come.
 fn reliability(ctx: &Ctx, module: &str) -> Outcome {
+    counted(reliability_suite(ctx, module))
+}
+
+/// The `cargo test` command of [`reliability`], the release server built first.
+fn reliability_suite<'a>(ctx: &'a Ctx, module: &str) -> Result<Cmd<'a>, Error> {
+    let binary = server_build::build(ctx, Profile::Release)?;
+    let dir = ctx.target_dir().join("reliability");
+    ctx.sh().create_dir(&dir)?;
+    Ok(e2e_suite(ctx, "reliability")
+        .args([
+            "--",
+            "--nocapture",
+            "--test-threads=1",
+            &format!("{module}::"),
+        ])
+        .env("TOOLBRIDGE_BIN", binary)
+        .env("TOOLBRIDGE_RELIABILITY_DIR", dir))
+}
+
+/// The `cluster::` tests of the reliability suite, which also open the app (and so need the host
+/// module) in Chromium, whose driver they start from `CHROMEDRIVER`.
+fn multi_instance(ctx: &Ctx) -> Outcome {
     counted((|| {
-        let binary = server_build::build(ctx, Profile::Release)?;
-        let dir = ctx.target_dir().join("reliability");
-        ctx.sh().create_dir(&dir)?;
-        let suite = e2e_suite(ctx, "reliability")
-            .args([
-                "--",
-                "--nocapture",
-                "--test-threads=1",
-                &format!("{module}::"),
-            ])
-            .env("TOOLBRIDGE_BIN", binary)
-            .env("TOOLBRIDGE_RELIABILITY_DIR", dir);
-        Ok(suite)
+        wasm::host_module(ctx)?;
+        let suite = reliability_suite(ctx, "cluster")?;
+        browser::with_backends(ctx, "browser", &CHROMIUM, &[], suite)
     })())
 }
 
