@@ -21,7 +21,8 @@
 //!   [`create_quote::validate_rest_create`], [`paging::read_list_request`]);
 //! - the quote open in the editor and the all-or-nothing merge of
 //!   `quotes.addLines` batches into it ([`open_quote`]);
-//! - the live updates the app's pages hear ([`live`]);
+//! - the live updates the app's pages hear ([`live`]), and the events pushed to
+//!   integrators' webhook endpoints ([`webhooks`]);
 //! - decimal money ([`money`], [`tax`]) and every limit ([`limits`]);
 //! - text from outside made safe to print ([`text`]).
 
@@ -57,6 +58,7 @@ pub mod settings;
 pub mod tax;
 pub mod text;
 pub mod ui;
+pub mod webhooks;
 
 pub use error::{Error, ErrorCode, Violation};
 pub use input::kind as value_kind;

@@ -21,8 +21,9 @@
 //! tuples, each backend's driver decoding its own.
 //!
 //! Where the SQL truly differs, the difference is here, in one place per concern: how a write
-//! transaction begins ([`Pool::begin_write`]), row locks ([`Tx::lock_rows`]), transactions that
-//! must take turns ([`Tx::take_turn`]), and reading a JSON array of text ([`Backend::text_set`]).
+//! transaction begins ([`Pool::begin_write`]), row locks ([`Tx::lock_rows`]), claiming rows that
+//! no other transaction holds ([`Backend::skip_locked`]), transactions that must take turns
+//! ([`Tx::take_turn`]), and reading a JSON array of text ([`Backend::text_set`]).
 //! Each backend's schema has its own migrations (`migrations.rs`).
 
 use std::borrow::Cow;
@@ -47,6 +48,17 @@ impl Backend {
         match self {
             Backend::Sqlite => "unixepoch()",
             Backend::Postgres => "CAST(FLOOR(EXTRACT(EPOCH FROM now())) AS BIGINT)",
+        }
+    }
+
+    /// What ends a `SELECT` that claims rows of the table `alias` in a write transaction: on
+    /// `PostgreSQL`, `FOR UPDATE OF <alias> SKIP LOCKED`, so that rows another transaction holds
+    /// are passed over rather than waited for (two transactions at once claim different rows);
+    /// nothing on `SQLite`, whose write transaction runs alone.
+    pub(crate) fn skip_locked(self, alias: &str) -> String {
+        match self {
+            Backend::Sqlite => String::new(),
+            Backend::Postgres => format!(" FOR UPDATE OF {alias} SKIP LOCKED"),
         }
     }
 

@@ -99,6 +99,10 @@ pub enum Record {
     Quote,
     /// A job.
     Job,
+    /// A webhook endpoint.
+    WebhookEndpoint,
+    /// A delivery of a webhook endpoint.
+    WebhookDelivery,
 }
 
 impl fmt::Display for Record {
@@ -108,6 +112,8 @@ impl fmt::Display for Record {
             Record::User => "user",
             Record::Quote => "quote",
             Record::Job => "job",
+            Record::WebhookEndpoint => "webhook endpoint",
+            Record::WebhookDelivery => "webhook delivery",
         })
     }
 }

@@ -18,7 +18,9 @@
 //! windows counted on the database's clock ([`Store::count_request`]), and the
 //! live events the app's pages hear, recorded in the transaction of each
 //! change (who made it is an argument of every write that has one) and heard
-//! by every instance ([`Store::live`], [`Store::live_backlog`]).
+//! by every instance ([`Store::live`], [`Store::live_backlog`]); and the
+//! outbox of webhook deliveries, written in the transaction of each quote
+//! change and claimed by one worker at a time ([`Store::claim_deliveries`]).
 //!
 //! Failures come as one [`Error`], whose kinds name what happened in the
 //! store (a record not found, input that breaks a rule, a quote no longer a
@@ -41,6 +43,7 @@ mod seed;
 mod tools;
 mod types;
 mod util;
+mod webhooks;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -62,6 +65,10 @@ pub use seed::{DEFAULT_SEED_PRODUCTS, DEMO_PASSWORD};
 pub use tools::{InstalledTool, ToolFile};
 pub use types::{
     ApiKey, Created, DemoSignIn, Idempotency, NewApiKey, RateLimit, Scope, Tenant, User,
+};
+pub use webhooks::{
+    CLAIM_MAX, ClaimedDelivery, DELIVERY_ERROR_MAX_CHARS, DeliveryOutcome, NewWebhookEndpoint,
+    WebhookDelivery, WebhookEndpoint, WebhookEndpointChange, WebhookEndpointWithSecret,
 };
 
 use db::{Backend, Pool, Turn, Tx, sql};

@@ -21,6 +21,7 @@ use toolbridge_protocol::quote_header::HeaderChange;
 
 use crate::db::{Tx, insert_rows, sql};
 use crate::util::{decimal, new_id, now_iso, to_u32};
+use crate::webhooks;
 use crate::{Created, Error, Idempotency, QuoteAction, Record, Store, Unique, Write};
 
 /// Days a new quote stays valid.
@@ -850,7 +851,8 @@ async fn committed_quote(
 }
 
 /// Records, in `tx`, that `by` made the change `kind` to `quote`: the tenant's open pages hear
-/// it once `tx` commits.
+/// it once `tx` commits, and its webhook endpoints that receive the event get a delivery (the
+/// outbox, written in the same transaction).
 async fn record_quote_event(
     tx: &mut Write<'_>,
     tenant_id: &str,
@@ -865,5 +867,6 @@ async fn record_quote_event(
     };
     let data = serde_json::to_string(&event)
         .map_err(|e| Error::corrupt_because("a quote event that does not serialize", e))?;
-    tx.record_live(tenant_id, live::QUOTE, data).await
+    tx.record_live(tenant_id, live::QUOTE, data).await?;
+    webhooks::enqueue(tx, tenant_id, webhooks::event_type(kind), quote).await
 }

@@ -32,3 +32,4 @@ mod quotes;
 mod reads;
 mod seed;
 mod tools;
+mod webhooks;
