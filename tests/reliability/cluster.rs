@@ -573,7 +573,7 @@ async fn a_listener_that_loses_its_connection_tells_the_streams_to_resync() {
     let mut stream = Stream::open(&api_a, &pair.a.base_url(), &cookie, None).await;
 
     assert!(
-        end_listeners(&pair.db).await > 0,
+        end_listeners(&pair.db.url()).await > 0,
         "no listener connection found"
     );
     let event = stream
@@ -634,9 +634,9 @@ async fn until(client: &fantoccini::Client, what: &str, script: &str) {
     }
 }
 
-/// Ends every instance's listener connection; how many there were.
-async fn end_listeners(db: &Db) -> usize {
-    let mut admin = PgConnection::connect(&db.url())
+/// Ends every instance's listener connection on the database at `url`; how many there were.
+async fn end_listeners(url: &str) -> usize {
+    let mut admin = PgConnection::connect(url)
         .await
         .expect("an admin connection");
     // The listener's last statement is its LISTEN; the pools' connections run other statements.
@@ -669,44 +669,56 @@ async fn the_app_reloads_what_it_shows_when_its_stream_resyncs() {
         .await
         .unwrap_or_else(|e| panic!("no Chromium session: {e}"));
     let app = format!("http://localhost:{}", pair.a.port());
-    client.goto(&app).await.expect("the app opens");
-    for (field, text) in [("#signin-email", USER.0), ("#signin-password", USER.1)] {
-        client
-            .wait()
-            .for_element(Locator::Css(field))
-            .await
-            .unwrap_or_else(|e| panic!("{field}: {e}"))
-            .send_keys(text)
-            .await
-            .expect("the field takes the text");
-    }
-    client
-        .find(Locator::Css("form.signin-form button[type=submit]"))
-        .await
-        .expect("the sign-in button")
-        .click()
-        .await
-        .expect("the button can be clicked");
-    until(&client, "the quotes page", "document.querySelector('#main h1')?.textContent === 'Quotes' && document.querySelector('#main tbody tr')").await;
-    // A mark on what is shown now: a view rendered again is a new element, without it.
-    client
-        .execute(
-            "document.querySelector('#main .view').dataset.before = 'resync';",
-            vec![],
-        )
-        .await
-        .expect("the page can be marked");
+    let db_url = pair.db.url();
+    // The steps run as a task of their own, so that the browser is closed whatever they do: a
+    // session left open would leave Chromium running after the test.
+    let steps = {
+        let client = client.clone();
+        tokio::spawn(async move {
+            client.goto(&app).await.expect("the app opens");
+            for (field, text) in [("#signin-email", USER.0), ("#signin-password", USER.1)] {
+                client
+                    .wait()
+                    .for_element(Locator::Css(field))
+                    .await
+                    .unwrap_or_else(|e| panic!("{field}: {e}"))
+                    .send_keys(text)
+                    .await
+                    .expect("the field takes the text");
+            }
+            client
+                .find(Locator::Css("form.signin-form button[type=submit]"))
+                .await
+                .expect("the sign-in button")
+                .click()
+                .await
+                .expect("the button can be clicked");
+            until(&client, "the quotes page", "document.querySelector('#main h1')?.textContent === 'Quotes' && document.querySelector('#main tbody tr')").await;
+            // A mark on what is shown now: a view rendered again is a new element, without it.
+            client
+                .execute(
+                    "document.querySelector('#main .view').dataset.before = 'resync';",
+                    vec![],
+                )
+                .await
+                .expect("the page can be marked");
 
-    assert!(
-        end_listeners(&pair.db).await > 0,
-        "no listener connection found"
-    );
-    until(
-        &client,
-        "the quotes page rendered again after resync",
-        "document.querySelector('#main .view') && !document.querySelector('#main .view').dataset.before \
-         && document.querySelector('#main h1')?.textContent === 'Quotes'",
-    )
-    .await;
-    client.close().await.expect("the session closes");
+            assert!(
+                end_listeners(&db_url).await > 0,
+                "no listener connection found"
+            );
+            until(
+                &client,
+                "the quotes page rendered again after resync",
+                "document.querySelector('#main .view') && !document.querySelector('#main .view').dataset.before \
+                 && document.querySelector('#main h1')?.textContent === 'Quotes'",
+            )
+            .await;
+        })
+    };
+    let outcome = steps.await;
+    let _ = client.close().await;
+    if let Err(failed) = outcome {
+        std::panic::resume_unwind(failed.into_panic());
+    }
 }
