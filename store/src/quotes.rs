@@ -762,8 +762,8 @@ impl Store {
         let header = load_quote(&mut tx, tenant_id, &quote_id).await?.header;
         check_editable(&header, QuoteAction::Change)?;
         let customer_id = match &change.customer_id {
-            Some(id) => {
-                let id = id_key(id);
+            Some(given) => {
+                let id = id_key(given);
                 let known: bool =
                     sql("SELECT EXISTS (SELECT 1 FROM customers WHERE tenant_id = $1 AND id = $2)")
                         .bind(tenant_id)
@@ -771,10 +771,8 @@ impl Store {
                         .fetch_scalar(&mut *tx)
                         .await?;
                 if !known {
-                    return Err(Error::Invalid(vec![Violation::new(
-                        "customerId",
-                        format!("{id} is not a customer of this tenant"),
-                    )]));
+                    // The same words as a new quote's unknown customer: one rule, one answer.
+                    return Err(Error::Invalid(vec![unknown_customer(given)]));
                 }
                 id
             }

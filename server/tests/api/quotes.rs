@@ -306,6 +306,11 @@ async fn a_draft_quote_header_changes_until_the_quote_is_sent() {
     .await;
     assert_eq!(status, 422, "{refused}");
     assert_eq!(refused["errors"][0]["path"], "customerId", "{refused}");
+    // The words of a new quote's unknown customer, which the conformance suite's hooks know.
+    assert_eq!(
+        refused["errors"][0]["message"], "no customer has the id \"no-such-customer\"",
+        "{refused}"
+    );
 
     let (status, _) = json(
         server
