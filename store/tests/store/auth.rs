@@ -304,8 +304,7 @@ fn scopes_and_rate_limits_read_and_print() {
             "quotes:read",
             "quotes:write",
             "jobs:read",
-            "catalog:read",
-            "webhooks:write"
+            "catalog:read"
         ]
     );
     assert_eq!(Scope::parse("quotes:delete"), None);
