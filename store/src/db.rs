@@ -368,9 +368,10 @@ pub(crate) fn insert_rows(head: &str, columns: usize, rows: usize) -> String {
     text
 }
 
-/// Runs `$sql` built by `$make` (`query_with` or `query_as_with`) on `$on`, calling `$method`.
+/// Runs `$sql` built by `$make` (`query_with` or `query_as_with`) on `$on`, calling `$method`,
+/// and then `$after` on what it gives (each backend's own type), if named.
 macro_rules! run {
-    ($sql:ident, $on:expr, $make:path, $method:ident) => {{
+    ($sql:ident, $on:expr, $make:path, $method:ident $(, $after:ident)?) => {{
         let text: &str = &$sql.text;
         match $on.link() {
             Link::SqlitePool(pool) => {
@@ -378,24 +379,28 @@ macro_rules! run {
                     .persistent($sql.persistent)
                     .$method(pool)
                     .await
+                    $(.map(|done| done.$after()))?
             }
             Link::Sqlite(conn) => {
                 $make(text, $sql.sqlite_args()?)
                     .persistent($sql.persistent)
                     .$method(conn)
                     .await
+                    $(.map(|done| done.$after()))?
             }
             Link::PostgresPool(pool) => {
                 $make(text, $sql.postgres_args()?)
                     .persistent($sql.persistent)
                     .$method(pool)
                     .await
+                    $(.map(|done| done.$after()))?
             }
             Link::Postgres(conn) => {
                 $make(text, $sql.postgres_args()?)
                     .persistent($sql.persistent)
                     .$method(conn)
                     .await
+                    $(.map(|done| done.$after()))?
             }
         }
     }};
@@ -422,29 +427,7 @@ impl<'q> Sql<'q> {
 
     /// Runs it; how many rows it changed.
     pub(crate) async fn execute<'c>(self, on: impl Exec<'c>) -> Result<u64, sqlx::Error> {
-        let text: &str = &self.text;
-        Ok(match on.link() {
-            Link::SqlitePool(pool) => sqlx::query_with(text, self.sqlite_args()?)
-                .persistent(self.persistent)
-                .execute(pool)
-                .await?
-                .rows_affected(),
-            Link::Sqlite(conn) => sqlx::query_with(text, self.sqlite_args()?)
-                .persistent(self.persistent)
-                .execute(conn)
-                .await?
-                .rows_affected(),
-            Link::PostgresPool(pool) => sqlx::query_with(text, self.postgres_args()?)
-                .persistent(self.persistent)
-                .execute(pool)
-                .await?
-                .rows_affected(),
-            Link::Postgres(conn) => sqlx::query_with(text, self.postgres_args()?)
-                .persistent(self.persistent)
-                .execute(conn)
-                .await?
-                .rows_affected(),
-        })
+        run!(self, on, sqlx::query_with, execute, rows_affected)
     }
 
     /// Every row.
