@@ -8,6 +8,7 @@
 //! answer counts as delivered; anything else is tried again, [`MAX_ATTEMPTS`] times in all.
 
 use std::fmt;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use serde::{Deserialize, Serialize};
 
@@ -280,6 +281,58 @@ pub fn url_violation(url: &str) -> Option<Violation> {
         .map(|problem| Violation::new("url", problem))
 }
 
+/// Why toolbridge will not send a webhook to `ip`, if it will not: an address inside a network
+/// (loopback, private, link-local, carrier-grade NAT, unique-local) or one that names no single
+/// host (unspecified, broadcast, multicast). An IPv4 address written as IPv6 (`::ffff:10.0.0.1`)
+/// is judged as the IPv4 address it is. Servers started with `--allow-private-webhooks` skip this.
+pub fn non_public_address(ip: IpAddr) -> Option<&'static str> {
+    match ip {
+        IpAddr::V4(v4) => non_public_v4(v4),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => non_public_v4(v4),
+            None => non_public_v6(v6),
+        },
+    }
+}
+
+fn non_public_v4(ip: Ipv4Addr) -> Option<&'static str> {
+    let [a, b, ..] = ip.octets();
+    if ip.is_loopback() {
+        Some("a loopback address")
+    } else if ip.is_private() {
+        Some("a private address")
+    } else if ip.is_link_local() {
+        Some("a link-local address")
+    } else if a == 100 && (64..128).contains(&b) {
+        Some("a carrier-grade NAT address")
+    } else if ip.is_unspecified() || a == 0 {
+        Some("an unspecified address")
+    } else if ip.is_broadcast() {
+        Some("the broadcast address")
+    } else if ip.is_multicast() || a >= 240 {
+        Some("a multicast or reserved address")
+    } else {
+        None
+    }
+}
+
+fn non_public_v6(ip: Ipv6Addr) -> Option<&'static str> {
+    let first = ip.segments()[0];
+    if ip.is_loopback() {
+        Some("a loopback address")
+    } else if ip.is_unspecified() {
+        Some("an unspecified address")
+    } else if first & 0xfe00 == 0xfc00 {
+        Some("a unique-local (private) address")
+    } else if first & 0xffc0 == 0xfe80 {
+        Some("a link-local address")
+    } else if ip.is_multicast() {
+        Some("a multicast address")
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -401,5 +454,45 @@ mod tests {
             serde_json::from_value::<WebhookPayload>(json).ok(),
             Some(payload)
         );
+    }
+
+    #[test]
+    fn addresses_inside_a_network_are_not_public() {
+        let refused = [
+            "127.0.0.1",
+            "127.8.9.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "172.31.255.255",
+            "192.168.1.1",
+            "169.254.169.254",
+            "100.64.0.1",
+            "0.0.0.0",
+            "255.255.255.255",
+            "224.0.0.1",
+            "::1",
+            "::",
+            "fc00::1",
+            "fd12:3456::1",
+            "fe80::1",
+            "ff02::1",
+            "::ffff:127.0.0.1",
+            "::ffff:10.0.0.1",
+        ];
+        for address in refused {
+            let ip: IpAddr = address.parse().unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
+            assert!(non_public_address(ip).is_some(), "{address} passed");
+        }
+        let allowed = [
+            "93.184.216.34",
+            "172.32.0.1",
+            "100.128.0.1",
+            "8.8.8.8",
+            "2606:4700::1111",
+        ];
+        for address in allowed {
+            let ip: IpAddr = address.parse().unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST));
+            assert_eq!(non_public_address(ip), None, "{address} refused");
+        }
     }
 }

@@ -10,6 +10,7 @@ use axum::routing::{delete, get, patch, post, put};
 use toolbridge_store::Store;
 
 use crate::tools::{ToolSites, sites};
+use crate::webhooks::destination::Destinations;
 use crate::{
     api, app_files, cors, dev_reports, events, request_id, sdk_files, session, settings, tools,
 };
@@ -30,6 +31,8 @@ pub struct AppState {
     pub www_dir: Arc<PathBuf>,
     /// The built host module (`host/dist`).
     pub host_dir: Arc<PathBuf>,
+    /// Where webhooks may be sent (`--allow-private-webhooks` allows private addresses).
+    pub webhook_destinations: Destinations,
 }
 
 impl AppState {
@@ -42,6 +45,7 @@ impl AppState {
             tool_sites: Arc::new(ToolSites::new(sites::DEFAULT_DOMAIN, 8080)),
             www_dir: Arc::new(PathBuf::from("www")),
             host_dir: Arc::new(PathBuf::from("host/dist")),
+            webhook_destinations: Destinations::PublicOnly,
         }
     }
 
@@ -72,6 +76,13 @@ impl AppState {
     #[must_use]
     pub fn allowing_origins(mut self, origins: Vec<String>) -> Self {
         self.allowed_origins = Arc::new(origins);
+        self
+    }
+
+    /// The same state, sending webhooks to private addresses too (development and tests).
+    #[must_use]
+    pub fn allowing_private_webhooks(mut self) -> Self {
+        self.webhook_destinations = Destinations::AllowPrivate;
         self
     }
 

@@ -28,5 +28,6 @@ pub mod sdk_files;
 pub mod session;
 pub mod settings;
 pub mod tools;
+pub mod webhooks;
 
 pub use app::{AppState, router};

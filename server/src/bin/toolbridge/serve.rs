@@ -52,6 +52,11 @@ pub(crate) struct ServeArgs {
     /// The folder of tools installed when the database is first created.
     #[arg(long, default_value = "example-tools")]
     example_tools: PathBuf,
+    /// Let webhook endpoints point at loopback, private and link-local
+    /// addresses (a receiver on this machine, for development and tests).
+    /// Without it such URLs are refused, when saved and before each delivery.
+    #[arg(long)]
+    allow_private_webhooks: bool,
     #[command(flatten)]
     database: Database,
 }
@@ -98,11 +103,14 @@ pub(crate) async fn run(args: ServeArgs) -> Result<(), Failure> {
     println!(
         "toolbridge listening on http://{bound} (REST API at /api/v1, document at /api/v1/openapi.json)"
     );
-    let state = AppState::new(store)
+    let mut state = AppState::new(store)
         .allowing_origins(args.allow_origins)
         .serving_sdk_from(args.sdk_dir)
         .serving_app_from(args.www_dir, args.host_dir)
         .serving_tools(sites);
+    if args.allow_private_webhooks {
+        state = state.allowing_private_webhooks();
+    }
     axum::serve(listener, router(state))
         .with_graceful_shutdown(async {
             let _ = tokio::signal::ctrl_c().await;

@@ -1,0 +1,5 @@
+//! Webhooks on the server's side: where an endpoint's URL may point ([`destination`]).
+//! The endpoints, the outbox and the delivery queue live in the store; the event types, the
+//! payload and the URL rules in `toolbridge_protocol::webhooks`.
+
+pub mod destination;
