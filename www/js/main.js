@@ -28,6 +28,7 @@ import { renderNewQuote } from "./views/new-quote.js";
 import { renderQuotes } from "./views/quotes.js";
 import { renderTokens } from "./views/settings-tokens.js";
 import { renderToolSettings } from "./views/settings-tools.js";
+import { renderWebhooks } from "./views/settings-webhooks.js";
 import { renderSignIn } from "./views/signin.js";
 import { renderTools } from "./views/tools.js";
 
@@ -72,6 +73,7 @@ async function resolve(route, root) {
       if (!can("settings")) return message(root, "Settings", "Only Admin and Super User may change settings.");
       if (!id || id === "tokens") return renderTokens(root);
       if (id === "tools") return renderToolSettings(root);
+      if (id === "webhooks") return renderWebhooks(root);
       return message(root, "Not found", "There is no such settings page.");
     default:
       return message(root, "Not found", "There is no such page.");

@@ -1,5 +1,5 @@
 // Hash routes: `#/quotes`, `#/quotes?page=2`, `#/quotes/new`, `#/quotes/<id>`, `#/tools`,
-// `#/tools/<slug>`, `#/settings/tokens`, `#/settings/tools`.
+// `#/tools/<slug>`, `#/settings/tokens`, `#/settings/tools`, `#/settings/webhooks`.
 //
 // Each navigation renders into a fresh container, so a slow view that finishes after the user has
 // moved on writes into a detached element instead of the page. A view may return

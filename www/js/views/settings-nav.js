@@ -6,5 +6,6 @@ export function settingsNav(current) {
   const link = (key, href, label) => h("li", {}, h("a", { href, "aria-current": key === current ? "page" : null }, label));
   return h("nav", { class: "subnav", "aria-label": "Settings" }, h("ul", {},
     link("tokens", "#/settings/tokens", "API tokens"),
-    link("tools", "#/settings/tools", "Tools")));
+    link("tools", "#/settings/tools", "Tools"),
+    link("webhooks", "#/settings/webhooks", "Webhooks")));
 }

@@ -16,10 +16,11 @@ const SCOPES = [
   ["quotes:write", "Create quotes, save lines, send"],
   ["jobs:read", "Read jobs"],
   ["catalog:read", "Read task templates, cost items and the catalog index"],
+  ["webhooks:write", "Manage webhook endpoints, read their delivery logs, redeliver"],
 ];
 
 /** Copies `text`; when the Clipboard API is unavailable or refused, selects it for Ctrl+C. */
-async function copyText(text, fallbackElement) {
+export async function copyText(text, fallbackElement) {
   try {
     await navigator.clipboard.writeText(text);
     return true;
