@@ -44,6 +44,9 @@ pub struct ServerOptions {
     pub database: Option<String>,
     /// What the server's log is called in [`Self::dir`] (`server.log`), for several servers there.
     pub log_name: &'static str,
+    /// Lets webhook endpoints point at loopback and private addresses
+    /// (`--allow-private-webhooks`), for a test receiver on this machine.
+    pub allow_private_webhooks: bool,
 }
 
 impl ServerOptions {
@@ -59,6 +62,7 @@ impl ServerOptions {
             dev_tools: Vec::new(),
             database: None,
             log_name: LOG_FILE,
+            allow_private_webhooks: false,
         }
     }
 
@@ -128,6 +132,9 @@ impl ToolbridgeServer {
         }
         for dir in &options.dev_tools {
             serve.arg("--dev-tool").arg(dir);
+        }
+        if options.allow_private_webhooks {
+            serve.arg("--allow-private-webhooks");
         }
         serve
             .env("RUST_LOG", "warn")

@@ -1,5 +1,6 @@
 //! `cargo xtask serve`: builds what the app serves and runs the `toolbridge` server on
-//! <http://localhost:8080>, with a demo database kept in `target/serve/` between runs.
+//! <http://localhost:8080>, with a demo database kept in `target/serve/` between runs, and
+//! webhooks allowed to go to receivers on this machine (`--allow-private-webhooks`).
 
 use crate::bridge_js;
 use crate::ctx::Ctx;
@@ -24,6 +25,11 @@ pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<(), Error> {
     let binary = server.wait(ctx)?;
     let db = ctx.shown(&db_dir.join("toolbridge.sqlite3"));
     println!("serve: Ctrl-C stops the server");
-    let serve = ctx.sh().cmd(binary).args(["serve", "--db", &db]).args(args);
+    // A webhook receiver on this machine (a development server) may be an endpoint's URL.
+    let serve = ctx
+        .sh()
+        .cmd(binary)
+        .args(["serve", "--db", &db, "--allow-private-webhooks"])
+        .args(args);
     Ok(serve.run()?)
 }

@@ -213,6 +213,8 @@ fn e2e(
     let dev_tools = readme_example::write_folders(&workspace_root(), &own.join("dev-tools"))?;
     let mut options = ServerOptions::new("e2e", own.join("server"), products);
     options.dev_tools = dev_tools.to_vec();
+    // The webhook tests' receiver listens on this machine.
+    options.allow_private_webhooks = true;
     let server = ToolbridgeServer::start(binary, &options)?;
     let driver = WebDriver::start(browser, &driver_from_env(browser)?, &own)?;
     let screenshots = dir.join("screenshots").join(browser.name);
