@@ -3,9 +3,11 @@
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use clap::Args;
 use toolbridge_server::tools::{self, DevTool, ToolSites, sites};
+use toolbridge_server::webhooks::worker::{self, WorkerOptions};
 use toolbridge_server::{AppState, router};
 use toolbridge_store::{Error as StoreError, Location, Store};
 
@@ -57,6 +59,17 @@ pub(crate) struct ServeArgs {
     /// Without it such URLs are refused, when saved and before each delivery.
     #[arg(long)]
     allow_private_webhooks: bool,
+    /// Seconds before the first retry of a failed webhook delivery (30); each later retry waits
+    /// four times longer, with jitter. Hidden: for tests that wait for retries.
+    #[arg(long, hide = true, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    webhook_retry_base_secs: u64,
+    /// Seconds an attempt at a webhook delivery may take (10). Hidden: for tests.
+    #[arg(long, hide = true, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=600))]
+    webhook_timeout_secs: u64,
+    /// Seconds a claimed webhook delivery is kept from other workers (60); more than the
+    /// timeout. Hidden: for tests of a server killed mid-delivery.
+    #[arg(long, hide = true, default_value_t = 60, value_parser = clap::value_parser!(u64).range(2..=3600))]
+    webhook_lease_secs: u64,
     #[command(flatten)]
     database: Database,
 }
@@ -72,6 +85,13 @@ pub(crate) async fn run(args: ServeArgs) -> Result<(), Failure> {
             )
             .into());
         }
+    }
+    if args.webhook_lease_secs <= args.webhook_timeout_secs {
+        return Err(format!(
+            "--webhook-lease-secs {} must be longer than --webhook-timeout-secs {}, or a slow delivery is sent twice",
+            args.webhook_lease_secs, args.webhook_timeout_secs
+        )
+        .into());
     }
     let dev_tools = read_dev_tools(&args.dev_tools)?;
     let location = args.database.location()?;
@@ -111,12 +131,23 @@ pub(crate) async fn run(args: ServeArgs) -> Result<(), Failure> {
     if args.allow_private_webhooks {
         state = state.allowing_private_webhooks();
     }
-    axum::serve(listener, router(state))
+    let options = WorkerOptions {
+        timeout: Duration::from_secs(args.webhook_timeout_secs),
+        lease: Duration::from_secs(args.webhook_lease_secs),
+        retry_base: Duration::from_secs(args.webhook_retry_base_secs),
+        ..WorkerOptions::default()
+    };
+    let worker = worker::spawn(state.store.clone(), state.webhook_destinations, options)
+        .map_err(|e| Failure::because("cannot start the webhook delivery worker", e))?;
+    let served = axum::serve(listener, router(state))
         .with_graceful_shutdown(async {
             let _ = tokio::signal::ctrl_c().await;
         })
         .await
-        .map_err(|e| Failure::because("server error", e))
+        .map_err(|e| Failure::because("server error", e));
+    // Attempts in flight are abandoned: their leases run out and they are sent after a restart.
+    worker.stop().await;
+    served
 }
 
 /// Creates the demo data and installs the example tools. Of several servers
