@@ -10,6 +10,7 @@ use xshell::Cmd;
 
 use crate::ctx::Ctx;
 use crate::error::Error;
+use crate::native;
 use crate::pins::WASM_TARGET;
 
 /// A browser the suites run in, and its `WebDriver` server: the driver binary, and the variable
@@ -88,17 +89,11 @@ pub(crate) fn with_backends<'a>(
     command: Cmd<'_>,
 ) -> Result<Cmd<'a>, Error> {
     let command = Command::from(command);
+    let with_backends = native::build(ctx)?.with_backends;
     let mut wrapped = ctx
-        .cargo()
-        .args([
-            "run",
-            "--quiet",
-            "-p",
-            "toolbridge-e2e",
-            "--bin",
-            "with-backends",
-        ])
-        .args(["--", suite, "--browser", browser.name])
+        .sh()
+        .cmd(with_backends)
+        .args([suite, "--browser", browser.name])
         .args(args)
         .env(browser.variable, browser.driver_path(ctx)?)
         .arg("--")

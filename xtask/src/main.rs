@@ -13,6 +13,7 @@ mod ctx;
 mod error;
 mod fuzz;
 mod js_tools;
+mod native;
 mod npm_package;
 mod pins;
 mod scratch;

@@ -1,6 +1,6 @@
-//! Building the `toolbridge` binary: in the foreground, or in the background while other builds
-//! go on (cargo locks each profile's directory, not the whole target directory, so builds with
-//! different profiles run side by side).
+//! Building the release `toolbridge` binary: in the foreground, or in the background while other
+//! builds go on (cargo locks each profile's directory, not the whole target directory, so builds
+//! with different profiles run side by side).
 
 use std::fs::File;
 use std::path::PathBuf;
@@ -15,15 +15,6 @@ use xshell::Cmd;
 use crate::ctx::Ctx;
 use crate::error::Error;
 
-/// The cargo profile the server is built with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Profile {
-    /// `cargo build` (target/debug): quick to build, what the tests use.
-    Debug,
-    /// `cargo build --release` (target/release): what the measurements use.
-    Release,
-}
-
 /// The crate that compiles SQLite's C source, the longest single step of a fresh server build.
 /// Few crates depend on it, so cargo's scheduler, which starts the most depended-on crates first,
 /// gets to it late; a background build starts it first (see [`BackgroundBuild::start`]).
@@ -35,25 +26,21 @@ const SERVER: &[&str] = &["-p", "toolbridge-server", "--bin", "toolbridge"];
 /// Lines of a failed background build's log that are printed with the error.
 const FAILED_BUILD_LINES: usize = 30;
 
-/// Builds the `toolbridge` binary with `profile` and returns its path.
-pub(crate) fn build(ctx: &Ctx, profile: Profile) -> Result<PathBuf, Error> {
-    cargo_build(ctx, profile, SERVER).run()?;
-    Ok(binary(ctx, profile))
+/// Builds the release `toolbridge` binary (what the measurements and the reliability suites run;
+/// the tests' debug build comes from `native::build`) and returns its path.
+pub(crate) fn build_release(ctx: &Ctx) -> Result<PathBuf, Error> {
+    cargo_build_release(ctx, SERVER).run()?;
+    Ok(release_binary(ctx))
 }
 
-/// `cargo build [--release] ARGS`.
-fn cargo_build<'a>(ctx: &'a Ctx, profile: Profile, args: &[&str]) -> Cmd<'a> {
-    let release = (profile == Profile::Release).then_some("--release");
-    ctx.cargo().arg("build").args(release).args(args)
+/// `cargo build --release ARGS`.
+fn cargo_build_release<'a>(ctx: &'a Ctx, args: &[&str]) -> Cmd<'a> {
+    ctx.cargo().args(["build", "--release"]).args(args)
 }
 
-/// Where cargo puts the `toolbridge` binary built with `profile`.
-fn binary(ctx: &Ctx, profile: Profile) -> PathBuf {
-    let dir = match profile {
-        Profile::Debug => "debug",
-        Profile::Release => "release",
-    };
-    ctx.target_dir().join(dir).join("toolbridge")
+/// Where cargo puts the release `toolbridge` binary.
+fn release_binary(ctx: &Ctx) -> PathBuf {
+    ctx.target_dir().join("release").join("toolbridge")
 }
 
 /// A build of the `toolbridge` binary that runs in the background while other work goes on, its
@@ -81,13 +68,13 @@ impl BackgroundBuild {
     pub(crate) fn start(ctx: &Ctx, log: PathBuf) -> Result<Self, Error> {
         let file = File::create(&log)
             .map_err(|e| Error::failed(format!("cannot create {}: {e}", log.display())))?;
-        let main = cargo_build(ctx, Profile::Release, SERVER);
+        let main = cargo_build_release(ctx, SERVER);
         let command = main.to_string();
         println!(
             "$ {command} (in the background, {SQLITE_CRATE} first; its output goes to {})",
             ctx.shown(&log)
         );
-        let sqlite = cargo_build(ctx, Profile::Release, &["-p", SQLITE_CRATE]);
+        let sqlite = cargo_build_release(ctx, &["-p", SQLITE_CRATE]);
         let steps = vec![(Command::from(sqlite), false), (Command::from(main), true)];
         let (running, stop) = (Arc::default(), Arc::new(AtomicBool::new(false)));
         let thread = {
@@ -104,7 +91,7 @@ impl BackgroundBuild {
             outcome: None,
             command,
             log,
-            binary: binary(ctx, Profile::Release),
+            binary: release_binary(ctx),
             started: Instant::now(),
         })
     }

@@ -15,9 +15,10 @@ use crate::ctx::{self, Ctx, Stream};
 use crate::error::Error;
 use crate::fuzz;
 use crate::js_tools;
+use crate::native;
 use crate::npm_package;
 use crate::pins::WASM_TARGET;
-use crate::server_build::{self, Profile};
+use crate::server_build;
 use crate::setup;
 use crate::{bridge_js, wasm};
 
@@ -259,8 +260,9 @@ fn checked<T>(result: Result<T, Error>) -> Outcome {
     }
 }
 
-/// `cargo test` for the whole workspace; every test counts, summed from libtest's result lines
-/// (unit, integration and doc tests alike).
+/// `cargo test` for the whole workspace (the suites' test targets, which need their features,
+/// aside); every test counts, summed from libtest's result lines (unit, integration and doc
+/// tests alike).
 fn native_tests(ctx: &Ctx) -> Outcome {
     counted_tests(ctx.cargo().args(["test", "--workspace", "--no-fail-fast"]))
 }
@@ -274,21 +276,19 @@ fn protocol_wasm32(ctx: &Ctx) -> Outcome {
 /// SDK's `no_std` library for wasm32 as bridge.js builds it, and the host module (with its tests)
 /// for wasm32.
 fn clippy(ctx: &Ctx) -> Outcome {
-    // The e2e, reliability, conformance and tool suites build only with their features.
-    let features = "toolbridge-e2e/e2e,toolbridge-e2e/reliability,toolbridge-e2e/conformance,\
-                    toolbridge-testkit/browser";
+    let deny = ["--", "-D", "warnings"];
+    let native = native::cargo(ctx, "clippy").arg("--all-targets");
+    let mut outcome = single_check(&native.args(deny));
     let sdk = ["-p", "toolbridge-sdk", "--target", WASM_TARGET];
     let host = ["-p", "toolbridge-host", "--target", WASM_TARGET];
-    let runs: [&[&str]; 4] = [
-        &["--workspace", "--all-targets", "--features", features],
+    let wasm: [&[&str]; 3] = [
         &[&sdk[..], &["--all-targets"]].concat(),
         &[&sdk[..], &["--no-default-features", "--lib"]].concat(),
         &[&host[..], &["--all-targets"]].concat(),
     ];
-    let mut outcome = Outcome::default();
-    for args in runs {
+    for args in wasm {
         let clippy = ctx.cargo().arg("clippy").args(args);
-        outcome += single_check(&clippy.args(["--", "-D", "warnings"]));
+        outcome += single_check(&clippy.args(deny));
     }
     outcome
 }
@@ -311,9 +311,9 @@ fn host_in_browser(ctx: &Ctx, browser: &Browser) -> Outcome {
     counted((|| {
         let command = browser::wasm_test_command(ctx, browser, "toolbridge-host", 300)?;
         let command = command.args(["--no-fail-fast", "--test", "browser"]);
-        let server = server_build::build(ctx, Profile::Debug)?;
         let dir = ctx.target_dir().join("host-tests").join(browser.name);
         let sdk = bridge_js::dist_dir(ctx);
+        let server = native::build(ctx)?.server;
         let mut args = server_args(&server, &dir).to_vec();
         args.extend([OsStr::new("--sdk-dir"), sdk.as_os_str()]);
         browser::with_backends(ctx, "host", browser, &args, command)
@@ -414,9 +414,7 @@ fn tool_tests(ctx: &Ctx, browser: &Browser, filter: &str) -> Outcome {
         Ok(tarball) => tarball,
         Err(error) => return checked::<()>(Err(error)),
     };
-    let tests = ctx
-        .cargo()
-        .args(["test", "-p", "toolbridge-testkit", "--features", "browser"])
+    let tests = native::cargo(ctx, "test")
         .args(["--test", "tool_tests", "--", filter, "--test-threads=1"])
         .env("TOOLBRIDGE_KIT_PACKAGE", npm_package::stage_dir(ctx))
         .env("TOOLBRIDGE_KIT_TARBALL", tarball);
@@ -427,19 +425,10 @@ fn tool_tests(ctx: &Ctx, browser: &Browser, filter: &str) -> Outcome {
     outcome
 }
 
-/// `cargo test -p toolbridge-e2e --features SUITE --test SUITE`: one of the `tests/` crate's
-/// suites, each a test target behind the feature of the same name.
+/// `cargo test … --test SUITE`: one of the `tests/` crate's suites, each a test target behind
+/// the feature of the same name (built as [`native::cargo`] builds everything).
 fn e2e_suite<'a>(ctx: &'a Ctx, suite: &str) -> Cmd<'a> {
-    let args = [
-        "test",
-        "-p",
-        "toolbridge-e2e",
-        "--features",
-        suite,
-        "--test",
-        suite,
-    ];
-    ctx.cargo().args(args)
+    native::cargo(ctx, "test").args(["--test", suite])
 }
 
 /// The reference app, the host, real tools and the server, end to end in one headless browser:
@@ -447,7 +436,7 @@ fn e2e_suite<'a>(ctx: &'a Ctx, suite: &str) -> Cmd<'a> {
 fn e2e_in_browser(ctx: &Ctx, browser: &Browser) -> Outcome {
     counted((|| {
         wasm::host_module(ctx)?;
-        let server = server_build::build(ctx, Profile::Debug)?;
+        let server = native::build(ctx)?.server;
         let dir = ctx.target_dir().join("e2e");
         let suite = e2e_suite(ctx, "e2e").args(["--no-fail-fast", "--", "--test-threads=1"]);
         let args = server_args(&server, &dir);
@@ -465,7 +454,7 @@ fn reliability(ctx: &Ctx, module: &str) -> Outcome {
 
 /// The `cargo test` command of [`reliability`], the release server built first.
 fn reliability_suite<'a>(ctx: &'a Ctx, module: &str) -> Result<Cmd<'a>, Error> {
-    let binary = server_build::build(ctx, Profile::Release)?;
+    let binary = server_build::build_release(ctx)?;
     let dir = ctx.target_dir().join("reliability");
     ctx.sh().create_dir(&dir)?;
     Ok(e2e_suite(ctx, "reliability")
@@ -509,7 +498,8 @@ fn fuzz_suite(ctx: &Ctx, krate: &fuzz::Crate, seconds: u32) -> Outcome {
 /// schemathesis against the REST API's own OpenAPI document (`tests/conformance/`), on a fresh
 /// debug server: one test per run (a key of every scope, then a key of each scope alone).
 fn api_conformance(ctx: &Ctx) -> Outcome {
-    counted(server_build::build(ctx, Profile::Debug).map(|server| {
+    counted(native::build(ctx).map(|binaries| {
+        let server = binaries.server;
         let dir = ctx.target_dir().join("api-conformance");
         e2e_suite(ctx, "conformance")
             .env("TOOLBRIDGE_BIN", server)
