@@ -7,6 +7,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use toolbridge_protocol::context::Role;
 use toolbridge_protocol::live::Actor;
 use toolbridge_store::{ApiKey, Scope, User};
 use utoipa::Modify;
@@ -61,7 +62,8 @@ impl Principal {
     }
 
     /// `NOT_ALLOWED` (403) unless the caller may use `scope`: a key needs it
-    /// granted; a user's role decides (Field users do not write quotes).
+    /// granted; a user's role decides (Field users do not write quotes, and
+    /// webhooks are for Admin and Super User only).
     pub fn require(&self, scope: Scope) -> Result<(), ApiError> {
         match self {
             Principal::Key(key) if key.scopes.contains(&scope) => Ok(()),
@@ -71,6 +73,16 @@ impl Principal {
             ))),
             Principal::User(user) if scope == Scope::QuotesWrite => {
                 Ok(user.role.check_quote_write()?)
+            }
+            Principal::User(user)
+                if scope == Scope::WebhooksWrite
+                    && !matches!(user.role, Role::SuperUser | Role::Admin) =>
+            {
+                Err(ApiError::not_allowed(format!(
+                    "webhooks are for Admin and Super User; {} is {}",
+                    user.email,
+                    user.role.label()
+                )))
             }
             Principal::User(_) => Ok(()),
         }

@@ -18,12 +18,15 @@ use toolbridge_protocol::limits::{
 use toolbridge_protocol::money::decimal_to_f64;
 use toolbridge_protocol::quote::QuoteLine;
 use toolbridge_protocol::quote_header::QuoteHeaderChangeRequest;
+use toolbridge_protocol::webhooks::{
+    EVENT_ID_HEADER, EVENT_ID_START, MAX_ATTEMPTS, SIGNATURE_HEADER, WebhookEventType,
+};
 use utoipa::openapi::path::Operation;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{RefOr, Response as ResponseDoc};
 use utoipa::{Modify, OpenApi, ToSchema};
 
-use crate::api::{catalog, directory, quotes};
+use crate::api::{catalog, directory, quotes, webhooks};
 use crate::auth::KeyedAnswers;
 use crate::error::{ApiError, ErrorHeaders};
 use crate::request_id::RequestIdHeader;
@@ -41,6 +44,8 @@ use crate::{dev_reports, events, session, settings, tools};
         directory::me, directory::customers, directory::jobs,
         catalog::products, catalog::task_templates, catalog::cost_items, catalog::index,
         quotes::list, quotes::get, quotes::create, quotes::update_header, quotes::save_lines, quotes::send,
+        webhooks::list, webhooks::create, webhooks::get, webhooks::update, webhooks::delete,
+        webhooks::rotate_secret, webhooks::deliveries, webhooks::redeliver,
         session::sign_in, session::current, session::sign_out,
         tools::listing::list, events::stream,
         settings::keys::list, settings::keys::create, settings::keys::revoke,
@@ -55,11 +60,15 @@ use crate::{dev_reports, events, session, settings, tools};
         toolbridge_protocol::add_lines::BridgeAddLineDto,
         toolbridge_protocol::live::QuoteEvent,
         toolbridge_protocol::live::ToolSettingsEvent,
+        toolbridge_protocol::webhooks::WebhookPayload,
+        toolbridge_protocol::webhooks::WebhookData,
+        toolbridge_protocol::webhooks::WebhookEventType,
     )),
     // In this order: the key middleware adds responses the next two decorate.
     modifiers(&BearerKeys, &KeyedAnswers, &ErrorHeaders, &RequestIdHeader),
     tags(
         (name = "customers"), (name = "catalog"), (name = "jobs"), (name = "quotes"),
+        (name = "webhooks", description = "the tenant's webhook endpoints and their delivery logs; the events themselves are in the document's `webhooks`"),
         (name = "session", description = "for the host app; API keys do not use it"),
         (name = "settings", description = "for the app's Admin and Super User, with the session"),
     )
@@ -148,6 +157,10 @@ pub fn document_json() -> Result<Value, serde_json::Error> {
         .and_then(Value::as_object_mut)
     {
         request_rules(schemas);
+        webhook_endpoint_rules(schemas);
+    }
+    if let Some(document) = document.as_object_mut() {
+        document.insert("webhooks".to_owned(), webhooks());
     }
     let operations = document
         .get_mut("paths")
@@ -250,6 +263,118 @@ fn request_rules(schemas: &mut Map<String, Value>) {
             names.insert("maxLength".to_owned(), json!(TEXT_MAX_CHARS));
         }
     }
+}
+
+/// The rules of a webhook endpoint's URL and event types
+/// (`toolbridge_protocol::webhooks::parse_url`, `checked_event_types`) that the
+/// schemas' attributes cannot state: the URL's form as a pattern (http or
+/// https in either case, a host name or a bracketed IPv6 address, a port from
+/// 1 to 65535 with any leading zeros, then no white space or control
+/// characters), and event types listed once each. Whether the host resolves,
+/// and to public addresses only, no schema can say: the 422 says it.
+fn webhook_endpoint_rules(schemas: &mut Map<String, Value>) {
+    for (schema, at_least_one_field) in [
+        (webhooks::NewWebhookEndpoint::name(), false),
+        (webhooks::WebhookEndpointUpdate::name(), true),
+    ] {
+        let Some(schema) = schemas
+            .get_mut(schema.as_ref())
+            .and_then(Value::as_object_mut)
+        else {
+            continue;
+        };
+        if at_least_one_field {
+            schema.insert("minProperties".to_owned(), json!(1));
+        }
+        let Some(properties) = schema.get_mut("properties") else {
+            continue;
+        };
+        if let Some(url) = properties.get_mut("url").and_then(Value::as_object_mut) {
+            url.insert("pattern".to_owned(), json!(webhook_url_pattern()));
+        }
+        if let Some(types) = properties
+            .get_mut("eventTypes")
+            .and_then(Value::as_object_mut)
+        {
+            types.insert("uniqueItems".to_owned(), json!(true));
+        }
+    }
+}
+
+/// The pattern of the URLs `toolbridge_protocol::webhooks::parse_url` takes.
+fn webhook_url_pattern() -> String {
+    let port =
+        "0*(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3})";
+    format!(
+        r"^[Hh][Tt][Tt][Pp][Ss]?://([A-Za-z0-9._-]+|\[[0-9A-Fa-f:]+\])(:{port})?([/?#][^\x00-\x1F\x7F-\x9F{WHITE_SPACE}]*)?$"
+    )
+}
+
+/// The document's `webhooks` (OpenAPI 3.1), which utoipa 5.5 has no field
+/// for: what toolbridge `POST`s to an endpoint for each event type, so that
+/// integrators can generate a receiver. Each is a [`WebhookPayload`] with the
+/// event id and signature headers.
+///
+/// [`WebhookPayload`]: toolbridge_protocol::webhooks::WebhookPayload
+fn webhooks() -> Value {
+    let headers = json!([
+        {
+            "name": EVENT_ID_HEADER,
+            "in": "header",
+            "required": true,
+            "description": "the event's id, as the payload's `id`: the same on every attempt and on a redelivery, so drop an id you have already handled (delivery is at least once)",
+            "schema": {"type": "string", "pattern": format!("^{EVENT_ID_START}[0-9a-f]+$")}
+        },
+        {
+            "name": SIGNATURE_HEADER,
+            "in": "header",
+            "required": true,
+            "description": "`t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.<body>\" keyed with the endpoint's secret>`: compute the HMAC over the raw body as received, compare it in constant time, and refuse a `t` more than 5 minutes old",
+            "schema": {"type": "string", "pattern": "^t=[0-9]+,v1=[0-9a-f]{64}$"}
+        }
+    ]);
+    let payload = format!(
+        "#/components/schemas/{}",
+        toolbridge_protocol::webhooks::WebhookPayload::name()
+    );
+    WebhookEventType::ALL
+        .into_iter()
+        .map(|event| {
+            let (summary, what) = match event {
+                WebhookEventType::QuoteCreated => ("A quote was created", "a new quote"),
+                WebhookEventType::QuoteSaved => (
+                    "A Draft quote was saved",
+                    "a Draft quote after its lines or header were saved",
+                ),
+                WebhookEventType::QuoteSent => (
+                    "A quote was sent",
+                    "a quote after it was sent (it is now locked)",
+                ),
+            };
+            let operation = json!({
+                "post": {
+                    "operationId": format!("{}Webhook", event.as_str().replace('.', "_")),
+                    "tags": ["webhooks"],
+                    "summary": summary,
+                    "description": format!(
+                        "`{}`: toolbridge POSTs this to every enabled endpoint of the tenant that receives `{}`, with {what} in `data.quote`. A 2xx answer within 10 s counts as delivered; anything else is tried again with exponential back-off, {MAX_ATTEMPTS} attempts in all, then the delivery is marked failed (its log is at GET /api/v1/webhook-endpoints/{{id}}/deliveries).",
+                        event.as_str(),
+                        event.as_str()
+                    ),
+                    "parameters": headers,
+                    "requestBody": {
+                        "required": true,
+                        "content": {"application/json": {"schema": {"$ref": payload}}}
+                    },
+                    "responses": {
+                        "2XX": {"description": "delivered; anything else is retried"}
+                    }
+                }
+            });
+            (event.as_str().to_owned(), operation)
+        })
+        .collect::<Map<String, Value>>()
+        .into()
 }
 
 /// The characters Rust's `str::trim` takes away: Unicode's `White_Space`.

@@ -77,17 +77,20 @@ pub enum Scope {
     JobsRead,
     /// `catalog:read`: task templates, cost items and the catalog index.
     CatalogRead,
+    /// `webhooks:write`: the tenant's webhook endpoints and their delivery logs.
+    WebhooksWrite,
 }
 
 impl Scope {
     /// Every scope, in a fixed order.
-    pub const ALL: [Scope; 6] = [
+    pub const ALL: [Scope; 7] = [
         Scope::CustomersRead,
         Scope::ProductsRead,
         Scope::QuotesRead,
         Scope::QuotesWrite,
         Scope::JobsRead,
         Scope::CatalogRead,
+        Scope::WebhooksWrite,
     ];
 
     /// The token, e.g. `quotes:write`.
@@ -99,6 +102,7 @@ impl Scope {
             Scope::QuotesWrite => "quotes:write",
             Scope::JobsRead => "jobs:read",
             Scope::CatalogRead => "catalog:read",
+            Scope::WebhooksWrite => "webhooks:write",
         }
     }
 

@@ -18,6 +18,7 @@ pub use crate::extract::{PathParam, Query};
 pub mod catalog;
 pub mod directory;
 pub mod quotes;
+pub mod webhooks;
 
 /// The `/api/v1` routes. Everything but the OpenAPI document needs a
 /// caller: an API key or the app's session.
@@ -37,6 +38,28 @@ pub fn routes(state: AppState) -> Router<AppState> {
         )
         .route("/quotes/{id}/lines", put(quotes::save_lines))
         .route("/quotes/{id}/send", post(quotes::send))
+        .route(
+            "/webhook-endpoints",
+            get(webhooks::list).post(webhooks::create),
+        )
+        .route(
+            "/webhook-endpoints/{id}",
+            get(webhooks::get)
+                .patch(webhooks::update)
+                .delete(webhooks::delete),
+        )
+        .route(
+            "/webhook-endpoints/{id}/rotate-secret",
+            post(webhooks::rotate_secret),
+        )
+        .route(
+            "/webhook-endpoints/{id}/deliveries",
+            get(webhooks::deliveries),
+        )
+        .route(
+            "/webhook-endpoints/{id}/deliveries/{deliveryId}/redeliver",
+            post(webhooks::redeliver),
+        )
         .route_layer(middleware::from_fn_with_state(state, auth::middleware))
         .route("/openapi.json", get(openapi::document))
 }

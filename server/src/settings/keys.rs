@@ -57,7 +57,8 @@ pub struct NewKey {
     #[schema(max_length = 100, pattern = r"\S")]
     pub name: String,
     /// Its scopes, at least one: `customers:read`, `products:read`,
-    /// `quotes:read`, `quotes:write`, `jobs:read`, `catalog:read`.
+    /// `quotes:read`, `quotes:write`, `jobs:read`, `catalog:read`,
+    /// `webhooks:write`.
     #[schema(min_items = 1)]
     pub scopes: Vec<String>,
     /// Its rate limit.

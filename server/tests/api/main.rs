@@ -18,4 +18,5 @@ mod reads;
 mod settings;
 mod tool_settings;
 mod tools;
+mod webhooks;
 mod writers;

@@ -12,6 +12,7 @@ use toolbridge_protocol::limits::{
     MAX_LINE_PRICE, MAX_PAGE_SIZE, QUOTE_MAX_LINES, TEXT_MAX_CHARS,
 };
 use toolbridge_protocol::quote_header::{MAX_EXPIRY_DAYS, validate_header_change};
+use toolbridge_protocol::webhooks::{URL_MAX_CHARS, WebhookEventType, parse_url};
 use toolbridge_store::KEY_NAME_MAX_CHARS;
 
 use crate::harness::{Server, customer_and_product, json, quote_body};
@@ -161,7 +162,7 @@ async fn every_operation_with_a_json_body_documents_400_and_413() {
             );
         }
     }
-    assert_eq!(bodies, 8);
+    assert_eq!(bodies, 10);
 }
 
 #[tokio::test]
@@ -461,4 +462,226 @@ async fn a_header_change_names_at_least_one_field_as_the_document_says() {
     assert_eq!(problem["errors"][0]["path"], "");
     let (status, changed) = json(patch(json!({"quoteType": "Estimate"})).await.unwrap()).await;
     assert_eq!(status, 200, "{changed}");
+}
+
+/// Every `$ref` in `value`, at any depth.
+fn refs(value: &Value, found: &mut Vec<String>) {
+    match value {
+        Value::Object(fields) => {
+            if let Some(target) = fields.get("$ref").and_then(Value::as_str) {
+                found.push(target.to_owned());
+            }
+            fields.values().for_each(|field| refs(field, found));
+        }
+        Value::Array(items) => items.iter().for_each(|item| refs(item, found)),
+        _ => {}
+    }
+}
+
+#[tokio::test]
+async fn the_webhooks_section_names_each_event_with_a_payload_whose_refs_resolve() {
+    let document = document().await;
+    assert!(
+        document["openapi"].as_str().unwrap().starts_with("3.1."),
+        "the webhooks section is OpenAPI 3.1: {}",
+        document["openapi"]
+    );
+    let webhooks = document["webhooks"].as_object().unwrap();
+    let names: Vec<&str> = webhooks.keys().map(String::as_str).collect();
+    assert_eq!(names, WebhookEventType::ALL.map(WebhookEventType::as_str));
+    for (name, item) in webhooks {
+        let post = &item["post"];
+        assert_eq!(
+            post["requestBody"]["content"]["application/json"]["schema"]["$ref"],
+            "#/components/schemas/WebhookPayload",
+            "{name}"
+        );
+        let headers: Vec<(&str, &str, bool)> = post["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|header| {
+                assert!(
+                    header["description"].as_str().is_some_and(|d| d.len() > 20),
+                    "{name}: {header}"
+                );
+                (
+                    header["name"].as_str().unwrap(),
+                    header["in"].as_str().unwrap(),
+                    header["required"] == true,
+                )
+            })
+            .collect();
+        assert_eq!(
+            headers,
+            [
+                ("Toolbridge-Event-Id", "header", true),
+                ("Toolbridge-Signature", "header", true)
+            ],
+            "{name}"
+        );
+        let responses: Vec<&String> = post["responses"].as_object().unwrap().keys().collect();
+        assert_eq!(responses, ["2XX"], "{name}");
+        assert!(
+            post["description"]
+                .as_str()
+                .unwrap()
+                .contains(name.as_str())
+        );
+    }
+    // Every schema the payload reaches, at any depth, is in the document.
+    let mut pending = Vec::new();
+    refs(&document["webhooks"], &mut pending);
+    let mut seen: Vec<String> = Vec::new();
+    while let Some(target) = pending.pop() {
+        if seen.contains(&target) {
+            continue;
+        }
+        let pointer = target.strip_prefix('#').unwrap();
+        let schema = document
+            .pointer(pointer)
+            .unwrap_or_else(|| panic!("{target} names nothing"));
+        refs(schema, &mut pending);
+        seen.push(target);
+    }
+    for reached in [
+        "WebhookPayload",
+        "WebhookData",
+        "WebhookEventType",
+        "QuoteDto",
+    ] {
+        assert!(
+            seen.contains(&format!("#/components/schemas/{reached}")),
+            "{reached}: {seen:?}"
+        );
+    }
+    let event_type = &document["components"]["schemas"]["WebhookEventType"]["enum"];
+    assert_eq!(
+        event_type,
+        &json!(WebhookEventType::ALL.map(WebhookEventType::as_str))
+    );
+}
+
+#[tokio::test]
+async fn every_webhook_endpoint_operation_needs_webhooks_write() {
+    let document = document().await;
+    let expected = [
+        ("/api/v1/webhook-endpoints", "get", "200"),
+        ("/api/v1/webhook-endpoints", "post", "201"),
+        ("/api/v1/webhook-endpoints/{id}", "get", "200"),
+        ("/api/v1/webhook-endpoints/{id}", "patch", "200"),
+        ("/api/v1/webhook-endpoints/{id}", "delete", "204"),
+        (
+            "/api/v1/webhook-endpoints/{id}/rotate-secret",
+            "post",
+            "200",
+        ),
+        ("/api/v1/webhook-endpoints/{id}/deliveries", "get", "200"),
+        (
+            "/api/v1/webhook-endpoints/{id}/deliveries/{deliveryId}/redeliver",
+            "post",
+            "201",
+        ),
+    ];
+    let documented: Vec<(String, String)> = operations(&document)
+        .into_iter()
+        .filter(|(path, _, _)| path.starts_with("/api/v1/webhook-endpoints"))
+        .map(|(path, method, _)| (path, method))
+        .collect();
+    assert_eq!(documented.len(), expected.len(), "{documented:?}");
+    for (path, method, success) in expected {
+        let operation = &document["paths"][path][method];
+        assert_eq!(
+            operation["security"],
+            json!([{"api_key": ["webhooks:write"]}]),
+            "{method} {path}"
+        );
+        assert_eq!(operation["tags"], json!(["webhooks"]), "{method} {path}");
+        let responses = &operation["responses"];
+        assert!(responses[success].is_object(), "{method} {path} {success}");
+        let refusals: &[&str] = if path == "/api/v1/webhook-endpoints" {
+            &["401", "403", "422"]
+        } else {
+            &["401", "403", "404"]
+        };
+        for status in refusals {
+            assert_eq!(
+                responses[status]["content"]["application/problem+json"]["schema"]["$ref"],
+                "#/components/schemas/Problem",
+                "{method} {path} {status}"
+            );
+        }
+    }
+    // The secret is in the answers to creating and rotating only.
+    let secret_answers: Vec<&str> = ["WebhookEndpoint", "WebhookEndpointWithSecret"]
+        .into_iter()
+        .filter(|schema| {
+            document["components"]["schemas"][schema]["properties"]["secret"].is_object()
+        })
+        .collect();
+    assert_eq!(secret_answers, ["WebhookEndpointWithSecret"]);
+}
+
+/// The document's pattern for an endpoint's URL takes exactly what the server's URL rules take,
+/// for new endpoints and for changes.
+#[tokio::test]
+async fn the_documented_webhook_url_pattern_is_the_servers_rule() {
+    let document = document().await;
+    let pattern = property(&document, "NewWebhookEndpoint", "url")["pattern"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        property(&document, "WebhookEndpointUpdate", "url")["pattern"],
+        pattern.as_str()
+    );
+    assert_eq!(
+        property(&document, "NewWebhookEndpoint", "url")["maxLength"],
+        URL_MAX_CHARS
+    );
+    assert_eq!(
+        property(&document, "NewWebhookEndpoint", "eventTypes")["uniqueItems"],
+        true
+    );
+    assert_eq!(
+        document["components"]["schemas"]["WebhookEndpointUpdate"]["minProperties"],
+        1
+    );
+    let documented = regex_lite::Regex::new(&pattern).unwrap();
+    for url in [
+        "https://example.com/hooks?x=1",
+        "HTTP://127.0.0.1:8080",
+        "http://[::1]:9/x",
+        "https://a",
+        "https://host:065535/",
+        "https://host:65536/",
+        "https://host:0/",
+        "https://host:00080/",
+        "https://user@host/",
+        "https://host/a@b",
+        "https://",
+        "https:///path",
+        "https://:443/",
+        "https://a:b:80/",
+        "https://exa mple.com/",
+        "https://example.com/\u{a0}",
+        "https://example.com/\u{85}",
+        "https://example.com/\u{1}",
+        "https://example.com/é🧱",
+        "https://[::1/",
+        "https://[zz]/",
+        "https://[:]:80",
+        "https://[::1]x",
+        "ftp://example.com",
+        "javascript://alert(1)",
+        "example.com/hook",
+        "",
+    ] {
+        assert_eq!(
+            documented.is_match(url),
+            parse_url(url).is_ok(),
+            "{url:?}: {:?}",
+            parse_url(url)
+        );
+    }
 }

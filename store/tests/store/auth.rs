@@ -304,7 +304,8 @@ fn scopes_and_rate_limits_read_and_print() {
             "quotes:read",
             "quotes:write",
             "jobs:read",
-            "catalog:read"
+            "catalog:read",
+            "webhooks:write"
         ]
     );
     assert_eq!(Scope::parse("quotes:delete"), None);

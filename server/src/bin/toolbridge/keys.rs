@@ -14,7 +14,7 @@ pub(crate) enum KeysCommand {
         #[arg(long)]
         name: String,
         /// Comma-separated scopes: customers:read, products:read, quotes:read,
-        /// quotes:write, jobs:read, catalog:read.
+        /// quotes:write, jobs:read, catalog:read, webhooks:write.
         #[arg(long, value_delimiter = ',', required = true)]
         scopes: Vec<String>,
         /// Requests per window, as `120/60s`.
