@@ -11,6 +11,8 @@
 //! - An instance whose listener loses its connection (`pg_terminate_backend`) tells its streams
 //!   to `resync`, and the app (in Chromium) reloads what it shows.
 //! - Two instances started together on an empty database seed it once.
+//! - Quotes created through both, with a webhook receiver that answers at once: each event is
+//!   delivered exactly once (one worker claims it), none is missing.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -20,6 +22,8 @@ use std::time::{Duration, Instant};
 use reqwest::header::{CONTENT_TYPE, COOKIE, SET_COOKIE};
 use serde_json::{Value, json};
 use sqlx::{Connection, PgConnection};
+
+use toolbridge_e2e::webhook_receiver::{Received, WebhookReceiver};
 
 use crate::client::{self, Api, Fixtures, Reply, Rng};
 use crate::db::{Backend, Db};
@@ -721,4 +725,93 @@ async fn the_app_reloads_what_it_shows_when_its_stream_resyncs() {
     if let Err(failed) = outcome {
         std::panic::resume_unwind(failed.into_panic());
     }
+}
+
+/// Quotes the webhook test creates, half through each instance.
+const WEBHOOK_QUOTES: usize = 50;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_webhook_event_is_delivered_exactly_once_by_two_instances() {
+    let pair = Pair::start("cluster-webhooks").await;
+    let receiver = WebhookReceiver::start().unwrap();
+    let token = pair
+        .a
+        .create_key("webhooks", &format!("{SCOPES},webhooks:write"), ROOMY)
+        .token;
+    let apis = pair.apis();
+    let reply = client::exchange(
+        apis[0]
+            .post("/webhook-endpoints")
+            .bearer_auth(&token)
+            .json(&json!({"url": receiver.url(), "eventTypes": ["quote.created"]})),
+    )
+    .await
+    .unwrap();
+    assert_eq!(reply.status, 201, "{}", shown(&reply));
+    let secret = reply.json()["secret"].as_str().unwrap().to_owned();
+    let fixtures = Arc::new(Fixtures::fetch(&apis[0], &token).await);
+
+    // Two clients at once, one on each instance, so both workers hear events and claim.
+    let creators: Vec<_> = apis
+        .iter()
+        .enumerate()
+        .map(|(n, api)| {
+            let (api, token, fixtures) = (api.clone(), token.clone(), Arc::clone(&fixtures));
+            tokio::spawn(async move {
+                let mut rng = Rng::new(700 + n as u64);
+                let mut ids = Vec::new();
+                for serial in 0..WEBHOOK_QUOTES / 2 {
+                    let body = client::quote_body(&mut rng, &fixtures, "webhooks", 2);
+                    let reply =
+                        client::exchange(create(&api, &token, &format!("wh-{n}-{serial}"), &body))
+                            .await
+                            .unwrap();
+                    assert_eq!(reply.status, 201, "{}", shown(&reply));
+                    ids.push(reply.json()["id"].as_str().unwrap().to_owned());
+                }
+                ids
+            })
+        })
+        .collect();
+    let mut created = BTreeSet::new();
+    for creator in creators {
+        created.extend(creator.await.unwrap());
+    }
+    assert_eq!(created.len(), WEBHOOK_QUOTES);
+
+    let started = Instant::now();
+    receiver
+        .wait_for_async(WEBHOOK_QUOTES, Duration::from_secs(60))
+        .await
+        .unwrap();
+    let arrived = started.elapsed();
+    // Long enough for a second worker's duplicate to show, were there one.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let got = receiver.requests();
+    let events: BTreeSet<&str> = got.iter().filter_map(Received::event_id).collect();
+    let quotes: BTreeSet<String> = got
+        .iter()
+        .map(|request| {
+            request.verify(&secret).unwrap();
+            let payload = request.json().unwrap();
+            assert_eq!(payload["id"].as_str(), request.event_id());
+            payload["data"]["quote"]["id"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    println!(
+        "cluster: webhooks: {} quotes through both instances, {} requests received ({} events) \
+         within {:.1} s of the last create",
+        created.len(),
+        got.len(),
+        events.len(),
+        arrived.as_secs_f64()
+    );
+    assert_eq!(got.len(), WEBHOOK_QUOTES, "a duplicate delivery");
+    assert_eq!(events.len(), WEBHOOK_QUOTES, "an event sent twice");
+    assert_eq!(quotes, created, "an event missing or for another quote");
+    let delivered: Vec<i64> = pair
+        .db
+        .fetch_all("SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'delivered'")
+        .await;
+    assert_eq!(delivered, [i64::try_from(WEBHOOK_QUOTES).unwrap()]);
 }

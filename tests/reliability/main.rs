@@ -10,7 +10,10 @@
 //!   quote answered 201 is still there, whole, and a `SQLite` file passes
 //!   `PRAGMA integrity_check`. On each backend.
 //! - `cluster`: two servers on one `PostgreSQL` database behave as one (rate limits, the sign-in
-//!   throttle, live events, idempotency, one of them killed, seeding).
+//!   throttle, live events, idempotency, one of them killed, seeding, each webhook delivered
+//!   once).
+//! - `webhooks`: a delivery cut off by SIGKILL is sent again after a restart, with the same event
+//!   id (run with `crash`: its tests are `webhooks::crash::`). On each backend.
 
 // Test code: a panic is how a helper reports a failed expectation.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -22,3 +25,4 @@ mod db;
 mod load;
 mod server;
 mod stats;
+mod webhooks;

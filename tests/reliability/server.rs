@@ -85,6 +85,24 @@ impl Server {
     /// Starts the server as [`Server::start_named`] does, without waiting until it listens
     /// ([`Server::wait_until_listening`]).
     pub(crate) fn spawn(dir: &Path, name: &str, db: &Db, products: u32) -> Self {
+        Self::spawn_with(dir, name, db, products, &[])
+    }
+
+    /// Starts the server as [`Server::start_named`] does, with `extra` arguments to `serve`.
+    pub(crate) async fn start_with(
+        dir: &Path,
+        name: &str,
+        db: &Db,
+        products: u32,
+        extra: &[&str],
+    ) -> Self {
+        let mut server = Self::spawn_with(dir, name, db, products, extra);
+        server.wait_until_listening().await;
+        server
+    }
+
+    /// Starts the server as [`Server::spawn`] does, with `extra` arguments to `serve`.
+    fn spawn_with(dir: &Path, name: &str, db: &Db, products: u32, extra: &[&str]) -> Self {
         let binary = setting(BIN_VAR);
         let root = Path::new(env!("CARGO_MANIFEST_DIR"))
             .parent()
@@ -111,6 +129,9 @@ impl Server {
             .arg(root.join("host/dist"))
             .arg("--sdk-dir")
             .arg(root.join("sdk/dist"))
+            // Webhooks may go to the suites' receivers on this machine.
+            .arg("--allow-private-webhooks")
+            .args(extra)
             .current_dir(dir)
             .env("RUST_LOG", "warn")
             .stdin(Stdio::null())
