@@ -146,7 +146,8 @@ pub fn page_ids(page: &Value) -> Vec<String> {
 /// the links from a new quote lead to) would never be tested. It loads [`HOOKS`] from the file
 /// `hooks`, and counts a 413 (a body over the server's limit, such as the 10 001 lines past a
 /// quote's `maxItems` that the coverage phase sends) as refusing a request the document forbids,
-/// as the statuses `negative_data_rejection` takes by default do.
+/// as the statuses `negative_data_rejection` takes by default do. New webhook endpoints and
+/// changes of one name [`WEBHOOK_URL`] half of the time.
 pub fn known_ids_config(customers: &[String], products: &[String], hooks: &Path) -> String {
     let list = |ids: &[String]| {
         ids.iter()
@@ -164,12 +165,23 @@ pub fn known_ids_config(customers: &[String], products: &[String], hooks: &Path)
          parameters = {{ \"body.customerId\" = {{ dictionary = \"customers\", probability = 0.5 }}, \
          \"body.lines[*].skuId\" = {{ dictionary = \"products\", probability = 0.7 }} }}\n\n\
          [[operations]]\ninclude-name = \"PATCH /api/v1/quotes/{{id}}\"\n\
-         parameters = {{ \"body.customerId\" = {{ dictionary = \"customers\", probability = 0.5 }} }}\n",
+         parameters = {{ \"body.customerId\" = {{ dictionary = \"customers\", probability = 0.5 }} }}\n\n\
+         [dictionaries.webhook_urls]\nvalues = [{}]\n\n\
+         [[operations]]\ninclude-name = \"POST /api/v1/webhook-endpoints\"\n\
+         parameters = {{ \"body.url\" = {{ dictionary = \"webhook_urls\", probability = 0.5 }} }}\n\n\
+         [[operations]]\ninclude-name = \"PATCH /api/v1/webhook-endpoints/{{id}}\"\n\
+         parameters = {{ \"body.url\" = {{ dictionary = \"webhook_urls\", probability = 0.5 }} }}\n",
         Value::from(hooks.to_string_lossy()),
         list(customers),
-        list(products)
+        list(products),
+        Value::from(WEBHOOK_URL)
     )
 }
+
+/// A webhook URL whose host is public (TEST-NET-1, RFC 5737: routed nowhere), so that the server
+/// keeps endpoints with it and the operations on an endpoint are tested too; the URLs generated
+/// from the document's pattern name hosts that do not resolve, or non-public addresses.
+const WEBHOOK_URL: &str = "https://192.0.2.1/hook";
 
 /// The statuses that refuse a request the document forbids: schemathesis' defaults
 /// (`NEGATIVE_DATA_REJECTION_EXPECTED_STATUSES`) and 413.
@@ -181,8 +193,10 @@ const NEGATIVE_DATA_REFUSED: &str = "\"400\", \"401\", \"403\", \"404\", \"405\"
 /// for rules that no JSON Schema can state, because they depend on what the tenant has, on
 /// earlier requests, or on how the parts of one request relate: a `customerId` or `skuId` that
 /// names nothing, a quote reference or `Idempotency-Key` already used, a line number used twice
-/// or a parent line that is not in the request. Each such answer must name only those rules
-/// (its `errors[]`, path and message); `server/tests/api/quotes.rs` tests each over HTTP. What
+/// or a parent line that is not in the request, a webhook URL whose host does not resolve or
+/// resolves to a non-public address (DNS, and the server's `--allow-private-webhooks`). Each such
+/// answer must name only those rules (its `errors[]`, path and message);
+/// `server/tests/api/quotes.rs` and `server/tests/api/webhooks.rs` test each over HTTP. What
 /// they let through is counted in schemathesis' summary, as dropped by `filter_failure`.
 pub const HOOKS: &str = r#"# Written by `cargo xtask test` (the api conformance suite) for one run.
 import json
@@ -200,6 +214,8 @@ STATEFUL_REFUSALS = [
         (r"Idempotency-Key", r"was already used with a different request body"),
         (r"lines\[\d+\]\.lineNo", r"\d+ is used twice"),
         (r"lines\[\d+\]\.parentLineNo", r"\d+ is not a line of this quote"),
+        (r"url", r".* does not resolve: .*"),
+        (r"url", r".* is .* \(.*\); webhooks go to public addresses only"),
     ]
 ]
 
@@ -396,6 +412,9 @@ mod tests {
         assert!(config.contains("hooks = \"/run/hooks.py\"\n"));
         assert!(config.contains("[dictionaries.customers]\nvalues = [\"c_1\"]"));
         assert!(config.contains("[dictionaries.products]\nvalues = [\"p_1\", \"p_2\"]"));
+        assert!(
+            config.contains("[dictionaries.webhook_urls]\nvalues = [\"https://192.0.2.1/hook\"]")
+        );
         let page = serde_json::json!({"items": [{"id": "a"}, {"name": "no id"}, {"id": "b"}]});
         assert_eq!(page_ids(&page), ["a", "b"]);
     }

@@ -199,7 +199,7 @@ fn enabled_by_default() -> bool {
 }
 
 /// `PATCH /api/v1/webhook-endpoints/{id}`: at least one field; each given replaces the
-/// endpoint's, checked as a new endpoint's is.
+/// endpoint's, checked as a new endpoint's is; `null` is refused.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct WebhookEndpointUpdate {
@@ -368,7 +368,7 @@ pub async fn get(
 }
 
 /// `PATCH /api/v1/webhook-endpoints/{id}`: changes an endpoint's URL, event types or enabled
-/// flag; the answer is the endpoint as changed. Deliveries already made keep their payload; a
+/// flag; the answer is the endpoint as changed. A new URL is checked as a new endpoint's is. Deliveries already made keep their payload; a
 /// new URL applies to their next attempts.
 #[utoipa::path(patch, path = "/api/v1/webhook-endpoints/{id}", tag = "webhooks", operation_id = "updateWebhookEndpoint",
     params(("id" = String, Path, description = "webhook endpoint id")),
@@ -382,6 +382,16 @@ pub async fn update(
     body: JsonBody,
 ) -> Result<Json<WebhookEndpoint>, ApiError> {
     principal.require(Scope::WebhooksWrite)?;
+    // `null` is no value: leave a field out to keep it.
+    let nulls: Vec<Violation> = body
+        .value
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(_, value)| value.is_null())
+        .map(|(name, _)| Violation::new(name, "must not be null; leave it out to keep it"))
+        .collect();
+    refuse(nulls)?;
     let WebhookEndpointUpdate {
         url,
         event_types,
@@ -394,14 +404,18 @@ pub async fn update(
         )
         .into());
     }
-    refuse(
-        violations(
-            url.as_deref(),
-            event_types.as_deref(),
-            state.webhook_destinations,
-        )
-        .await,
-    )?;
+    // Where a URL points is checked when it changes (so an unknown endpoint is a 404 first).
+    let new_url = match url.as_deref() {
+        Some(url) => {
+            let endpoint = state
+                .store
+                .webhook_endpoint(principal.tenant_id(), &id)
+                .await?;
+            (endpoint.url != url).then_some(url)
+        }
+        None => None,
+    };
+    refuse(violations(new_url, event_types.as_deref(), state.webhook_destinations).await)?;
     let change = WebhookEndpointChange {
         url,
         event_types,

@@ -302,6 +302,16 @@ async fn a_bad_change_is_422_naming_every_problem_and_changes_nothing() {
     .await;
     assert_eq!(status, 422);
     assert_eq!(paths(&problem), ["enabled"]);
+    let (status, problem) = send(
+        &server,
+        &key,
+        Method::PATCH,
+        &path,
+        Some(&json!({"url": null, "enabled": false})),
+    )
+    .await;
+    assert_eq!(status, 422);
+    assert_eq!(paths(&problem), ["url"]);
     let (_, read) = send(&server, &key, Method::GET, &path, None).await;
     assert_eq!(
         read, created["endpoint"],
@@ -373,6 +383,16 @@ async fn private_destinations_are_refused_at_url_unless_the_server_allows_them()
     assert_eq!(paths(&problem), ["url"]);
     let (_, read) = send(&strict, &key, Method::GET, &path, None).await;
     assert_eq!(read["url"], PUBLIC_HOOK);
+    // An endpoint that is not there is that, whatever the URL.
+    let (status, problem) = send(
+        &strict,
+        &key,
+        Method::PATCH,
+        "/api/v1/webhook-endpoints/00000000-0000-4000-8000-000000000000",
+        Some(&json!({"url": "http://no-such-host.invalid/"})),
+    )
+    .await;
+    assert_eq!((status, &problem["code"]), (404, &json!("NOT_FOUND")));
 
     let open = allowing_private().await;
     let key = key_with(&open, &[Scope::WebhooksWrite]).await;
