@@ -16,3 +16,4 @@ mod quick_quote;
 mod quote_editor;
 mod settings;
 mod signin;
+mod webhooks;

@@ -202,12 +202,12 @@ export async function renderWebhooks(root) {
       return;
     }
     submit.disabled = true;
+    let created = null;
     try {
-      const created = await hooks.create(body);
+      created = await hooks.create(body);
       form.reset();
       toast(`Endpoint ${created.endpoint.url} added.`, "success");
       await loadList();
-      await showSecret(root, { title: "Endpoint added", url: created.endpoint.url, secret: created.secret });
     } catch (error) {
       const unplaced = (error.errors ?? []).filter((problem) => !showError(problem.path ?? "", problem.message));
       if (!error.errors?.length || unplaced.length) {
@@ -218,6 +218,7 @@ export async function renderWebhooks(root) {
     } finally {
       submit.disabled = false;
     }
+    if (created) await showSecret(root, { title: "Endpoint added", url: created.endpoint.url, secret: created.secret });
   } } },
   h("div", { class: "field" },
     h("label", { for: "webhook-url" }, "URL"),
