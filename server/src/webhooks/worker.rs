@@ -136,6 +136,10 @@ async fn run(
         .max(1);
     let mut in_flight = JoinSet::new();
     let mut listening = true;
+    // A steady tick, not a sleep started afresh each turn, so that attempts ending one after
+    // another cannot put off the look for due retries.
+    let mut tick = tokio::time::interval(options.poll.max(Duration::from_millis(10)));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     // Look at once: deliveries may have waited while no worker ran.
     let mut look = true;
     loop {
@@ -167,7 +171,7 @@ async fn run(
                 // No more live events: the poll alone wakes the worker.
                 Err(broadcast::error::RecvError::Closed) => listening = false,
             },
-            () = tokio::time::sleep(options.poll) => look = true,
+            _ = tick.tick() => look = true,
         }
     }
     in_flight.abort_all();
