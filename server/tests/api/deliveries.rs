@@ -1,7 +1,8 @@
-//! Webhook deliveries end to end in one process: quotes written over REST, the delivery worker
-//! sending to a real receiver on loopback, and what the receiver got and the delivery log say.
-//! Each test runs its own server and worker, the worker with a quick retry (1 s, not growing) and
-//! a quick look for due deliveries, so that retries do not take minutes.
+//! Webhook deliveries end to end in one process: quotes written over REST (and a header saved with
+//! the app's session, as the editor does), the delivery worker sending to a real receiver on
+//! loopback, and what the receiver got and the delivery log say. Each test runs its own server
+//! and worker, the worker with a quick retry (1 s, not growing) and a quick look for due
+//! deliveries, so that retries do not take minutes.
 
 use std::time::{Duration, Instant};
 
@@ -162,6 +163,17 @@ async fn each_quote_event_reaches_the_receiver_once_signed_with_its_id() {
     )
     .await;
     assert_eq!(status, 200, "{saved}");
+    // The app's editor saves a header change with the session.
+    let office = server.sign_in("office@harbour.test").await;
+    let (status, changed) = call(
+        &server,
+        &office,
+        Method::PATCH,
+        &format!("/api/v1/quotes/{id}"),
+        Some(&json!({"quoteType": "Estimate"})),
+    )
+    .await;
+    assert_eq!(status, 200, "{changed}");
     let (status, sent) = send(
         &server,
         &key,
@@ -172,12 +184,15 @@ async fn each_quote_event_reaches_the_receiver_once_signed_with_its_id() {
     .await;
     assert_eq!(status, 200, "{sent}");
 
-    receiver.wait_for_async(3, WAIT).await.unwrap();
-    stays_at(&receiver, 3).await;
+    receiver.wait_for_async(4, WAIT).await.unwrap();
+    stays_at(&receiver, 4).await;
     let got = receiver.requests();
     let mut types: Vec<String> = got.iter().map(event_type).collect();
     types.sort();
-    assert_eq!(types, all);
+    assert_eq!(
+        types,
+        ["quote.created", "quote.saved", "quote.saved", "quote.sent"]
+    );
     for request in &got {
         let payload = request.json().unwrap();
         request.verify(&secret).unwrap();
@@ -206,19 +221,24 @@ async fn each_quote_event_reaches_the_receiver_once_signed_with_its_id() {
         sent_event.json().unwrap()["data"]["quote"]["status"],
         "Sent"
     );
-    let saved_event = got.iter().find(|r| event_type(r) == "quote.saved").unwrap();
-    assert_eq!(
-        saved_event.json().unwrap()["data"]["quote"]["lines"][0]["qty"],
-        5.0
-    );
-    // Three different events, each once.
+    // The lines saved over REST, then the header changed in the app, in that order.
+    let saved: Vec<Value> = got
+        .iter()
+        .filter(|r| event_type(r) == "quote.saved")
+        .map(|r| r.json().unwrap()["data"]["quote"].clone())
+        .collect();
+    let lines_saved = saved.iter().find(|q| q["quoteType"] == "Quote").unwrap();
+    assert_eq!(lines_saved["lines"][0]["qty"], 5.0);
+    let header_saved = saved.iter().find(|q| q["quoteType"] == "Estimate").unwrap();
+    assert_eq!(header_saved["lines"][0]["qty"], 5.0);
+    // Four different events, each once.
     let mut ids: Vec<&str> = got.iter().filter_map(Received::event_id).collect();
     ids.sort_unstable();
     ids.dedup();
-    assert_eq!(ids.len(), 3);
+    assert_eq!(ids.len(), 4);
 
     let entries = log(&server, &key, &hook).await;
-    assert_eq!(entries.len(), 3, "{entries:?}");
+    assert_eq!(entries.len(), 4, "{entries:?}");
     for entry in &entries {
         assert_eq!(entry["status"], "delivered", "{entry}");
         assert_eq!(entry["attempts"], 1, "{entry}");
