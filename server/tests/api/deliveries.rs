@@ -135,6 +135,32 @@ fn event_type(request: &Received) -> String {
     request.json().unwrap()["type"].as_str().unwrap().to_owned()
 }
 
+/// Checks one delivery of an event about quote `quote` of `tenant`: a signed `POST` of JSON from
+/// toolbridge's worker, its event id in the header and the payload alike.
+fn signed_event_of(request: &Received, secret: &str, tenant: &str, quote: &str) {
+    let payload = request.json().unwrap();
+    request.verify(secret).unwrap();
+    assert_eq!(request.method, "POST");
+    assert_eq!(request.path, "/hook");
+    assert_eq!(request.header("content-type"), Some("application/json"));
+    assert!(
+        request
+            .header("user-agent")
+            .is_some_and(|agent| agent.starts_with("toolbridge-webhooks/")),
+        "{:?}",
+        request.headers
+    );
+    let event = request.event_id().unwrap();
+    assert!(event.starts_with("evt_"), "{event}");
+    assert_eq!(payload["id"], event);
+    assert_eq!(payload["tenantId"], tenant);
+    assert_eq!(payload["data"]["quote"]["id"], quote);
+    assert!(
+        payload["created"].as_str().unwrap().ends_with('Z'),
+        "{payload}"
+    );
+}
+
 #[tokio::test]
 async fn each_quote_event_reaches_the_receiver_once_signed_with_its_id() {
     let (server, worker, key) = start(Destinations::AllowPrivate, quick()).await;
@@ -194,27 +220,7 @@ async fn each_quote_event_reaches_the_receiver_once_signed_with_its_id() {
         ["quote.created", "quote.saved", "quote.saved", "quote.sent"]
     );
     for request in &got {
-        let payload = request.json().unwrap();
-        request.verify(&secret).unwrap();
-        assert_eq!(request.method, "POST");
-        assert_eq!(request.path, "/hook");
-        assert_eq!(request.header("content-type"), Some("application/json"));
-        assert!(
-            request
-                .header("user-agent")
-                .is_some_and(|agent| agent.starts_with("toolbridge-webhooks/")),
-            "{:?}",
-            request.headers
-        );
-        let event = request.event_id().unwrap();
-        assert!(event.starts_with("evt_"), "{event}");
-        assert_eq!(payload["id"], event);
-        assert_eq!(payload["tenantId"], tenant.as_str());
-        assert_eq!(payload["data"]["quote"]["id"], id.as_str());
-        assert!(
-            payload["created"].as_str().unwrap().ends_with('Z'),
-            "{payload}"
-        );
+        signed_event_of(request, &secret, &tenant, &id);
     }
     let sent_event = got.iter().find(|r| event_type(r) == "quote.sent").unwrap();
     assert_eq!(
