@@ -66,6 +66,7 @@ pub use tools::{InstalledTool, ToolFile};
 pub use types::{
     ApiKey, Created, DemoSignIn, Idempotency, NewApiKey, RateLimit, Scope, Tenant, User,
 };
+pub use util::iso_from_unix;
 pub use webhooks::{
     CLAIM_MAX, ClaimedDelivery, DELIVERY_ERROR_MAX_CHARS, DeliveryOutcome, NewWebhookEndpoint,
     WebhookDelivery, WebhookEndpoint, WebhookEndpointChange, WebhookEndpointWithSecret,

@@ -28,6 +28,17 @@ pub(crate) fn now_iso() -> String {
     iso(OffsetDateTime::now_utc())
 }
 
+/// Unix seconds as [`iso`] writes a moment (times the store keeps as numbers, shown as text
+/// beside its others); the nearest representable moment for seconds out of `time`'s range.
+pub fn iso_from_unix(unix_secs: i64) -> String {
+    let moment = OffsetDateTime::from_unix_timestamp(unix_secs).unwrap_or(if unix_secs < 0 {
+        OffsetDateTime::UNIX_EPOCH
+    } else {
+        time::PrimitiveDateTime::MAX.assume_utc()
+    });
+    iso(moment)
+}
+
 /// Now, in Unix seconds.
 pub(crate) fn now_unix() -> i64 {
     OffsetDateTime::now_utc().unix_timestamp()
@@ -96,4 +107,18 @@ pub(crate) fn limit_offset(page: PageRequest) -> (i64, i64) {
 /// Whether a page starts past the last item (nothing to fetch).
 pub(crate) fn past_the_end(page: PageRequest, total: u64) -> bool {
     page.offset() >= total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unix_seconds_read_as_the_stores_other_times() {
+        assert_eq!(iso_from_unix(0), "1970-01-01T00:00:00Z");
+        assert_eq!(iso_from_unix(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(iso_from_unix(1_795_687_868), "2026-11-26T10:11:08Z");
+        assert_eq!(iso_from_unix(-1), "1969-12-31T23:59:59Z");
+        assert_eq!(iso_from_unix(i64::MAX), "9999-12-31T23:59:59Z");
+    }
 }

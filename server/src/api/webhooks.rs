@@ -20,7 +20,7 @@ use toolbridge_protocol::paging::{BridgePagedResult, PageRequest};
 use toolbridge_protocol::problem::Problem;
 use toolbridge_protocol::webhooks::{WebhookDeliveryStatus, WebhookEventType, checked_event_types};
 use toolbridge_protocol::{Error as RuleError, Violation};
-use toolbridge_store::{Scope, WebhookEndpointChange};
+use toolbridge_store::{Scope, WebhookEndpointChange, iso_from_unix};
 use utoipa::openapi::{RefOr, Response as ApiResponse};
 use utoipa::{IntoResponses, ToSchema};
 
@@ -140,38 +140,11 @@ impl From<toolbridge_store::WebhookDelivery> for WebhookDelivery {
             attempts: delivery.attempts,
             last_status: delivery.last_status,
             last_error: delivery.last_error,
-            next_attempt_at: delivery.next_attempt_at.map(rfc3339),
-            created_at: rfc3339(delivery.created_at),
-            delivered_at: delivery.delivered_at.map(rfc3339),
+            next_attempt_at: delivery.next_attempt_at.map(iso_from_unix),
+            created_at: iso_from_unix(delivery.created_at),
+            delivered_at: delivery.delivered_at.map(iso_from_unix),
         }
     }
-}
-
-/// Unix seconds as RFC 3339 in UTC, to the second: `2026-11-26T10:11:08Z` (the form of the
-/// store's other times). Days to a civil date by Howard Hinnant's `civil_from_days`.
-fn rfc3339(unix_secs: i64) -> String {
-    let days = unix_secs.div_euclid(86_400);
-    let secs = unix_secs.rem_euclid(86_400);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z.rem_euclid(146_097);
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_index = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
-    let month = if month_index < 10 {
-        month_index + 3
-    } else {
-        month_index - 9
-    };
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        secs / 3600,
-        secs % 3600 / 60,
-        secs % 60
-    )
 }
 
 /// `POST /api/v1/webhook-endpoints`: a new endpoint.
@@ -516,18 +489,4 @@ pub async fn redeliver(
         .redeliver(principal.tenant_id(), &id, &delivery_id)
         .await?;
     Ok((StatusCode::CREATED, Json(WebhookDelivery::from(delivery))).into_response())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn unix_seconds_read_as_rfc_3339() {
-        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
-        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
-        assert_eq!(rfc3339(1_795_687_868), "2026-11-26T10:11:08Z");
-        assert_eq!(rfc3339(-1), "1969-12-31T23:59:59Z");
-        assert_eq!(rfc3339(4_102_444_799), "2099-12-31T23:59:59Z");
-    }
 }
