@@ -438,6 +438,59 @@ mod tests {
         }
     }
 
+    /// A server on loopback that answers each connection with `answer` as it is, and says where
+    /// it listens.
+    async fn answering(answer: String) -> (u16, tokio::task::JoinHandle<()>) {
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let task = tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let mut request = [0_u8; 4096];
+                let _ = stream.read(&mut request).await;
+                let _ = stream.write_all(answer.as_bytes()).await;
+                let _ = stream.shutdown().await;
+            }
+        });
+        (port, task)
+    }
+
+    #[tokio::test]
+    async fn a_redirect_is_a_failed_attempt_and_is_not_followed() {
+        let target = toolbridge_e2e::webhook_receiver::WebhookReceiver::start().unwrap();
+        let (port, server) = answering(format!(
+            "HTTP/1.1 307 Temporary Redirect\r\nLocation: {}\r\nContent-Length: 0\r\n\r\n",
+            target.url()
+        ))
+        .await;
+        let sender = Sender::new(Destinations::AllowPrivate, WorkerOptions::default()).unwrap();
+        let (status, error, _) = failure(
+            &sender
+                .send(&delivery(&format!("http://127.0.0.1:{port}/hook")))
+                .await,
+        );
+        assert_eq!(status, Some(307));
+        assert_eq!(error, "HTTP 307 Temporary Redirect");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert!(target.requests().is_empty());
+        server.abort();
+    }
+
+    #[tokio::test]
+    async fn an_https_endpoint_that_speaks_no_tls_fails_the_attempt() {
+        let (port, server) =
+            answering("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".to_owned()).await;
+        let sender = Sender::new(Destinations::AllowPrivate, WorkerOptions::default()).unwrap();
+        let (status, error, _) = failure(
+            &sender
+                .send(&delivery(&format!("https://127.0.0.1:{port}/hook")))
+                .await,
+        );
+        assert_eq!(status, None);
+        assert!(error.starts_with("cannot connect"), "{error}");
+        server.abort();
+    }
+
     #[tokio::test]
     async fn transport_failures_are_told_in_plain_words() {
         let options = WorkerOptions {
