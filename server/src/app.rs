@@ -8,7 +8,10 @@ use axum::extract::DefaultBodyLimit;
 use axum::middleware;
 use axum::routing::{delete, get, patch, post, put};
 use toolbridge_store::Store;
+use tower_http::compression::CompressionLayer;
+use tower_http::compression::predicate::{NotForContentType, Predicate, SizeAbove};
 
+use crate::asset_cache::{AssetCache, MIN_COMPRESSED_SIZE, Precompressed};
 use crate::tools::{ToolSites, sites};
 use crate::webhooks::destination::Destinations;
 use crate::{
@@ -33,6 +36,8 @@ pub struct AppState {
     pub host_dir: Arc<PathBuf>,
     /// Where webhooks may be sent (`--allow-private-webhooks` allows private addresses).
     pub webhook_destinations: Destinations,
+    /// The static files served (SDK, host module, app), each compressed once per version.
+    pub assets: Arc<AssetCache>,
 }
 
 impl AppState {
@@ -46,6 +51,7 @@ impl AppState {
             www_dir: Arc::new(PathBuf::from("www")),
             host_dir: Arc::new(PathBuf::from("host/dist")),
             webhook_destinations: Destinations::PublicOnly,
+            assets: Arc::new(AssetCache::new()),
         }
     }
 
@@ -95,7 +101,8 @@ impl AppState {
 /// Every route: the REST API under `/api/v1`, the session API under
 /// `/api/session`, the app's tool list at `/api/tools`, the SDK under `/sdk`,
 /// the host module under `/host`, the app's pages at the root, and each
-/// tool's files at its own origin; each request with an id.
+/// tool's files at its own origin; each request with an id. Answers are
+/// compressed where the client asks ([`compression`]).
 pub fn router(state: AppState) -> Router {
     Router::new()
         .nest("/api/v1", api::routes(state.clone()))
@@ -138,5 +145,28 @@ pub fn router(state: AppState) -> Router {
             sites::middleware,
         ))
         .layer(middleware::from_fn(request_id::middleware))
+        .layer(compression())
         .with_state(state)
+}
+
+/// Brotli or gzip for the dynamic answers (the REST and session APIs' JSON, tools' files), as
+/// `Accept-Encoding` asks, with `Vary: Accept-Encoding`; never for the event stream, images,
+/// bodies under [`MIN_COMPRESSED_SIZE`] bytes, or the static files, which come compressed
+/// already from the [`AssetCache`].
+fn compression() -> CompressionLayer<impl Predicate> {
+    let min_size = u16::try_from(MIN_COMPRESSED_SIZE).unwrap_or(u16::MAX);
+    CompressionLayer::new().compress_when(
+        SizeAbove::new(min_size)
+            .and(NotForContentType::SSE)
+            .and(NotForContentType::IMAGES)
+            .and(NotForContentType::GRPC)
+            .and(
+                |_: axum::http::StatusCode,
+                 _: axum::http::Version,
+                 _: &axum::http::HeaderMap,
+                 extensions: &axum::http::Extensions| {
+                    extensions.get::<Precompressed>().is_none()
+                },
+            ),
+    )
 }

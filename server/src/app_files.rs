@@ -1,7 +1,8 @@
 //! The app's own pages: the reference web app (`www/`) at the root and the
 //! host module (`host/dist`, built by `cargo xtask build`) under `/host/`.
 //!
-//! Files are read from disk on each request (so an edit shows on reload) and
+//! Files are checked on disk on each request (so an edit shows on reload),
+//! read again when they changed, compressed once per version, and
 //! revalidated by their `ETag`. Pages carry a Content-Security-Policy:
 //! scripts from the app's origin only (plus `'wasm-unsafe-eval'` for the host
 //! module), frames only from the tools' origins, no framing of the app.
@@ -14,7 +15,7 @@ use axum::response::{IntoResponse, Response};
 use percent_encoding::percent_decode_str;
 
 use crate::app::AppState;
-use crate::built_files::{built_file, file_response};
+use crate::built_files::built_file;
 use crate::error::ApiError;
 
 /// The files of the host module, with their media types.
@@ -64,6 +65,7 @@ async fn host_file(
     headers: &HeaderMap,
 ) -> Result<Response, ApiError> {
     built_file(
+        state,
         &state.host_dir,
         &HOST_FILES,
         name,
@@ -95,8 +97,12 @@ async fn app_file(state: &AppState, path: &str, headers: &HeaderMap) -> Result<R
         return Err(missing());
     }
     let file = state.www_dir.join(&name);
-    let body = tokio::fs::read(&file).await.map_err(|_| missing())?;
-    let mut response = file_response(headers, body, media_type);
+    let asset = state
+        .assets
+        .file(&file, compressible(media_type))
+        .await
+        .map_err(|_| missing())?;
+    let mut response = asset.response(headers, media_type).await;
     if media_type.starts_with("text/html") {
         let policy = format!(
             "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; \
@@ -111,6 +117,11 @@ async fn app_file(state: &AppState, path: &str, headers: &HeaderMap) -> Result<R
         }
     }
     Ok(response)
+}
+
+/// Whether files of `media_type` are worth compressing: not images already compressed, nor fonts.
+fn compressible(media_type: &str) -> bool {
+    !matches!(media_type, "image/png" | "image/jpeg" | "font/woff2")
 }
 
 fn media_type(name: &str) -> Option<&'static str> {

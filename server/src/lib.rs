@@ -11,6 +11,7 @@
 pub mod api;
 pub mod app;
 pub mod app_files;
+pub mod asset_cache;
 pub mod auth;
 mod built_files;
 pub mod conditional;

@@ -2,14 +2,15 @@
 //! `bridge.d.ts` come from the directory `cargo xtask build` writes (`sdk/dist`); `ui.js`,
 //! `ui.d.ts` and `ui.css`, written by hand in `sdk/ui/`, are built into the server. Any page may
 //! load them (`Access-Control-Allow-Origin: *`); browsers revalidate them with their `ETag`, so a
-//! rebuilt SDK reaches tools at once.
+//! rebuilt SDK reaches tools at once. Each is compressed once per version (brotli or gzip, as the
+//! client asks), not on every request.
 
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::Response;
 
 use crate::app::AppState;
-use crate::built_files::{built_file, file_response};
+use crate::built_files::built_file;
 use crate::error::ApiError;
 
 /// The built files served, with their media types.
@@ -53,9 +54,16 @@ pub async fn serve(
     headers: &HeaderMap,
 ) -> Result<Response, ApiError> {
     let mut response = match HELPERS.iter().find(|(file, _, _)| *file == name) {
-        Some((_, media_type, text)) => file_response(headers, text.as_bytes().to_vec(), media_type),
+        Some((file, media_type, text)) => {
+            state
+                .assets
+                .builtin(file, text.as_bytes(), true)
+                .response(headers, media_type)
+                .await
+        }
         None => {
             built_file(
+                state,
                 &state.sdk_dir,
                 &FILES,
                 name,

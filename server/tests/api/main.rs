@@ -9,6 +9,7 @@ mod harness;
 mod auth;
 mod body_limit;
 mod cli;
+mod compression;
 mod deliveries;
 mod live;
 mod openapi;
