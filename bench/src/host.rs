@@ -17,6 +17,7 @@ use crate::compare::CompareReport;
 use crate::error::Error;
 use crate::figures::{mean, median};
 use crate::process::{find, run};
+use crate::transfer::{self, Transfers};
 
 /// The median `addLines` of 1000 lines may take at most this, in milliseconds.
 pub(crate) const MAX_ADD_LINES_MS: f64 = 5.0;
@@ -160,8 +161,12 @@ impl HostFigures {
 /// Reserves the ports and starts the fault server, builds the bench test with their addresses
 /// (at a lower priority, so that a server build beside it goes first), then starts the server
 /// (a fresh catalog of [`CATALOG_PRODUCTS`] in `bench.dir`), runs the test with `bench.samples`
-/// samples per figure, and reads its report.
-pub(crate) fn measure(bench: &HostBench, server: &mut ServerBinary) -> Result<HostFigures, Error> {
+/// samples per figure, and reads its report; then measures the bytes the same server sends over
+/// HTTP ([`transfer`](crate::transfer)), against the same catalog.
+pub(crate) fn measure(
+    bench: &HostBench,
+    server: &mut ServerBinary,
+) -> Result<(HostFigures, Transfers), Error> {
     let mut options = ServerOptions::new("bench", bench.dir.clone(), CATALOG_PRODUCTS);
     options.sdk_dir = Some(bench.sdk_dir.clone());
     let mut backends = HostBackends::reserve(options)?;
@@ -198,7 +203,12 @@ pub(crate) fn measure(bench: &HostBench, server: &mut ServerBinary) -> Result<Ho
             log.display()
         ))
     })?;
-    parse_report(&report)
+    let figures = parse_report(&report)?;
+    let server = backends
+        .server()
+        .ok_or_else(|| Error::failed("the toolbridge server for the host bench is not running"))?;
+    let transfers = transfer::measure(server, CATALOG_PRODUCTS)?;
+    Ok((figures, transfers))
 }
 
 /// The host bench command with `TOOLBRIDGE_BENCH_SAMPLES`; to `build` only, with `--no-run`

@@ -7,11 +7,13 @@
 //! after `gzip -9` (`SDK_DIR/bridge.js`, with its `--wasm` module, that module as hex text and
 //! its `--glue` alone); the host module's figures in Chromium, from the host's `bench` test, which
 //! is the command after `--` (it is built with `--no-run` first, then run: see [`host`]); and the
-//! REST API under `wrk` ([`load`]). The toolbridge server is the release binary `--server`; with
+//! REST API under `wrk` ([`load`]); and the bytes the server sends over HTTP, identity, brotli and
+//! gzip, for bridge.js, the host module, a page of 500 products and the catalog index
+//! ([`transfer`], with `curl`). The toolbridge server is the release binary `--server`; with
 //! `--server -` the bench reads its path from standard input when it first needs it, so that it
 //! can build the bench test while the server still builds (`cargo xtask bench` writes the path
 //! once its background build has finished, and closes standard input if that build fails).
-//! `gzip`, `nice` and `wrk` are found on `PATH`.
+//! `gzip`, `curl`, `nice` and `wrk` are found on `PATH`.
 
 mod compare;
 mod error;
@@ -21,6 +23,7 @@ mod load;
 mod process;
 mod report;
 mod sizes;
+mod transfer;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -108,7 +111,7 @@ fn run(args: &Args) -> Result<(), Error> {
         println!("{line}");
     }
 
-    let host = host::measure(
+    let (host, transfers) = host::measure(
         &HostBench {
             command: &args.host_bench,
             samples: host_samples,
@@ -121,6 +124,10 @@ fn run(args: &Args) -> Result<(), Error> {
     )?;
     println!();
     for line in host.lines() {
+        println!("{line}");
+    }
+    println!();
+    for line in transfers.lines() {
         println!("{line}");
     }
 
@@ -168,7 +175,7 @@ fn run(args: &Args) -> Result<(), Error> {
     )?;
     write(
         &args.out.join("bench.json"),
-        &report::json(&sizes, &host, &rest)?,
+        &report::json(&sizes, &host, &rest, &transfers)?,
     )?;
     Ok(())
 }

@@ -1,5 +1,5 @@
 //! `bench.json`: bridge.js with its budget, each of its parts, the host figures, then the REST
-//! figure, each with its budget and verdict.
+//! figure, each with its budget and verdict, and last the bytes sent over HTTP (`http_transfer`).
 
 use serde::{Serialize, Serializer};
 
@@ -8,6 +8,7 @@ use crate::figures::rounded;
 use crate::host::{HostFigures, MAX_ADD_LINES_MS, MAX_CONTEXT_GET_RATIO};
 use crate::load::{MAX_P99_MS, MIN_POSTGRES_SHARE, MIN_REQUESTS_PER_SEC, RestFigures};
 use crate::sizes::{BRIDGE_JS_GZIP_BUDGET, BridgeSizes, Size};
+use crate::transfer::Transfers;
 
 #[derive(Serialize)]
 struct Report<'a> {
@@ -19,6 +20,7 @@ struct Report<'a> {
     rest_products_500: Rest,
     rest_products_500_postgres: RestPostgres,
     rest_products_500_postgres_two_instances: RestTwo,
+    http_transfer: &'a Transfers,
 }
 
 #[derive(Serialize)]
@@ -90,6 +92,7 @@ pub(crate) fn json(
     sizes: &BridgeSizes,
     host: &HostFigures,
     figures: &RestFigures,
+    transfers: &Transfers,
 ) -> Result<String, Error> {
     let rest = figures.sqlite;
     let report = Report {
@@ -139,6 +142,7 @@ pub(crate) fn json(
             requests_per_sec: rounded(figures.postgres_two.requests_per_sec, 1),
             highest_p99_ms: rounded(figures.postgres_two.p99_ms, 2),
         },
+        http_transfer: transfers,
     };
     let mut text = serde_json::to_string_pretty(&report)
         .map_err(|e| Error::failed(format!("cannot write bench.json: {e}")))?;
@@ -153,6 +157,7 @@ mod tests {
     use super::*;
     use crate::compare::CompareReport;
     use crate::load::Load;
+    use crate::transfer::Transfer;
 
     #[test]
     fn the_json_report_lists_the_budget_and_every_part() {
@@ -193,6 +198,19 @@ mod tests {
                     p99_ms: 30.5,
                 },
             },
+            &Transfers {
+                catalog_products: 105_300,
+                items: vec![Transfer {
+                    name: "host_wasm",
+                    path: "/host/toolbridge_host_bg.wasm",
+                    identity_bytes: 787_381,
+                    browser_bytes: 225_839,
+                    browser_encoding: "br".to_owned(),
+                    gzip_bytes: 283_330,
+                    first_browser_ms: 650.5,
+                    repeat_browser_ms: 1.5,
+                }],
+            },
         )
         .unwrap();
         let parsed: Value = serde_json::from_str(&text).unwrap();
@@ -216,7 +234,12 @@ mod tests {
                     "share_of_sqlite": 0.467, "min_share_of_sqlite": 0.5, "max_p99_ms": 25.0,
                     "within_budget": false},
                 "rest_products_500_postgres_two_instances": {"requests_per_sec": 1200.0,
-                    "highest_p99_ms": 30.5}
+                    "highest_p99_ms": 30.5},
+                "http_transfer": {"catalog_products": 105_300,
+                    "host_wasm": {"path": "/host/toolbridge_host_bg.wasm",
+                        "identity_bytes": 787_381, "browser_bytes": 225_839,
+                        "browser_encoding": "br", "gzip_bytes": 283_330,
+                        "first_browser_ms": 650.5, "repeat_browser_ms": 1.5}}
             })
         );
         // The keys and the parts in the order they always had.
@@ -231,6 +254,7 @@ mod tests {
             "\"rest_products_500\"",
             "\"rest_products_500_postgres\"",
             "\"rest_products_500_postgres_two_instances\"",
+            "\"http_transfer\"",
         ]
         .map(|key| text.find(key).unwrap());
         assert!(order.is_sorted(), "{text}");

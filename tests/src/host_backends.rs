@@ -94,6 +94,11 @@ impl HostBackends {
         self.page_reservation = None;
     }
 
+    /// The `toolbridge` server, once [`Self::launch`] has started it.
+    pub fn server(&self) -> Option<&ToolbridgeServer> {
+        self.server.as_ref()
+    }
+
     /// The server's log.
     pub fn server_log(&self) -> PathBuf {
         self.options.log()
