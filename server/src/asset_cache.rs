@@ -12,14 +12,17 @@
 //! layer (for dynamic answers) leaves these responses alone: they carry [`Precompressed`].
 
 use std::collections::HashMap;
-use std::io::{self, Write as _};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
+use async_compression::Level;
+use async_compression::tokio::bufread::{BrotliEncoder, GzipEncoder};
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::Response;
+use tokio::io::AsyncReadExt as _;
 use tokio::sync::OnceCell;
 
 use crate::conditional::respond;
@@ -29,21 +32,18 @@ use crate::digest::sha256_hex;
 pub const MIN_COMPRESSED_SIZE: usize = 1024;
 
 /// The gzip level of the stored variants: the best, since it is paid once.
-const GZIP_LEVEL: u32 = 9;
+const GZIP_LEVEL: i32 = 9;
 
 /// Brotli's quality for bodies up to [`BROTLI_BEST_UP_TO`] bytes: the best (bridge.js, 56 KB,
 /// takes 84 ms in a release build and comes out 5% smaller than at quality 10).
-const BROTLI_BEST: u32 = 11;
+const BROTLI_BEST: i32 = 11;
 
 /// Brotli's quality above [`BROTLI_BEST_UP_TO`]: the host module's 787 KB of wasm takes 0.65 s
 /// at quality 10 (226 KB) against 1.3 s at 11 (220 KB), paid by the first request after a build.
-const BROTLI_LARGE: u32 = 10;
+const BROTLI_LARGE: i32 = 10;
 
 /// The largest body compressed with [`BROTLI_BEST`].
 const BROTLI_BEST_UP_TO: usize = 256 * 1024;
-
-/// Brotli's window: 4 MiB (`lgwin` 22), which every browser decodes.
-const BROTLI_WINDOW: i32 = 22;
 
 /// How long after its last change a file's modification time is trusted to tell versions apart.
 const SETTLED_AFTER: Duration = Duration::from_secs(2);
@@ -182,7 +182,10 @@ impl Asset {
             let input = self.identity.clone();
             async move {
                 let size = input.len();
-                tokio::task::spawn_blocking(move || compress(&input, coding))
+                // Hundreds of milliseconds of work for a large file: off the runtime's threads.
+                // The encoder reads from memory and never waits, so it is driven to its end here.
+                let runtime = tokio::runtime::Handle::current();
+                tokio::task::spawn_blocking(move || runtime.block_on(compress(&input, coding)))
                     .await
                     .ok()
                     .and_then(Result::ok)
@@ -231,17 +234,16 @@ impl Asset {
     }
 }
 
-/// `input` in `coding`, at the levels this module names.
-fn compress(input: &[u8], coding: Coding) -> io::Result<Vec<u8>> {
+/// `input` in `coding`, at the levels this module names, with the encoders the compression layer
+/// uses.
+async fn compress(input: &[u8], coding: Coding) -> io::Result<Vec<u8>> {
+    let mut output = Vec::with_capacity(input.len() / 3);
     match coding {
-        Coding::Identity => Ok(input.to_vec()),
+        Coding::Identity => output.extend_from_slice(input),
         Coding::Gzip => {
-            let mut encoder = flate2::write::GzEncoder::new(
-                Vec::with_capacity(input.len() / 3),
-                flate2::Compression::new(GZIP_LEVEL),
-            );
-            encoder.write_all(input)?;
-            encoder.finish()
+            GzipEncoder::with_quality(input, Level::Precise(GZIP_LEVEL))
+                .read_to_end(&mut output)
+                .await?;
         }
         Coding::Brotli => {
             let quality = if input.len() <= BROTLI_BEST_UP_TO {
@@ -249,17 +251,12 @@ fn compress(input: &[u8], coding: Coding) -> io::Result<Vec<u8>> {
             } else {
                 BROTLI_LARGE
             };
-            let params = brotli::enc::BrotliEncoderParams {
-                quality: i32::try_from(quality).unwrap_or(11),
-                lgwin: BROTLI_WINDOW,
-                size_hint: input.len(),
-                ..Default::default()
-            };
-            let mut output = Vec::with_capacity(input.len() / 3);
-            brotli::BrotliCompress(&mut &input[..], &mut output, &params)?;
-            Ok(output)
+            BrotliEncoder::with_quality(input, Level::Precise(quality))
+                .read_to_end(&mut output)
+                .await?;
         }
     }
+    Ok(output)
 }
 
 /// What identifies a version of a file without reading it: its length and modification time.
@@ -391,16 +388,16 @@ mod tests {
         assert_eq!(preferred(&accepting("zstd, deflate")), Coding::Identity);
     }
 
-    #[test]
-    fn both_codings_give_the_bytes_back() {
+    #[tokio::test]
+    async fn both_codings_give_the_bytes_back() {
         let text = "export function hello() { return 'hello'; }\n".repeat(200);
-        let gzip = compress(text.as_bytes(), Coding::Gzip).unwrap();
+        let gzip = compress(text.as_bytes(), Coding::Gzip).await.unwrap();
         let mut decoded = String::new();
         flate2::read::GzDecoder::new(&gzip[..])
             .read_to_string(&mut decoded)
             .unwrap();
         assert_eq!(decoded, text);
-        let brotli = compress(text.as_bytes(), Coding::Brotli).unwrap();
+        let brotli = compress(text.as_bytes(), Coding::Brotli).await.unwrap();
         let mut decoded = String::new();
         brotli::Decompressor::new(&brotli[..], 4096)
             .read_to_string(&mut decoded)
