@@ -194,21 +194,25 @@ impl Browser {
         self.client.enter_frame(None).await.unwrap();
     }
 
-    /// Waits until `script` (a JavaScript expression) is true in the page.
+    /// Waits until `script` (a JavaScript expression) is true in the page. A script that throws
+    /// (an element the page has not made yet) counts as not true yet; the last error is in the
+    /// message when the time is up.
     pub(crate) async fn until(&self, what: &str, script: &str) {
         let deadline = tokio::time::Instant::now() + PATIENCE;
         loop {
-            let done = self
+            let last_error = match self
                 .client
                 .execute(&format!("return Boolean({script});"), vec![])
                 .await
-                .unwrap();
-            if done == Value::Bool(true) {
-                return;
-            }
+            {
+                Ok(Value::Bool(true)) => return,
+                Ok(_) => None,
+                Err(error) => Some(error.to_string()),
+            };
             assert!(
                 tokio::time::Instant::now() < deadline,
-                "{what}: `{script}` not true within {PATIENCE:?}"
+                "{what}: `{script}` not true within {PATIENCE:?}{}",
+                last_error.map_or_else(String::new, |error| format!(" (it threw: {error})"))
             );
             tokio::time::sleep(Duration::from_millis(100)).await;
         }

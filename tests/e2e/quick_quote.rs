@@ -88,6 +88,14 @@ async fn job_lookup_shows_it_as_text(browser: &Browser, reference: &str) {
     browser.go("/#/tools").await;
     browser.press("Open Job lookup").await;
     browser.enter_frame("#sidebar-frame iframe").await;
+    // As a user would, wait for the tool to greet before choosing a tab: a click before its
+    // script has run (the tab is in the page's HTML) is lost.
+    browser
+        .until(
+            "Job lookup greets",
+            "document.getElementById('greeting').textContent !== ''",
+        )
+        .await;
     browser.find("#tab-quotes").await.click().await.unwrap();
     browser
         .until(
