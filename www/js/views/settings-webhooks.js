@@ -72,12 +72,14 @@ function showSecret(root, { title, url, secret }) {
   });
 }
 
-/** "HTTP 500", "connection refused", both, or "–". */
+/**
+ * What the last attempt got: the server's words when it failed ("HTTP 500 Internal Server Error",
+ * "connection refused"), which name the status themselves; else the status ("HTTP 200"); or "–".
+ */
 function lastResult(delivery) {
-  const parts = [];
-  if (delivery.lastStatus !== null && delivery.lastStatus !== undefined) parts.push(`HTTP ${delivery.lastStatus}`);
-  if (delivery.lastError) parts.push(delivery.lastError);
-  return parts.length ? parts.join(": ") : "–";
+  if (delivery.lastError) return delivery.lastError;
+  if (delivery.lastStatus !== null && delivery.lastStatus !== undefined) return `HTTP ${delivery.lastStatus}`;
+  return "–";
 }
 
 /** The delivery log of one endpoint, a page at a time, with Refresh and Redeliver. */
