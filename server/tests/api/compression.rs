@@ -372,3 +372,51 @@ async fn the_event_stream_is_never_compressed() {
         text.push_str(std::str::from_utf8(&chunk).unwrap());
     }
 }
+
+#[tokio::test]
+async fn a_tools_file_is_compressed_as_it_is_sent() {
+    let folder = tempfile::tempdir().unwrap();
+    let manifest = serde_json::json!({
+        "name": "Big estimator",
+        "shortName": "Big",
+        "type": "quoting_extension",
+        "version": "1.0.0",
+        "description": "Ships a large script.",
+        "entry": "index.html",
+    });
+    std::fs::write(folder.path().join("manifest.json"), manifest.to_string()).unwrap();
+    std::fs::write(
+        folder.path().join("index.html"),
+        "<!doctype html><script src=\"app.js\"></script>",
+    )
+    .unwrap();
+    let text = script(7);
+    std::fs::write(folder.path().join("app.js"), &text).unwrap();
+    let bundle = toolbridge_bundle::read_dir(folder.path()).unwrap().bundle;
+    let server = Server::start().await;
+    let installed = toolbridge_server::tools::install(&server.store, &bundle, None)
+        .await
+        .unwrap();
+    let slug = installed.tool.slug;
+
+    let response = server
+        .to_tool(&slug, Method::GET, "/app.js")
+        .header("accept-encoding", "gzip, deflate, br, zstd")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(header(response.headers(), "content-encoding"), Some("br"));
+    assert_eq!(header(response.headers(), "vary"), Some("accept-encoding"));
+    assert!(header(response.headers(), "content-security-policy").is_some());
+    let body = response.bytes().await.unwrap();
+    assert_eq!(unbrotli(&body), text.as_bytes());
+
+    let response = server
+        .to_tool(&slug, Method::GET, "/app.js")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(header(response.headers(), "content-encoding"), None);
+    assert_eq!(response.bytes().await.unwrap(), text.as_bytes());
+}
