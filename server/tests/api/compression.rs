@@ -420,3 +420,107 @@ async fn a_tools_file_is_compressed_as_it_is_sent() {
     assert_eq!(header(response.headers(), "content-encoding"), None);
     assert_eq!(response.bytes().await.unwrap(), text.as_bytes());
 }
+
+#[tokio::test]
+async fn the_catalog_index_is_compressed_once_per_version_with_an_etag_per_coding() {
+    let server = Server::start().await;
+    let key = server.full_key().await;
+    let get = |accept: &'static str, tag: Option<String>| {
+        let mut request = server
+            .request(Method::GET, "/api/v1/catalog/index")
+            .bearer_auth(&key);
+        if !accept.is_empty() {
+            request = request.header("accept-encoding", accept);
+        }
+        if let Some(tag) = tag {
+            request = request.header("if-none-match", tag);
+        }
+        async move {
+            let response = request.send().await.unwrap();
+            let status = response.status().as_u16();
+            let headers = response.headers().clone();
+            (status, headers, response.bytes().await.unwrap().to_vec())
+        }
+    };
+    let (status, headers, plain) = get("", None).await;
+    assert_eq!(status, 200);
+    assert_eq!(header(&headers, "content-encoding"), None);
+    assert_eq!(header(&headers, "content-type"), Some("application/json"));
+    assert_eq!(header(&headers, "cache-control"), Some("private, no-cache"));
+    assert_eq!(header(&headers, "vary"), Some("accept-encoding"));
+    let tag = header(&headers, "etag").unwrap().to_owned();
+    let version = tag.trim_matches('"').to_owned();
+    let plain: Value = serde_json::from_slice(&plain).unwrap();
+
+    let (status, headers, body) = get("br, gzip", None).await;
+    assert_eq!(status, 200);
+    assert_eq!(header(&headers, "content-encoding"), Some("br"));
+    assert_eq!(
+        header(&headers, "etag").unwrap(),
+        format!("\"{version}-br\"")
+    );
+    assert_eq!(
+        header(&headers, "content-length").unwrap(),
+        body.len().to_string()
+    );
+    assert_eq!(
+        serde_json::from_slice::<Value>(&unbrotli(&body)).unwrap(),
+        plain
+    );
+
+    let (status, headers, body) = get("gzip", None).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        header(&headers, "etag").unwrap(),
+        format!("\"{version}-gz\"")
+    );
+    assert_eq!(
+        serde_json::from_slice::<Value>(&gunzip(&body)).unwrap(),
+        plain
+    );
+
+    for (accept, tag) in [
+        ("br, gzip", format!("\"{version}-br\"")),
+        ("gzip", format!("\"{version}-gz\"")),
+        ("", tag.clone()),
+    ] {
+        let (status, headers, body) = get(accept, Some(tag.clone())).await;
+        assert_eq!(status, 304, "{accept:?}");
+        assert_eq!(header(&headers, "etag"), Some(tag.as_str()));
+        assert!(body.is_empty());
+    }
+
+    // A change to the catalog is a new version, written and compressed afresh.
+    let tenant = server.tenant().await;
+    let product = plain["products"][0]["id"].as_str().unwrap().to_owned();
+    sqlx_deactivate(&server, &tenant, &product).await;
+    let (status, headers, body) = get("br, gzip", Some(format!("\"{version}-br\""))).await;
+    assert_eq!(status, 200);
+    assert_ne!(
+        header(&headers, "etag").unwrap(),
+        format!("\"{version}-br\"")
+    );
+    let fresh: Value = serde_json::from_slice(&unbrotli(&body)).unwrap();
+    assert_eq!(
+        fresh["products"].as_array().unwrap().len() + 1,
+        plain["products"].as_array().unwrap().len()
+    );
+}
+
+/// Marks `product` of `tenant` inactive from outside the server, as another process would; the
+/// database's triggers bump the tenant's catalog version.
+async fn sqlx_deactivate(server: &Server, tenant: &str, product: &str) {
+    use sqlx::Connection as _;
+    let mut connection = sqlx::SqliteConnection::connect_with(
+        &sqlx::sqlite::SqliteConnectOptions::new().filename(&server.db),
+    )
+    .await
+    .unwrap();
+    let done = sqlx::query("UPDATE products SET active = 0 WHERE tenant_id = $1 AND id = $2")
+        .bind(tenant)
+        .bind(product)
+        .execute(&mut connection)
+        .await
+        .unwrap();
+    assert_eq!(done.rows_affected(), 1);
+}
