@@ -80,7 +80,7 @@ pub async fn cost_items(
 /// `If-None-Match`.
 #[utoipa::path(get, path = "/api/v1/catalog/index", tag = "catalog",
     params(("If-None-Match" = Option<String>, Header, nullable = false, description = "the ETag of a copy you hold: 304 while it is current")),
-    responses((status = 200, body = CatalogIndex, headers(("ETag" = String, description = "the index's version"), ("Cache-Control" = String, description = "`private, no-cache`: keep a copy, but ask with If-None-Match before using it"))), (status = 304, description = "unchanged since the ETag sent", headers(("ETag" = String, description = "the index's version"), ("Cache-Control" = String))), (status = 403, description = "the key lacks the scope", body = Problem, content_type = "application/problem+json")),
+    responses((status = 200, body = CatalogIndex, headers(("ETag" = String, description = "the index's version, with `-br` or `-gz` after it when the answer is compressed (each coding is its own representation)"), ("Cache-Control" = String, description = "`private, no-cache`: keep a copy, but ask with If-None-Match before using it"), ("Vary" = String, description = "`accept-encoding`"))), (status = 304, description = "unchanged since the ETag sent", headers(("ETag" = String, description = "the index's version, with the coding's suffix"), ("Cache-Control" = String))), (status = 403, description = "the key lacks the scope", body = Problem, content_type = "application/problem+json")),
     security(("api_key" = ["catalog:read"])))]
 pub async fn index(
     State(state): State<AppState>,
