@@ -102,7 +102,7 @@ impl AppState {
 /// `/api/session`, the app's tool list at `/api/tools`, the SDK under `/sdk`,
 /// the host module under `/host`, the app's pages at the root, and each
 /// tool's files at its own origin; each request with an id. Answers are
-/// compressed where the client asks ([`compression`]).
+/// compressed where the client asks (`compression`).
 pub fn router(state: AppState) -> Router {
     Router::new()
         .nest("/api/v1", api::routes(state.clone()))
