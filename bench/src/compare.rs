@@ -14,6 +14,24 @@ use crate::figures::{median, rounded};
 /// The contenders in the order of the table; `echo` is the floor.
 pub(crate) const CONTENDERS: [&str; 4] = ["echo", "toolbridge", "penpal", "comlink"];
 
+/// toolbridge's cold start by phase, in order, as `tests/pages/contender.html` cuts it (from
+/// outside bridge.js, which measures nothing itself), with the row each gets: the script's fetch,
+/// its parsing until the loader decodes the inlined module, the decoding, the compiling, the
+/// instantiating, the making of `window.bridge`, the handshake's set-up until the script has run,
+/// the handshake until `bridge.ready()` resolved, and the first call. They add up to the cold
+/// start.
+const PHASES: [(&str, &str); 9] = [
+    ("fetch", "fetching the script"),
+    ("parse", "parsing it, until the module is decoded"),
+    ("decode", "decoding the inlined module"),
+    ("compile", "compiling it"),
+    ("instantiate", "instantiating it"),
+    ("install", "making window.bridge"),
+    ("connect", "the handshake's set-up, to the script's end"),
+    ("handshake", "the handshake, until bridge.ready() resolves"),
+    ("firstCall", "the first call"),
+];
+
 /// The `compare` object of the host bench's report: the samples of each contender.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -39,6 +57,9 @@ pub(crate) struct Samples {
     cold_start: Vec<f64>,
     #[serde(rename = "scriptLoadMs")]
     script_load: Vec<f64>,
+    /// By phase of [`PHASES`] (toolbridge's only; older reports have none).
+    #[serde(rename = "coldPhasesMs", default)]
+    cold_phases: HashMap<String, Vec<f64>>,
 }
 
 /// What one contender measured.
@@ -58,6 +79,8 @@ pub(crate) struct Contender {
     pub(crate) cold_start_ms: Stat,
     /// The part of the cold start until the library's script had loaded and run.
     pub(crate) script_load_ms: Stat,
+    /// The cold start by phase, in the order of [`PHASES`], for the phases measured.
+    pub(crate) cold_phases: Vec<(&'static str, Stat)>,
     /// gzip -9 bytes a tool page must load for it (0 for the echo).
     pub(crate) gzip_bytes: u64,
 }
@@ -159,7 +182,18 @@ struct ContenderJson<'a> {
     cold_start: StatJson,
     cold_start_ratio: Option<f64>,
     script_load: StatJson,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    cold_phases: Vec<PhaseJson>,
     gzip_bytes: u64,
+}
+
+/// One phase of the cold start in `compare.json`.
+#[derive(Serialize)]
+struct PhaseJson {
+    phase: &'static str,
+    median_ms: f64,
+    p99_ms: f64,
+    samples: usize,
 }
 
 #[derive(Serialize)]
@@ -206,6 +240,13 @@ impl Comparison {
                 page_ms: stat("pageMs", &samples.page)?,
                 cold_start_ms: stat("coldStartMs", &samples.cold_start)?,
                 script_load_ms: stat("scriptLoadMs", &samples.script_load)?,
+                cold_phases: PHASES
+                    .iter()
+                    .filter_map(|(phase, _)| {
+                        let stat = Stat::of(samples.cold_phases.get(*phase)?)?;
+                        Some((*phase, stat))
+                    })
+                    .collect(),
                 gzip_bytes: source.gzip_bytes,
             });
         }
@@ -267,6 +308,19 @@ impl Comparison {
             ),
         ];
         let mut rows = Vec::new();
+        let phase_rows = PHASES.iter().map(|(phase, title)| {
+            let cells = self.contenders.iter().map(|c| {
+                let stat = c.cold_phases.iter().find(|(p, _)| p == phase);
+                stat.map_or_else(|| "–".to_owned(), |(_, s)| format!("{:.3}", s.median))
+            });
+            (
+                format!("cold start phase: {title}, median (ms)"),
+                cells.collect(),
+            )
+        });
+        let phase_rows: Vec<(String, Vec<String>)> = phase_rows
+            .filter(|(_, cells): &(String, Vec<String>)| cells.iter().any(|c| c != "–"))
+            .collect();
         for (title, cell, rate, calls) in figures {
             let base = floor.map(cell);
             let cells = self
@@ -284,6 +338,9 @@ impl Comparison {
                 })
                 .collect();
             rows.push((title.to_owned(), cells));
+            if title.starts_with("of which loading") {
+                rows.extend(phase_rows.iter().cloned());
+            }
         }
         rows.push((
             "what a tool loads, gzip -9 (bytes)".to_owned(),
@@ -325,7 +382,9 @@ impl Comparison {
              `GET /api/v1/products?page=1&pageSize=500` on the real server for every contender \
              (toolbridge's host makes it for `products.list`; the others' bench page makes it in \
              the exposed method). Cold start is a fresh frame per sample, from the tool page's \
-             script tag to its first resolved call.\n",
+             script tag to its first resolved call; toolbridge's phases of it are cut from outside \
+             bridge.js by the tool page (`host/tests/pages/contender.html` wraps the browser APIs \
+             the loader calls), and add up to it.\n",
             self.batch, self.in_flight
         );
         let ratio = budgets
@@ -368,6 +427,16 @@ impl Comparison {
                     floor.map(|f| f.cold_start_ms.median),
                 ),
                 script_load: c.script_load_ms.into(),
+                cold_phases: c
+                    .cold_phases
+                    .iter()
+                    .map(|(phase, stat)| PhaseJson {
+                        phase,
+                        median_ms: rounded(stat.median, 4),
+                        p99_ms: rounded(stat.p99, 4),
+                        samples: stat.samples,
+                    })
+                    .collect(),
                 gzip_bytes: c.gzip_bytes,
             })
             .collect();
@@ -439,7 +508,11 @@ mod tests {
             "{{\"batch\": 10, \"inFlight\": 100, \"contenders\": {{\"echo\": {}, \"toolbridge\": {}, \
              \"penpal\": {}, \"comlink\": {}}}}}",
             figures(0.1),
-            figures(0.12),
+            figures(0.12).replacen(
+                '}',
+                ", \"coldPhasesMs\": {\"fetch\": [1.5, 2.5, 2.0], \"compile\": [0.75]}}",
+                1
+            ),
             figures(0.2),
             figures(0.3)
         ))
@@ -495,6 +568,16 @@ mod tests {
                 .contains("| what a tool loads, gzip -9 (bytes) | 0 | 15 779 | 3 767 | 2 096 |"),
             "{markdown}"
         );
+        assert!(
+            markdown.contains(
+                "| of which loading and running the script, median (ms) | 2.000 (1.00×) | 2.400 \
+                 (1.20×) | 4.000 (2.00×) | 6.000 (3.00×) |\n\
+                 | cold start phase: fetching the script, median (ms) | – | 2.000 | – | – |\n\
+                 | cold start phase: compiling it, median (ms) | – | 0.750 | – | – |\n\
+                 | what a tool loads"
+            ),
+            "{markdown}"
+        );
         assert!(markdown.contains("| 4.60 ms | ≤ 5 ms |"), "{markdown}");
         assert!(markdown.contains("| 1.21× | ≤ 1.5× |"), "{markdown}");
         assert!(
@@ -527,6 +610,11 @@ mod tests {
         assert_eq!(penpal["call"]["samples"], 3);
         assert_eq!(penpal["page_500"]["median_ms"].as_f64(), Some(10.0));
         assert_eq!(penpal["gzip_bytes"], 3767);
+        assert!(penpal.get("cold_phases").is_none());
+        let phases = &parsed["contenders"][1]["cold_phases"];
+        assert_eq!(phases[0]["phase"], "fetch");
+        assert_eq!(phases[0]["median_ms"].as_f64(), Some(2.0));
+        assert_eq!(phases[1]["phase"], "compile");
         assert_eq!(parsed["add_lines_1000_median_ms"].as_f64(), Some(4.6));
         assert_eq!(parsed["context_get_ratio"], Value::Null);
         assert_eq!(parsed["rest"]["requests_per_sec"].as_f64(), Some(2845.0));

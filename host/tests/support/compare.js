@@ -116,18 +116,20 @@ function run(frame, command) {
 }
 
 // Measures every contender; resolves with `{contenders: {lib: {sequentialMs, inFlightMs, pageMs,
-// coldStartMs, scriptLoadMs}}, batch, inFlight}` (`scriptLoadMs`: the part of the cold start
-// until the library's script has run). `libs`: the script each tool page loads, by contender (none
-// for the echo), and `penpalParent` / `comlinkParent` for this page. `samples`: `{calls,
-// inFlight, page, cold}`. The contenders take turns (each round in a rotated order), so that
-// what the machine does meanwhile falls on all of them alike.
+// coldStartMs, scriptLoadMs, coldPhasesMs}}, batch, inFlight}` (`scriptLoadMs`: the part of the
+// cold start until the library's script has run; `coldPhasesMs`: toolbridge's cold start by phase,
+// `{fetch: [...], parse: [...], ...}` as tests/pages/contender.html cuts it, empty for the
+// others). `libs`: the script each tool page loads, by contender (none for the echo), and
+// `penpalParent` / `comlinkParent` for this page. `samples`: `{calls, inFlight, page, cold}`. The
+// contenders take turns (each round in a rotated order), so that what the machine does meanwhile
+// falls on all of them alike.
 export async function compareContenders(host, api, libs, samples) {
   await loadScript(libs.penpalParent);
   await loadScript(libs.comlinkParent);
   const batch = 20;
   const inFlight = 100;
   const contenders = {};
-  for (const lib of CONTENDERS) contenders[lib] = { sequentialMs: [], inFlightMs: [], pageMs: [], coldStartMs: [], scriptLoadMs: [] };
+  for (const lib of CONTENDERS) contenders[lib] = { sequentialMs: [], inFlightMs: [], pageMs: [], coldStartMs: [], scriptLoadMs: [], coldPhasesMs: {} };
   const rounds = async (count, each) => {
     for (let round = 0; round < count; round += 1) {
       for (let i = 0; i < CONTENDERS.length; i += 1) await each(CONTENDERS[(round + i) % CONTENDERS.length]);
@@ -137,9 +139,11 @@ export async function compareContenders(host, api, libs, samples) {
   await rounds(samples.cold, async (lib) => {
     const opened = open(lib, { host, api, libs });
     try {
-      const { coldMs, loadMs } = await opened.ready;
+      const { coldMs, loadMs, phases } = await opened.ready;
       contenders[lib].coldStartMs.push(coldMs);
       contenders[lib].scriptLoadMs.push(loadMs);
+      const byPhase = contenders[lib].coldPhasesMs;
+      for (const [phase, ms] of Object.entries(phases || {})) (byPhase[phase] ||= []).push(ms);
     } finally {
       opened.close();
     }
