@@ -22,9 +22,7 @@
 
 use std::collections::HashMap;
 use std::io;
-use std::net::{Ipv4Addr, TcpListener as StdListener};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
 use axum::Router;
@@ -44,6 +42,7 @@ use toolbridge_protocol::{ErrorCode, Violation};
 use tower::ServiceExt as _;
 
 use crate::Error;
+use crate::background::Background;
 use crate::server::base_url;
 
 /// The longest request body we take.
@@ -61,10 +60,8 @@ const RETRY_AFTER_SECS: u64 = 7;
 
 /// A running fault server on 127.0.0.1. Dropping it stops it, and ends the connections it holds.
 pub struct FaultServer {
-    port: u16,
     state: Arc<Shared>,
-    stop: Option<oneshot::Sender<()>>,
-    thread: Option<JoinHandle<()>>,
+    server: Background,
 }
 
 /// What the handlers share with the [`FaultServer`].
@@ -89,47 +86,22 @@ struct Silence;
 impl FaultServer {
     /// Listens on 127.0.0.1 at a port the OS picks and starts answering.
     pub fn start() -> Result<Self, Error> {
-        let listener = StdListener::bind((Ipv4Addr::LOCALHOST, 0))
-            .map_err(Error::io("the fault server cannot listen"))?;
-        let port = listener
-            .local_addr()
-            .map_err(Error::io("the fault server has no address"))?
-            .port();
-        listener
-            .set_nonblocking(true)
-            .map_err(Error::io("the fault server cannot listen"))?;
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(Error::io("cannot start the fault server's runtime"))?;
-        let listener = {
-            let _inside = runtime.enter();
-            TcpListener::from_std(listener).map_err(Error::io("the fault server cannot listen"))?
-        };
         let state = Arc::new(Shared::default());
         let app = router(Arc::clone(&state));
-        let (stop, stopped) = oneshot::channel();
-        // When the thread ends, so does the runtime, and with it every connection's task.
-        let thread = thread::Builder::new()
-            .name("fault-server".to_owned())
-            .spawn(move || runtime.block_on(serve(listener, app, stopped)))
-            .map_err(Error::io("cannot start the fault server's thread"))?;
-        Ok(Self {
-            port,
-            state,
-            stop: Some(stop),
-            thread: Some(thread),
-        })
+        let server = Background::start("fault server", |listener, stopped| {
+            serve(listener, app, stopped)
+        })?;
+        Ok(Self { state, server })
     }
 
     /// The port the server listens on.
     pub fn port(&self) -> u16 {
-        self.port
+        self.server.port()
     }
 
     /// `http://127.0.0.1:PORT`, without a trailing slash.
     pub fn base_url(&self) -> String {
-        base_url(self.port)
+        base_url(self.server.port())
     }
 
     /// Serves `bytes` as `GET /files/{name}`, with a JavaScript content type for `.js`.
@@ -150,17 +122,6 @@ impl FaultServer {
         lock(&self.state.reports)
             .get(name)
             .map(|report| String::from_utf8_lossy(&report.body).into_owned())
-    }
-}
-
-impl Drop for FaultServer {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
     }
 }
 
@@ -477,7 +438,7 @@ fn problem(status: StatusCode, detail: String) -> Response {
 #[cfg(test)]
 mod tests {
     use std::io::{ErrorKind, Read, Write};
-    use std::net::TcpStream as StdStream;
+    use std::net::{Ipv4Addr, TcpStream as StdStream};
 
     use super::*;
 

@@ -9,6 +9,7 @@
 //! addresses in its environment, and stops them when it ends; `cargo xtask test` runs the
 //! browser suites through it.
 
+mod background;
 pub mod error;
 pub mod fault_server;
 pub mod host_backends;

@@ -12,9 +12,8 @@
 
 use std::collections::VecDeque;
 use std::fmt::Write as _;
-use std::net::{Ipv4Addr, TcpListener as StdListener};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::thread::{self, JoinHandle};
+use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use axum::Router;
@@ -23,10 +22,9 @@ use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};
-use tokio::net::TcpListener;
-use tokio::sync::oneshot;
 
 use crate::Error;
+use crate::background::Background;
 use crate::server::base_url;
 
 /// The header that carries the event's id.
@@ -140,10 +138,8 @@ impl Received {
 
 /// A running receiver on 127.0.0.1. Dropping it stops it and ends the connections it holds.
 pub struct WebhookReceiver {
-    port: u16,
     state: Arc<Shared>,
-    stop: Option<oneshot::Sender<()>>,
-    thread: Option<JoinHandle<()>>,
+    server: Background,
 }
 
 /// What the handler shares with the [`WebhookReceiver`].
@@ -156,52 +152,22 @@ struct Shared {
 impl WebhookReceiver {
     /// Listens on 127.0.0.1 at a port the OS picks and starts answering 200.
     pub fn start() -> Result<Self, Error> {
-        let listener = StdListener::bind((Ipv4Addr::LOCALHOST, 0))
-            .map_err(Error::io("the webhook receiver cannot listen"))?;
-        let port = listener
-            .local_addr()
-            .map_err(Error::io("the webhook receiver has no address"))?
-            .port();
-        listener
-            .set_nonblocking(true)
-            .map_err(Error::io("the webhook receiver cannot listen"))?;
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(Error::io("cannot start the webhook receiver's runtime"))?;
-        let listener = {
-            let _inside = runtime.enter();
-            TcpListener::from_std(listener)
-                .map_err(Error::io("the webhook receiver cannot listen"))?
-        };
         let state = Arc::new(Shared::default());
         let app = Router::new()
             .fallback(receive)
             .with_state(Arc::clone(&state));
-        let (stop, stopped) = oneshot::channel::<()>();
-        // When the thread ends, so does the runtime, and with it every held connection.
-        let thread = thread::Builder::new()
-            .name("webhook-receiver".to_owned())
-            .spawn(move || {
-                runtime.block_on(async move {
-                    tokio::select! {
-                        _ = stopped => {}
-                        _ = axum::serve(listener, app).into_future() => {}
-                    }
-                });
-            })
-            .map_err(Error::io("cannot start the webhook receiver's thread"))?;
-        Ok(Self {
-            port,
-            state,
-            stop: Some(stop),
-            thread: Some(thread),
-        })
+        let server = Background::start("webhook receiver", |listener, stopped| async move {
+            tokio::select! {
+                _ = stopped => {}
+                _ = axum::serve(listener, app).into_future() => {}
+            }
+        })?;
+        Ok(Self { state, server })
     }
 
     /// The port the receiver listens on.
     pub fn port(&self) -> u16 {
-        self.port
+        self.server.port()
     }
 
     /// `http://127.0.0.1:PORT/hook`: a URL for an endpoint.
@@ -212,7 +178,7 @@ impl WebhookReceiver {
     /// `http://127.0.0.1:PORT{path}`: another URL on the same receiver, for telling endpoints
     /// apart by [`Received::path`]. `path` starts with `/`.
     pub fn url_at(&self, path: &str) -> String {
-        format!("{}{path}", base_url(self.port))
+        format!("{}{path}", base_url(self.server.port()))
     }
 
     /// Queues `answer` for the next request not yet answered.
@@ -285,17 +251,6 @@ impl WebhookReceiver {
                 timeout.as_secs_f64()
             )))
         })
-    }
-}
-
-impl Drop for WebhookReceiver {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
     }
 }
 
@@ -383,7 +338,7 @@ fn hex(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use std::io::{ErrorKind, Read, Write};
-    use std::net::TcpStream;
+    use std::net::{Ipv4Addr, TcpStream};
 
     use super::*;
 

@@ -4,7 +4,7 @@
 import { h, replace } from "/sdk/ui.js";
 import { api, describeError } from "../api.js";
 import { ask } from "../dialog.js";
-import { focusHeading } from "../dom.js";
+import { fieldErrors, focusHeading } from "../dom.js";
 import { formatDateTime } from "../format.js";
 import { toast } from "../toast.js";
 import { settingsNav } from "./settings-nav.js";
@@ -72,24 +72,12 @@ export async function renderTokens(root) {
   const rateError = h("p", { id: "key-rate-error", class: "field-error", hidden: true });
   const formError = h("p", { class: "form-error", role: "alert", hidden: true });
   const submit = h("button", { type: "submit", class: "primary" }, "Create key");
-  const errorFor = { name: [nameError, name], scopes: [scopesError, scopeBoxes[0].box], rateLimit: [rateError, requests] };
-
+  const errors = fieldErrors({ name: [nameError, name], scopes: [scopesError, scopeBoxes[0].box], rateLimit: [rateError, requests] });
   const clearErrors = () => {
-    for (const [element, control] of Object.values(errorFor)) {
-      element.hidden = true;
-      control.removeAttribute("aria-invalid");
-    }
+    errors.clear();
     formError.hidden = true;
   };
-  const showError = (path, message) => {
-    const key = Object.keys(errorFor).find((candidate) => path === candidate || path.startsWith(`${candidate}.`) || path.startsWith(`${candidate}[`));
-    if (!key) return false;
-    const [element, control] = errorFor[key];
-    element.textContent = element.hidden ? message : `${element.textContent} ${message}`;
-    element.hidden = false;
-    control.setAttribute("aria-invalid", "true");
-    return true;
-  };
+  const showError = errors.show;
 
   const form = h("form", { class: "stack", novalidate: true, "aria-labelledby": "create-key-title", on: { submit: async (event) => {
     event.preventDefault();

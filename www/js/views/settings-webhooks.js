@@ -7,7 +7,7 @@
 import { h, replace } from "/sdk/ui.js";
 import { describeError, request } from "../api.js";
 import { ask } from "../dialog.js";
-import { focusHeading } from "../dom.js";
+import { fieldErrors, focusHeading } from "../dom.js";
 import { formatDateTime } from "../format.js";
 import { toast } from "../toast.js";
 import { settingsNav } from "./settings-nav.js";
@@ -168,25 +168,12 @@ export async function renderWebhooks(root) {
   const eventsError = h("p", { id: "webhook-events-error", class: "field-error", hidden: true });
   const formError = h("p", { class: "form-error", role: "alert", hidden: true });
   const submit = h("button", { type: "submit", class: "primary" }, "Add endpoint");
-  const errorFor = { url: [urlError, url], eventTypes: [eventsError, eventBoxes[0].box] };
-
+  const errors = fieldErrors({ url: [urlError, url], eventTypes: [eventsError, eventBoxes[0].box] });
   const clearErrors = () => {
-    for (const [element, control] of Object.values(errorFor)) {
-      element.hidden = true;
-      element.textContent = "";
-      control.removeAttribute("aria-invalid");
-    }
+    errors.clear();
     formError.hidden = true;
   };
-  const showError = (at, message) => {
-    const key = Object.keys(errorFor).find((candidate) => at === candidate || at.startsWith(`${candidate}[`) || at.startsWith(`${candidate}.`));
-    if (!key) return false;
-    const [element, control] = errorFor[key];
-    element.textContent = element.hidden ? message : `${element.textContent} ${message}`;
-    element.hidden = false;
-    control.setAttribute("aria-invalid", "true");
-    return true;
-  };
+  const showError = errors.show;
 
   const form = h("form", { class: "stack", novalidate: true, "aria-labelledby": "add-endpoint-title", on: { submit: async (event) => {
     event.preventDefault();
