@@ -2,10 +2,11 @@
 //! host module and the app's files; and large documents that have a version, the catalog index,
 //! compressed once per version. Each file is read, hashed and compressed (gzip at level 9,
 //! brotli at quality 10 or 11; faster settings above 1 MiB, see `LARGE_BODY`) once per version,
-//! not on every request: the cache keeps a file by its path and checks its length and modification time on each request, so that a rebuilt SDK or
-//! an edited page is served at once. A file changed within the last couple of seconds is read and
-//! hashed again on every request until its time is settled, because a file system's clock may be
-//! too coarse to tell two writes in the same tick apart.
+//! not on every request: the cache keeps a file by its path and checks its length and
+//! modification time on each request, so that a rebuilt SDK or an edited page is served at once.
+//! A file changed within the last couple of seconds is read and hashed again on every request
+//! until its time is settled, because a file system's clock may be too coarse to tell two writes
+//! in the same tick apart.
 //!
 //! Each encoding is its own representation with its own `ETag` (`"<sha256>"`, `"<sha256>-br"`,
 //! `"<sha256>-gz"`), so a conditional request is answered `304` for the one the client holds.
