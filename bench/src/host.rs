@@ -9,7 +9,7 @@ use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use toolbridge_e2e::host_backends::HostBackends;
 use toolbridge_e2e::server::{ServerOptions, describe};
 
@@ -89,11 +89,56 @@ pub(crate) struct HostBench<'a> {
     pub(crate) comlink: &'a Path,
 }
 
+/// Where `addLines` of 1000 lines spends its time inside the host, phase by phase, as the host
+/// reports it for each batch (`Host::add_lines_phases`): the mean of each phase over the samples,
+/// in milliseconds (one reading is rounded to the page's clock, 0.1 ms without cross-origin
+/// isolation; the mean of many is not). `read`, `validate`, `merge` and `reply` make up the
+/// `addLines` figure; `notify` follows the reply.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub(crate) struct AddLinesPhases {
+    /// The envelope read, the lines through `JSON.stringify` and `TextEncoder.encodeInto` into
+    /// module memory.
+    pub(crate) read: f64,
+    /// The text parsed and each line checked against the catalog index, in one pass.
+    pub(crate) validate: f64,
+    /// The valid lines merged into the open quote (numbers, groups, task lines).
+    pub(crate) merge: f64,
+    /// The reply built and posted.
+    pub(crate) reply: f64,
+    /// After the reply: the call recorded and the change told (the quote's amounts and totals,
+    /// to `onChange` listeners and tools offered `quote.changed`).
+    pub(crate) notify: f64,
+}
+
+/// The samples of each phase, as the bench test posts them.
+#[derive(Deserialize)]
+struct PhaseSamples {
+    read: Vec<f64>,
+    validate: Vec<f64>,
+    merge: Vec<f64>,
+    reply: Vec<f64>,
+    notify: Vec<f64>,
+}
+
+impl PhaseSamples {
+    fn means(&self) -> AddLinesPhases {
+        AddLinesPhases {
+            read: mean(&self.read),
+            validate: mean(&self.validate),
+            merge: mean(&self.merge),
+            reply: mean(&self.reply),
+            notify: mean(&self.notify),
+        }
+    }
+}
+
 /// The medians of one run of the host bench.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct HostFigures {
     /// Median `addLines` of 1000 lines, host only, in milliseconds.
     pub(crate) add_lines_ms: f64,
+    /// Where `addLines` spends its time, phase by phase (means).
+    pub(crate) add_lines_phases: AddLinesPhases,
     /// Median `context.get()` round trip, in milliseconds.
     pub(crate) context_get_ms: f64,
     /// Mean time the host spent answering `context.get()`, in milliseconds: one answer is
@@ -130,8 +175,8 @@ impl HostFigures {
             .is_some_and(|ratio| ratio <= MAX_CONTEXT_GET_RATIO)
     }
 
-    /// The two lines the bench prints.
-    pub(crate) fn lines(&self) -> [String; 2] {
+    /// The three lines the bench prints.
+    pub(crate) fn lines(&self) -> [String; 3] {
         let verdict = |ok: bool| if ok { "ok" } else { "OVER" };
         let ratio = self.ratio().map_or_else(
             || "not measurable".to_owned(),
@@ -144,6 +189,16 @@ impl HostFigures {
                 self.catalog_products,
                 self.add_lines_ms,
                 verdict(self.add_lines_within_budget())
+            ),
+            format!(
+                "bench: addLines phases (host, mean ms): read {:.3} (JSON.stringify, encodeInto), \
+                 validate {:.3} (parse and check against the catalog), merge {:.3}, reply {:.3}; \
+                 after the reply, notify {:.3}",
+                self.add_lines_phases.read,
+                self.add_lines_phases.validate,
+                self.add_lines_phases.merge,
+                self.add_lines_phases.reply,
+                self.add_lines_phases.notify,
             ),
             format!(
                 "bench: context.get round trip: median {:.3} ms (host share, mean: {:.3} ms); \
@@ -249,6 +304,7 @@ fn command(bench: &HostBench, build: bool) -> Result<Command, Error> {
 #[serde(rename_all = "camelCase")]
 struct Report {
     add_lines_ms: Vec<f64>,
+    add_lines_phases_ms: PhaseSamples,
     context_get_ms: Vec<f64>,
     context_get_host_ms: Vec<f64>,
     echo_ms: Vec<f64>,
@@ -258,7 +314,8 @@ struct Report {
 }
 
 /// Reads the report the bench test posts:
-/// `{"addLinesMs": [..], "contextGetMs": [..], "contextGetHostMs": [..], "echoMs": [..],
+/// `{"addLinesMs": [..], "addLinesPhasesMs": {"read": [..], "validate": [..], "merge": [..],
+/// "reply": [..], "notify": [..]}, "contextGetMs": [..], "contextGetHostMs": [..], "echoMs": [..],
 /// "catalogProducts": n, "browser": "..", "compare": {..}}`.
 fn parse_report(text: &str) -> Result<HostFigures, Error> {
     let bad = |why: String| Error::failed(format!("the host bench report {why}: {text}"));
@@ -277,6 +334,7 @@ fn parse_report(text: &str) -> Result<HostFigures, Error> {
     let median_of = |samples: &[f64]| median(samples).unwrap_or(f64::NAN);
     Ok(HostFigures {
         add_lines_ms: median_of(&report.add_lines_ms),
+        add_lines_phases: report.add_lines_phases_ms.means(),
         context_get_ms: median_of(&report.context_get_ms),
         context_get_host_ms: mean(&report.context_get_host_ms),
         echo_ms: median_of(&report.echo_ms),
@@ -296,16 +354,22 @@ mod tests {
     use super::*;
 
     const COMPARE: &str = r#"{"batch": 10, "inFlight": 100, "contenders": {}}"#;
+    const PHASES: &str = r#"{"read": [0.4, 0.6], "validate": [1.0, 1.0], "merge": [0.4, 0.4],
+        "reply": [0.1, 0.1], "notify": [0.0, 0.1]}"#;
 
     #[test]
     fn a_report_becomes_medians_and_verdicts() {
         let figures = parse_report(&format!(
-            r#"{{"addLinesMs": [2.0, 2.2, 2.1], "contextGetMs": [0.2, 0.21, 0.22, 0.3],
+            r#"{{"addLinesMs": [2.0, 2.2, 2.1], "addLinesPhasesMs": {PHASES},
+                "contextGetMs": [0.2, 0.21, 0.22, 0.3],
                 "contextGetHostMs": [0.02, 0.03, 0.01], "echoMs": [0.15, 0.15, 0.1], "catalogProducts": 100000,
                 "browser": "Mozilla/5.0 HeadlessChrome", "compare": {COMPARE}}}"#,
         ))
         .unwrap();
         assert!((figures.add_lines_ms - 2.1).abs() < 1e-9);
+        assert!((figures.add_lines_phases.read - 0.5).abs() < 1e-9);
+        assert!((figures.add_lines_phases.validate - 1.0).abs() < 1e-9);
+        assert!((figures.add_lines_phases.notify - 0.05).abs() < 1e-9);
         assert!((figures.context_get_ms - 0.215).abs() < 1e-9);
         assert!((figures.context_get_host_ms - 0.02).abs() < 1e-9);
         assert!((figures.echo_ms - 0.15).abs() < 1e-9);
@@ -320,6 +384,9 @@ mod tests {
             [
                 "bench: addLines of 1000 lines against 100000 products (host only): median \
                  2.10 ms (budget ≤ 5 ms) ok",
+                "bench: addLines phases (host, mean ms): read 0.500 (JSON.stringify, \
+                 encodeInto), validate 1.000 (parse and check against the catalog), merge 0.400, \
+                 reply 0.100; after the reply, notify 0.050",
                 "bench: context.get round trip: median 0.215 ms (host share, mean: 0.020 ms); \
                  bare MessageChannel echo: median 0.150 ms; ratio 1.43 (budget ≤ 1.5) ok",
             ]
@@ -329,14 +396,14 @@ mod tests {
     #[test]
     fn over_budget_and_unmeasurable_figures_say_so() {
         let mut figures = parse_report(&format!(
-            r#"{{"addLinesMs": [6], "contextGetMs": [0.1], "contextGetHostMs": [0.01],
+            r#"{{"addLinesMs": [6], "addLinesPhasesMs": {PHASES}, "contextGetMs": [0.1], "contextGetHostMs": [0.01],
                 "echoMs": [0], "catalogProducts": 100000, "browser": "", "compare": {COMPARE}}}"#,
         ))
         .unwrap();
         assert!(!figures.add_lines_within_budget());
         assert_eq!(figures.ratio(), None);
         assert!(!figures.context_get_within_budget());
-        let [add_lines, context_get] = figures.lines();
+        let [add_lines, _, context_get] = figures.lines();
         assert!(add_lines.ends_with("median 6.00 ms (budget ≤ 5 ms) OVER"));
         assert!(context_get.ends_with("ratio not measurable (budget ≤ 1.5) OVER"));
         figures.echo_ms = 0.05;
@@ -347,7 +414,7 @@ mod tests {
     fn a_report_without_samples_is_refused_with_the_reason() {
         let complete = |replace: &str, with: &str| {
             format!(
-                r#"{{"addLinesMs": [1], "contextGetMs": [1], "contextGetHostMs": [1], "echoMs": [1],
+                r#"{{"addLinesMs": [1], "addLinesPhasesMs": {PHASES}, "contextGetMs": [1], "contextGetHostMs": [1], "echoMs": [1],
                     "catalogProducts": 1, "browser": "", "compare": {COMPARE}}}"#
             )
             .replace(replace, with)

@@ -5,7 +5,7 @@ use serde::{Serialize, Serializer};
 
 use crate::error::Error;
 use crate::figures::rounded;
-use crate::host::{HostFigures, MAX_ADD_LINES_MS, MAX_CONTEXT_GET_RATIO};
+use crate::host::{AddLinesPhases, HostFigures, MAX_ADD_LINES_MS, MAX_CONTEXT_GET_RATIO};
 use crate::load::{MAX_P99_MS, MIN_POSTGRES_SHARE, MIN_REQUESTS_PER_SEC, RestFigures};
 use crate::sizes::{BRIDGE_JS_GZIP_BUDGET, BridgeSizes, Size};
 use crate::transfer::Transfers;
@@ -47,6 +47,8 @@ struct AddLines {
     catalog_products: u64,
     max_median_ms: f64,
     within_budget: bool,
+    /// Where the time goes, phase by phase (means over the samples).
+    phases_mean_ms: AddLinesPhases,
 }
 
 #[derive(Serialize)]
@@ -109,6 +111,13 @@ pub(crate) fn json(
             catalog_products: host.catalog_products,
             max_median_ms: MAX_ADD_LINES_MS,
             within_budget: host.add_lines_within_budget(),
+            phases_mean_ms: AddLinesPhases {
+                read: rounded(host.add_lines_phases.read, 3),
+                validate: rounded(host.add_lines_phases.validate, 3),
+                merge: rounded(host.add_lines_phases.merge, 3),
+                reply: rounded(host.add_lines_phases.reply, 3),
+                notify: rounded(host.add_lines_phases.notify, 3),
+            },
         },
         host_context_get: ContextGet {
             median_ms: rounded(host.context_get_ms, 3),
@@ -159,6 +168,14 @@ mod tests {
     use crate::load::Load;
     use crate::transfer::Transfer;
 
+    const PHASES: AddLinesPhases = AddLinesPhases {
+        read: 0.5,
+        validate: 1.0,
+        merge: 0.4,
+        reply: 0.1234,
+        notify: 0.05,
+    };
+
     #[test]
     fn the_json_report_lists_the_budget_and_every_part() {
         let compare: CompareReport =
@@ -176,6 +193,7 @@ mod tests {
             },
             &HostFigures {
                 add_lines_ms: 2.1,
+                add_lines_phases: PHASES,
                 context_get_ms: 0.21,
                 context_get_host_ms: 0.02,
                 echo_ms: 0.15,
@@ -223,7 +241,9 @@ mod tests {
                     "glue": {"raw": 20, "gzip": 10}
                 },
                 "host_add_lines_1000": {"median_ms": 2.1, "samples": 100,
-                    "catalog_products": 100_000, "max_median_ms": 5.0, "within_budget": true},
+                    "catalog_products": 100_000, "max_median_ms": 5.0, "within_budget": true,
+                    "phases_mean_ms": {"read": 0.5, "validate": 1.0, "merge": 0.4,
+                        "reply": 0.123, "notify": 0.05}},
                 "host_context_get": {"median_ms": 0.21, "host_median_ms": 0.02,
                     "echo_median_ms": 0.15, "ratio": 1.4, "max_ratio": 1.5, "samples": 100,
                     "within_budget": true},

@@ -36,6 +36,34 @@ pub(crate) struct CallRecord {
     pub(crate) message: Option<String>,
 }
 
+/// Where the last `quotes.addLines` the host answered spent its time, in
+/// milliseconds on the page's clock, phase by phase: for the bench
+/// (`host/tests/bench.rs`), which reads it after each batch through
+/// [`crate::Host::add_lines_phases`]. Not part of the page API. `read`,
+/// `validate`, `merge` and `reply` add up to the call's `durationMs`;
+/// `notify` follows the reply.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AddLinesPhases {
+    /// From the message's arrival to the batch as JSON text in module
+    /// memory: the envelope read, `JSON.stringify` of the lines and
+    /// `TextEncoder.encodeInto`.
+    pub read_ms: f64,
+    /// The text parsed and every line checked against the catalog index (one
+    /// pass: a line's fields are checked as they are read).
+    pub validate_ms: f64,
+    /// The valid lines merged into the open quote: line numbers, groups,
+    /// task lines.
+    pub merge_ms: f64,
+    /// The reply built and posted on the tool's port.
+    pub reply_ms: f64,
+    /// After the reply: the call recorded and the change told, the open
+    /// quote's amounts and totals worked out and sent to the page's
+    /// `onChange` listeners and the tools offered `quote.changed`.
+    pub notify_ms: f64,
+}
+
 /// A window message the host did not act on.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -28,7 +28,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, MessagePort};
 
-use crate::debug::{BlockedRecord, CallRecord, DroppedRecord};
+use crate::debug::{AddLinesPhases, BlockedRecord, CallRecord, DroppedRecord};
 use crate::editor::Change;
 use crate::host::Shared;
 use crate::json;
@@ -138,7 +138,7 @@ pub(crate) fn on_port_message(shared: &Rc<Shared>, key: u32, port: &MessagePort,
         reject(shared, &caller, started, port, data);
         return;
     };
-    let remote = match answer_now(shared, &caller, call.method, &call.params) {
+    let remote = match answer_now(shared, &caller, call.method, &call.params, started) {
         Ok(outcome) => {
             settle(shared, &caller, started, port, &call, outcome);
             return;
@@ -253,9 +253,16 @@ fn settle(
                 // its call resolves.
                 tell_deprecation(port, *deprecation);
             }
-            finish(shared, caller, method.into(), started, port, reply, Ok(()));
+            let duration_ms = finish(shared, caller, method.into(), started, port, reply, Ok(()));
             if let Some(change) = change {
                 shared.emit_change(&change);
+            }
+            if call.method == Method::QuotesAddLines {
+                let mut phases = shared.add_lines_phases.get();
+                phases.reply_ms =
+                    duration_ms - (phases.read_ms + phases.validate_ms + phases.merge_ms);
+                phases.notify_ms = shared.now() - started - duration_ms;
+                shared.add_lines_phases.set(phases);
             }
         }
         Err(error) => {
@@ -275,7 +282,8 @@ fn settle(
     }
 }
 
-/// Posts the reply and records the call.
+/// Posts the reply and records the call; returns the call's duration (to
+/// the reply posted).
 fn finish(
     shared: &Shared,
     caller: &Caller,
@@ -284,7 +292,7 @@ fn finish(
     port: &MessagePort,
     reply: Result<JsValue, Error>,
     outcome: Result<(), &Error>,
-) {
+) -> f64 {
     match reply {
         // A closed port (the tool unmounted or reloaded) takes no answer.
         Ok(reply) => {
@@ -292,13 +300,15 @@ fn finish(
         }
         Err(error) => web_sys::console::error_1(&JsValue::from_str(&error.to_string())),
     }
+    let duration_ms = shared.now() - started;
     shared.debug.call(CallRecord {
         tool: caller.slug.clone(),
         method,
-        duration_ms: shared.now() - started,
+        duration_ms,
         outcome: outcome.map_or_else(|e| e.code().as_str(), |()| "ok"),
         message: outcome.err().map(ToString::to_string),
     });
+    duration_ms
 }
 
 /// The error for params that are not plain data.
@@ -330,6 +340,7 @@ fn answer_now(
     caller: &Caller,
     method: Method,
     params: &JsValue,
+    started: f64,
 ) -> Result<Outcome, Remote> {
     if let Err(error) = method.authorize_tool(caller.tool_type) {
         return Ok(Err(error));
@@ -339,19 +350,11 @@ fn answer_now(
             .context_js()
             .map(|context| Ok((Answer::Js(context), None)))
             .ok_or(Remote::Context),
-        Method::QuotesAddLines => Ok(match json::text_of(params) {
-            Some(text) => shared
-                .editor
-                .borrow_mut()
-                .add_lines_json(&text, &caller.slug)
-                .map(|change| (Answer::Js(JsValue::NULL), Some(change))),
-            None => Err(unsendable()),
-        }),
+        Method::QuotesAddLines => Ok(add_lines(shared, caller, params, started)),
         Method::QuotesGetOpen => Ok(shared
             .editor
             .borrow()
-            .view()
-            .map(|view| view.for_tools())
+            .for_tools()
             .ok_or(Error::NoOpenQuote)
             .and_then(|view| json::to_js(&view))
             .map(|view| (Answer::Js(view), None))),
@@ -429,6 +432,27 @@ async fn run(
             Ok((Answer::Js(page), None))
         }
     }
+}
+
+/// `quotes.addLines`: the batch as JSON text, validated against the open
+/// quote's catalog and merged, each step timed for the bench
+/// ([`AddLinesPhases`]).
+fn add_lines(shared: &Shared, caller: &Caller, params: &JsValue, started: f64) -> Outcome {
+    let mut phases = AddLinesPhases::default();
+    let outcome = json::with_text_of(params, |text| {
+        let read = shared.now();
+        phases.read_ms = read - started;
+        let mut editor = shared.editor.borrow_mut();
+        let batch = editor.validate_lines_json(text);
+        let validated = shared.now();
+        phases.validate_ms = validated - read;
+        let change = batch.and_then(|batch| editor.merge_lines(batch, &caller.slug));
+        phases.merge_ms = shared.now() - validated;
+        change
+    })
+    .unwrap_or_else(|| Err(unsendable()));
+    shared.add_lines_phases.set(phases);
+    outcome.map(|change| (Answer::Js(JsValue::NULL), Some(change)))
 }
 
 /// What the page's `onToast` hook is given.

@@ -6,6 +6,7 @@ use std::rc::Rc;
 
 use serde::Serialize;
 use toolbridge_protocol::Error;
+use toolbridge_protocol::add_lines::ValidBatch;
 use toolbridge_protocol::catalog::Catalog;
 use toolbridge_protocol::context::Role;
 use toolbridge_protocol::method::Method;
@@ -182,6 +183,15 @@ impl Editor {
         })
     }
 
+    /// The open quote as a tool reads it (`quotes.getOpen`,
+    /// `quote.changed`), made straight from the lines, without the page's
+    /// view first.
+    pub(crate) fn for_tools(&self) -> Option<BridgeOpenQuoteDto> {
+        self.session
+            .as_ref()
+            .map(|session| session.quote.for_tools(session.is_dirty(), session.role))
+    }
+
     /// The user's change to one line: its quantity or unit price.
     pub(crate) fn edit_line(&mut self, line_no: u32, edit: &LineEdit) -> Result<Change, Error> {
         let session = self.writable("updateLine")?;
@@ -212,11 +222,19 @@ impl Editor {
         Ok(session)
     }
 
-    /// `quotes.addLines` from the tool `tool`, its batch as JSON text:
-    /// validated and merged whole, or refused with the quote untouched.
-    pub(crate) fn add_lines_json(&mut self, text: &str, tool: &str) -> Result<Change, Error> {
+    /// `quotes.addLines`, its batch as JSON text: the first half, the batch
+    /// validated against the open quote's catalog, the quote untouched.
+    pub(crate) fn validate_lines_json(&mut self, text: &str) -> Result<ValidBatch, Error> {
         let session = self.writable("addLines")?;
-        let report = session.quote.add_lines_json(text, &session.catalog)?;
+        session.quote.validate_lines_json(text, &session.catalog)
+    }
+
+    /// The second half: the tool `tool`'s batch, as
+    /// [`Editor::validate_lines_json`] gave it, merged whole, or refused
+    /// with the quote untouched.
+    pub(crate) fn merge_lines(&mut self, batch: ValidBatch, tool: &str) -> Result<Change, Error> {
+        let session = self.writable("addLines")?;
+        let report = session.quote.merge_valid_lines(batch, &session.catalog)?;
         session.revision = session.revision.wrapping_add(1);
         Ok(Change::LinesAdded {
             tool: tool.to_owned(),

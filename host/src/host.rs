@@ -23,7 +23,7 @@ use wasm_bindgen_futures::future_to_promise;
 use web_sys::{Element, HtmlIFrameElement, MessageEvent, Window};
 
 use crate::backend::{Backend, Fetched};
-use crate::debug::DebugLog;
+use crate::debug::{AddLinesPhases, DebugLog};
 use crate::dispatch::{fetch_context, typed};
 use crate::editor::{Change, Editor, QuoteView, Session};
 use crate::error::HostError;
@@ -57,6 +57,8 @@ pub(crate) struct Shared {
     /// Whether tools were told the session ended (told once, until a user
     /// is known again).
     pub(crate) session_ended: std::cell::Cell<bool>,
+    /// Where the last `quotes.addLines` spent its time, for the bench.
+    pub(crate) add_lines_phases: std::cell::Cell<AddLinesPhases>,
 }
 
 impl Shared {
@@ -362,6 +364,7 @@ impl Host {
             changes: Rc::default(),
             hooks: Hooks::default(),
             session_ended: std::cell::Cell::new(false),
+            add_lines_phases: std::cell::Cell::default(),
         });
         shared.debug.set_enabled(options.debug);
         let weak = Rc::downgrade(&shared);
@@ -729,6 +732,15 @@ impl Host {
         self.shared.hooks.clear();
         self.shared.debug.on_call.clear();
         self.shared.debug.on_blocked.clear();
+    }
+}
+
+impl Host {
+    /// Where the last `quotes.addLines` spent its time, phase by phase: for
+    /// the bench (`host/tests/bench.rs`), not the page (no JavaScript name).
+    #[doc(hidden)]
+    pub fn add_lines_phases(&self) -> AddLinesPhases {
+        self.shared.add_lines_phases.get()
     }
 }
 

@@ -49,6 +49,8 @@ mod registry;
 mod tool_events;
 mod typescript;
 
+#[doc(hidden)]
+pub use debug::AddLinesPhases;
 pub use error::HostError;
 pub use host::Host;
 pub use registry::MountedTool;

@@ -40,10 +40,18 @@ impl Shared {
     /// Tells the quoting extensions what happened to the open quote, with
     /// the quote as `quotes.getOpen` answers it now, and then the page's
     /// `onChange` listeners. The quote's amounts are worked out once for
-    /// both, and not at all when nobody listens.
+    /// both, and not at all when nobody listens; when only tools listen, the
+    /// quote they read is made straight from the open quote's lines.
     pub(crate) fn emit_change(&self, change: &Change) {
         let ports = self.ports_offering(Capability::QuoteChanged);
-        if ports.is_empty() && !self.has_change_listeners() {
+        if !self.has_change_listeners() {
+            post(&ports, || {
+                let quote = self.editor.borrow().for_tools();
+                encode(&HostEvent::QuoteChanged {
+                    kind: change.kind_for_tools(),
+                    quote: quote.as_ref(),
+                })
+            });
             return;
         }
         let view = self.editor.borrow().view();

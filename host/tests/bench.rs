@@ -2,7 +2,8 @@
 //! headless Chromium against the release server with a catalog of about
 //! 100 000 products: `addLines` of 1000 lines inside the host (from the
 //! handler holding the message's decoded data to the reply, as the host's
-//! call records time it), and
+//! call records time it, and phase by phase as the host's
+//! `add_lines_phases` reports it), and
 //! the `context.get()` round trip from a tool page next to a bare
 //! `MessageChannel` echo between the same two windows; then toolbridge side
 //! by side with Penpal, Comlink and the bare echo (`tests/support/compare.js`).
@@ -19,6 +20,7 @@ mod fixture;
 
 use fixture::*;
 use serde_json::{Value, json};
+use toolbridge_host::{AddLinesPhases, Host};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::JsValue;
 use wasm_bindgen::closure::Closure;
@@ -50,6 +52,31 @@ fn samples() -> u32 {
         .unwrap_or_else(|| {
             panic!("TOOLBRIDGE_BENCH_SAMPLES is not set: run the bench with `cargo xtask bench`")
         })
+}
+
+/// Warm-up batches (the module's memory grows and the browser compiles the
+/// hot code), then one batch per sample, each into the freshly opened
+/// (empty) quote; answers where the host spent its time on each sample,
+/// phase by phase.
+async fn add_batches(host: &Host, tool: &Tool, id: &str, samples: u32) -> Value {
+    let mut phases = Vec::new();
+    for batch in 0..WARM_UP_BATCHES + samples {
+        host.close_quote(&js(&json!({"discard": true}))).unwrap();
+        resolved(host.open_quote(id.to_owned())).await;
+        let added = tool.command(json!({"command": "addPreparedBatch"})).await;
+        assert_eq!(added["ok"], true, "{added}");
+        if batch >= WARM_UP_BATCHES {
+            phases.push(host.add_lines_phases());
+        }
+    }
+    let phase = |ms: fn(&AddLinesPhases) -> f64| -> Vec<f64> { phases.iter().map(ms).collect() };
+    json!({
+        "read": phase(|p| p.read_ms),
+        "validate": phase(|p| p.validate_ms),
+        "merge": phase(|p| p.merge_ms),
+        "reply": phase(|p| p.reply_ms),
+        "notify": phase(|p| p.notify_ms),
+    })
 }
 
 #[wasm_bindgen_test]
@@ -84,15 +111,7 @@ async fn host_figures() {
         .await;
     assert_eq!(prepared["result"], BATCH, "{prepared}");
 
-    // Warm-up batches (the module's memory grows and the browser compiles
-    // the hot code), then one batch per sample, each into the freshly
-    // opened (empty) quote.
-    for _ in 0..WARM_UP_BATCHES + samples {
-        host.close_quote(&js(&json!({"discard": true}))).unwrap();
-        resolved(host.open_quote(id.clone())).await;
-        let added = tool.command(json!({"command": "addPreparedBatch"})).await;
-        assert_eq!(added["ok"], true, "{added}");
-    }
+    let add_lines_phases_ms = add_batches(&host, &tool, &id, samples).await;
     let mut add_lines_ms: Vec<Value> = to_json(&durations).as_array().unwrap().clone();
     add_lines_ms.drain(..WARM_UP_BATCHES as usize);
     assert_eq!(add_lines_ms.len(), samples as usize);
@@ -144,6 +163,7 @@ async fn host_figures() {
     let report = json!({
         "compare": comparison,
         "addLinesMs": add_lines_ms,
+        "addLinesPhasesMs": add_lines_phases_ms,
         "contextGetMs": trips["result"]["contextGetMs"],
         "contextGetHostMs": context_host_ms,
         "echoMs": trips["result"]["echoMs"],

@@ -240,6 +240,11 @@ pub fn validate_batch(params: &Value, catalog: &Catalog) -> Result<ValidBatch, E
 pub fn validate_batch_json(text: &str, catalog: &Catalog) -> Result<ValidBatch, Error> {
     let mut errors = Violations::default();
     let mut batch = ValidBatch::default();
+    // Room for the lines the text can hold (a line takes 30 bytes or more),
+    // so that the list is not copied as it grows.
+    batch
+        .lines
+        .reserve((text.len() / MIN_LINE_BYTES).min(ADD_LINES_MAX_BATCH));
     let shape = each_line(text, &LINE_FIELDS, |i, line| {
         // Past the limit lines are only counted: the size answers alone.
         if i >= ADD_LINES_MAX_BATCH {
@@ -268,6 +273,10 @@ pub fn validate_batch_json(text: &str, catalog: &Catalog) -> Result<ValidBatch, 
     }
     errors.into_result(batch)
 }
+
+/// Fewer bytes than a valid line takes in JSON text: `{"qty":1,"unitPrice":0,"taxRate":0}`
+/// and its comma.
+const MIN_LINE_BYTES: usize = 32;
 
 fn not_a_batch(kind: &str) -> Error {
     Error::invalid(

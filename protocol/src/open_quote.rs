@@ -1,8 +1,9 @@
 //! The quote open in the editor, held in memory by the host, and the merge of
 //! validated `addLines` batches into it.
 //!
-//! A batch merges whole or not at all: every check runs before the quote is
-//! touched, and the new lines are built aside and appended in one step.
+//! A batch merges whole or not at all: every check of its lines runs before
+//! the quote is touched, and the lines the quote's limit refuses are cut off
+//! again before anything else changes.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -13,6 +14,7 @@ use crate::add_lines::{
     LineType, Unit, ValidBatch, ValidLine, validate_batch, validate_batch_json,
 };
 use crate::catalog::{Catalog, IndexedTaskTemplate, MAX_QTY_PER_UNIT};
+use crate::context::Role;
 use crate::error::{Error, Violation, Violations};
 use crate::input::{index, join};
 use crate::limits::{
@@ -21,6 +23,7 @@ use crate::limits::{
 use crate::money::Totals;
 use crate::notification::Deprecation;
 use crate::quote::{QuoteDto, QuoteHeader, QuoteLine};
+use crate::quote_view::BridgeOpenQuoteDto;
 
 /// What a merged batch did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -161,6 +164,13 @@ impl OpenQuote {
         &self.group_keys
     }
 
+    /// The quote as a tool reads it (`quotes.getOpen`, `quote.changed`),
+    /// made from the lines held here without a copy of the quote first:
+    /// the same as [`BridgeOpenQuoteDto::new`] of [`OpenQuote::to_dto`].
+    pub fn for_tools(&self, dirty: bool, role: Role) -> BridgeOpenQuoteDto {
+        BridgeOpenQuoteDto::of_lines(&self.header, &self.lines, dirty, role)
+    }
+
     /// Sums of the lines' amounts.
     pub fn totals(&self) -> Totals {
         Totals::sum(self.lines.iter().map(QuoteLine::amounts))
@@ -177,8 +187,28 @@ impl OpenQuote {
     /// [`OpenQuote::add_lines`] with the batch as JSON text: the same rules
     /// and answers, parsed straight into each line's fields (the host's path).
     pub fn add_lines_json(&mut self, text: &str, catalog: &Catalog) -> Result<MergeReport, Error> {
+        let batch = self.validate_lines_json(text, catalog)?;
+        self.merge(batch, catalog)
+    }
+
+    /// The first half of [`OpenQuote::add_lines_json`]: the batch validated
+    /// against the catalog, the quote untouched (`QUOTE_LOCKED` first when it
+    /// takes no lines). The host times the two halves apart for the bench.
+    pub fn validate_lines_json(&self, text: &str, catalog: &Catalog) -> Result<ValidBatch, Error> {
         self.check_editable()?;
-        self.merge(validate_batch_json(text, catalog)?, catalog)
+        validate_batch_json(text, catalog)
+    }
+
+    /// The second half of [`OpenQuote::add_lines_json`]: merges a batch
+    /// [`OpenQuote::validate_lines_json`] validated against the same
+    /// `catalog`, all of it or nothing.
+    pub fn merge_valid_lines(
+        &mut self,
+        batch: ValidBatch,
+        catalog: &Catalog,
+    ) -> Result<MergeReport, Error> {
+        self.check_editable()?;
+        self.merge(batch, catalog)
     }
 
     /// Changes one line's quantity or unit price, as the user does in the
@@ -277,7 +307,10 @@ impl OpenQuote {
     }
 
     /// Merges a validated batch: all of it, or nothing when the quote would
-    /// grow past its line limit.
+    /// grow past its line limit. The lines go straight onto the quote's own
+    /// list (room for the batch reserved once, no second list copied over),
+    /// and are cut off again when the limit refuses them; the group keys and
+    /// the next line number change only once the batch is in.
     fn merge(&mut self, batch: ValidBatch, catalog: &Catalog) -> Result<MergeReport, Error> {
         let mut report = MergeReport {
             used_product_id: batch.used_product_id,
@@ -287,7 +320,8 @@ impl OpenQuote {
         let mut group_keys = self.group_keys.clone();
         let mut next_group = self.largest_group_id(&group_keys).saturating_add(1);
         let mut next_line_no = self.next_line_no;
-        let mut new_lines = Vec::with_capacity(batch.lines.len());
+        let before = self.lines.len();
+        self.lines.reserve(batch.lines.len());
 
         for line in batch.lines {
             let group_id = match &line.group_key {
@@ -307,10 +341,13 @@ impl OpenQuote {
             let tasks = injected_tasks(&line, catalog);
             let parent = quote_line(line_no_after(&mut next_line_no), group_id, line);
             report.lines_added += 1;
-            report.tasks_injected += tasks.len();
-            let children: Vec<QuoteLine> = tasks
-                .into_iter()
-                .map(|(template, qty_per_unit)| QuoteLine {
+            let parent_at = self.lines.len();
+            self.lines.push(parent);
+            for (template, qty_per_unit) in tasks {
+                let Some(parent) = self.lines.get(parent_at) else {
+                    break;
+                };
+                let child = QuoteLine {
                     line_no: line_no_after(&mut next_line_no),
                     line_type: LineType::Task,
                     linked_item_id: Some(template.id.clone()),
@@ -327,14 +364,15 @@ impl OpenQuote {
                     group_id,
                     injected: true,
                     parent_line_no: Some(parent.line_no),
-                })
-                .collect();
-            new_lines.push(parent);
-            new_lines.extend(children);
+                };
+                report.tasks_injected += 1;
+                self.lines.push(child);
+            }
         }
 
-        let total = self.lines.len() + new_lines.len();
+        let total = self.lines.len();
         if total > QUOTE_MAX_LINES {
+            self.lines.truncate(before);
             return Err(Error::invalid(
                 "lines",
                 format!(
@@ -342,7 +380,6 @@ impl OpenQuote {
                 ),
             ));
         }
-        self.lines.extend(new_lines);
         self.group_keys = group_keys;
         self.next_line_no = next_line_no;
         Ok(report)
@@ -362,29 +399,24 @@ fn line_no_after(next: &mut u32) -> u32 {
     taken
 }
 
-/// The task templates a product line injects, with their quantity per unit.
+/// The task templates a product line injects, with their quantity per unit
+/// (nothing allocated: most lines inject none).
 fn injected_tasks<'c>(
     line: &ValidLine,
     catalog: &'c Catalog,
-) -> Vec<(&'c IndexedTaskTemplate, Decimal)> {
-    if line.line_type != LineType::Product {
-        return Vec::new();
-    }
-    let Some(product) = line
-        .product_position
-        .and_then(|position| catalog.product_at(position))
-    else {
-        return Vec::new();
+) -> impl Iterator<Item = (&'c IndexedTaskTemplate, Decimal)> + use<'c> {
+    let sequence: &'c [(usize, Decimal)] = if line.line_type == LineType::Product {
+        line.product_position
+            .and_then(|position| catalog.product_at(position))
+            .map_or(&[], |product| product.task_sequence.as_slice())
+    } else {
+        &[]
     };
-    product
-        .task_sequence
-        .iter()
-        .filter_map(|&(position, per_unit)| {
-            catalog
-                .task_template_at(position)
-                .map(|template| (template, per_unit))
-        })
-        .collect()
+    sequence.iter().filter_map(move |&(position, per_unit)| {
+        catalog
+            .task_template_at(position)
+            .map(|template| (template, per_unit))
+    })
 }
 
 fn quote_line(line_no: u32, group_id: u32, line: ValidLine) -> QuoteLine {

@@ -10,8 +10,8 @@ use serde::Serialize;
 
 use crate::add_lines::{LineType, Unit};
 use crate::context::Role;
-use crate::money::decimal_to_f64;
-use crate::quote::{PricedLine, QuoteDto, QuoteStatus};
+use crate::money::{LineAmounts, Totals, decimal_to_f64};
+use crate::quote::{QuoteDto, QuoteHeader, QuoteLine, QuoteStatus};
 
 /// `quotes.getOpen()`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -114,19 +114,48 @@ impl BridgeOpenQuoteDto {
     /// changes the backend does not.
     pub fn new(quote: &QuoteDto, dirty: bool, role: Role) -> Self {
         let cost = role.can_see_cost();
+        let lines = quote
+            .lines
+            .iter()
+            .map(|priced| BridgeOpenQuoteLine::new(&priced.line, &priced.amounts, cost))
+            .collect();
+        Self::with_lines(&quote.header, lines, &quote.totals, dirty, role)
+    }
+
+    /// The same view made straight from the quote's header and lines, as
+    /// [`crate::open_quote::OpenQuote`] holds them: each line priced as it
+    /// is read, without a priced copy of the quote first ([`QuoteDto::new`]).
+    pub fn of_lines(header: &QuoteHeader, lines: &[QuoteLine], dirty: bool, role: Role) -> Self {
+        let cost = role.can_see_cost();
+        let mut amounts = Vec::with_capacity(lines.len());
+        let lines = lines
+            .iter()
+            .map(|line| {
+                let priced = line.amounts();
+                amounts.push(priced);
+                BridgeOpenQuoteLine::new(line, &priced, cost)
+            })
+            .collect();
+        let totals = Totals::sum(amounts);
+        Self::with_lines(header, lines, &totals, dirty, role)
+    }
+
+    fn with_lines(
+        header: &QuoteHeader,
+        lines: Vec<BridgeOpenQuoteLine>,
+        totals: &Totals,
+        dirty: bool,
+        role: Role,
+    ) -> Self {
+        let cost = role.can_see_cost();
         let shown = |value| cost.then(|| decimal_to_f64(value));
-        let totals = &quote.totals;
         Self {
-            id: quote.header.id.clone(),
-            reference: quote.header.reference.clone(),
-            status: quote.header.status,
-            customer_name: quote.header.customer_name.clone(),
+            id: header.id.clone(),
+            reference: header.reference.clone(),
+            status: header.status,
+            customer_name: header.customer_name.clone(),
             dirty,
-            lines: quote
-                .lines
-                .iter()
-                .map(|priced| BridgeOpenQuoteLine::new(priced, cost))
-                .collect(),
+            lines,
             totals: BridgeOpenQuoteTotals {
                 nett: decimal_to_f64(totals.nett),
                 tax: decimal_to_f64(totals.tax),
@@ -140,8 +169,7 @@ impl BridgeOpenQuoteDto {
 }
 
 impl BridgeOpenQuoteLine {
-    fn new(priced: &PricedLine, cost: bool) -> Self {
-        let PricedLine { line, amounts } = priced;
+    fn new(line: &QuoteLine, amounts: &LineAmounts, cost: bool) -> Self {
         let shown = |value| cost.then(|| decimal_to_f64(value));
         Self {
             line_no: line.line_no,
