@@ -117,9 +117,19 @@ fn leb128(bytes: &[u8], mut at: usize) -> Option<(u32, usize)> {
     None
 }
 
-/// The glue with every import key, export access and the import module renamed.
+/// What the `no-modules` glue runs first: the script's own URL, for `__wbg_init` to fetch the
+/// module next to it. bridge.js inlines the module and calls `initSync`, so the URL is never
+/// used: left out, it is 79 bytes less after gzip -9 and no `URL` made in every tool frame.
+const SCRIPT_URL: &str =
+    "    if (typeof document !== 'undefined' && document.currentScript !== null) {
+        script_src = new URL(document.currentScript.src, location.href).toString();
+    }
+";
+
+/// The glue with every import key, export access and the import module renamed, and without
+/// the script's URL ([`SCRIPT_URL`]).
 pub fn rewrite_glue(glue: &str, renames: &Renames, new_module: &str) -> Result<String, Error> {
-    let mut glue = glue.to_owned();
+    let mut glue = replace_once(glue, SCRIPT_URL, "")?;
     let mut modules: Vec<&str> = renames.imports.iter().map(|(m, _, _)| m.as_str()).collect();
     modules.dedup();
     let [old_module] = modules.as_slice() else {
@@ -248,7 +258,10 @@ mod tests {
 
     #[test]
     fn the_glue_is_rewritten_and_longer_names_are_left_alone() {
-        let glue = "const import0 = { __wbg_is_undefined_be5b: function(a) {}, \
+        let glue = "    if (typeof document !== 'undefined' && document.currentScript !== null) {\n        \
+                    script_src = new URL(document.currentScript.src, location.href).toString();\n    \
+                    }\n\
+                    const import0 = { __wbg_is_undefined_be5b: function(a) {}, \
                     __wbg_set_onmessage_5e09: function(a) {} };\n\
                     return { \"./m_bg.js\": import0 };\n\
                     wasm.start(); wasm.memory.buffer; wasm.started; wasm.memory_x;";
@@ -263,8 +276,17 @@ mod tests {
 
     #[test]
     fn an_import_missing_from_the_glue_fails_the_build() {
+        let renames = Renames::from_binaryen_map(MAP).unwrap();
+        let glue = format!("{SCRIPT_URL}return {{ \"./m_bg.js\": import0 }};");
+        let error = rewrite_glue(&glue, &renames, "a").unwrap_err();
+        assert!(
+            error.to_string().contains("__wbg_is_undefined_be5b"),
+            "{error}"
+        );
+        // So does glue that no longer starts with the script's URL.
         let glue = "return { \"./m_bg.js\": import0 };";
-        assert!(rewrite_glue(glue, &Renames::from_binaryen_map(MAP).unwrap(), "a").is_err());
+        let error = rewrite_glue(glue, &renames, "a").unwrap_err();
+        assert!(error.to_string().contains("currentScript"), "{error}");
     }
 
     #[test]
