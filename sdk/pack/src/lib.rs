@@ -126,10 +126,16 @@ const SCRIPT_URL: &str =
     }
 ";
 
-/// The glue with every import key, export access and the import module renamed, and without
-/// the script's URL ([`SCRIPT_URL`]).
+/// What the glue returns: its asynchronous loader (`__wbg_init`, which fetches and instantiates
+/// the module) with `initSync` and the exports attached.
+const GLUE_RETURNS: &str = "return Object.assign(__wbg_init, { initSync }, exports);";
+
+/// The glue with every import key, export access and the import module renamed, without the
+/// script's URL ([`SCRIPT_URL`]), and returning `initSync` alone ([`GLUE_RETURNS`]): bridge.js
+/// calls nothing else, so the minifier then drops the asynchronous loader and what only it uses.
 pub fn rewrite_glue(glue: &str, renames: &Renames, new_module: &str) -> Result<String, Error> {
-    let mut glue = replace_once(glue, SCRIPT_URL, "")?;
+    let glue = replace_once(glue, SCRIPT_URL, "")?;
+    let mut glue = replace_once(&glue, GLUE_RETURNS, "return { initSync };")?;
     let mut modules: Vec<&str> = renames.imports.iter().map(|(m, _, _)| m.as_str()).collect();
     modules.dedup();
     let [old_module] = modules.as_slice() else {
@@ -264,20 +270,22 @@ mod tests {
                     const import0 = { __wbg_is_undefined_be5b: function(a) {}, \
                     __wbg_set_onmessage_5e09: function(a) {} };\n\
                     return { \"./m_bg.js\": import0 };\n\
-                    wasm.start(); wasm.memory.buffer; wasm.started; wasm.memory_x;";
+                    wasm.start(); wasm.memory.buffer; wasm.started; wasm.memory_x;\n\
+                    return Object.assign(__wbg_init, { initSync }, exports);";
         let out = rewrite_glue(glue, &Renames::from_binaryen_map(MAP).unwrap(), "a").unwrap();
         assert_eq!(
             out,
             "const import0 = { \"$\": function(a) {}, \"A\": function(a) {} };\n\
              return { \"a\": import0 };\n\
-             wasm[\"fa\"](); wasm[\"ea\"].buffer; wasm.started; wasm.memory_x;"
+             wasm[\"fa\"](); wasm[\"ea\"].buffer; wasm.started; wasm.memory_x;\n\
+             return { initSync };"
         );
     }
 
     #[test]
     fn an_import_missing_from_the_glue_fails_the_build() {
         let renames = Renames::from_binaryen_map(MAP).unwrap();
-        let glue = format!("{SCRIPT_URL}return {{ \"./m_bg.js\": import0 }};");
+        let glue = format!("{SCRIPT_URL}return {{ \"./m_bg.js\": import0 }};\n{GLUE_RETURNS}");
         let error = rewrite_glue(&glue, &renames, "a").unwrap_err();
         assert!(
             error.to_string().contains("__wbg_is_undefined_be5b"),
