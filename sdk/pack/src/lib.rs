@@ -126,15 +126,28 @@ const SCRIPT_URL: &str =
     }
 ";
 
+/// How `initSync` reads its argument: `{module}`, or the module itself with a warning that the
+/// form is deprecated. bridge.js's loader passes the bytes, with neither.
+const INIT_SYNC_ARGUMENT: &str = "        if (module !== undefined) {
+            if (Object.getPrototypeOf(module) === Object.prototype) {
+                ({module} = module)
+            } else {
+                console.warn('using deprecated parameters for `initSync()`; pass a single object instead')
+            }
+        }
+";
+
 /// What the glue returns: its asynchronous loader (`__wbg_init`, which fetches and instantiates
 /// the module) with `initSync` and the exports attached.
 const GLUE_RETURNS: &str = "return Object.assign(__wbg_init, { initSync }, exports);";
 
 /// The glue with every import key, export access and the import module renamed, without the
-/// script's URL ([`SCRIPT_URL`]), and returning `initSync` alone ([`GLUE_RETURNS`]): bridge.js
-/// calls nothing else, so the minifier then drops the asynchronous loader and what only it uses.
+/// script's URL ([`SCRIPT_URL`]), with an `initSync` that takes the module's bytes as they are
+/// ([`INIT_SYNC_ARGUMENT`]), and returning `initSync` alone ([`GLUE_RETURNS`]): bridge.js calls
+/// nothing else, so the minifier then drops the asynchronous loader and what only it uses.
 pub fn rewrite_glue(glue: &str, renames: &Renames, new_module: &str) -> Result<String, Error> {
     let glue = replace_once(glue, SCRIPT_URL, "")?;
+    let glue = replace_once(&glue, INIT_SYNC_ARGUMENT, "")?;
     let mut glue = replace_once(&glue, GLUE_RETURNS, "return { initSync };")?;
     let mut modules: Vec<&str> = renames.imports.iter().map(|(m, _, _)| m.as_str()).collect();
     modules.dedup();
@@ -203,7 +216,7 @@ pub fn script(version: &str, glue: &str, module: &[u8]) -> String {
     script.push_str(
         "\",u=Uint8Array,m=u.fromHex?u.fromHex(h):new u(h.length/2);\
          if(!u.fromHex)for(let i=0;i<m.length;i++)m[i]=parseInt(h.slice(2*i,2*i+2),16);\
-         wasm_bindgen.initSync({module:m});\n})();\n",
+         wasm_bindgen.initSync(m);\n})();\n",
     );
     script
 }
@@ -264,15 +277,17 @@ mod tests {
 
     #[test]
     fn the_glue_is_rewritten_and_longer_names_are_left_alone() {
-        let glue = "    if (typeof document !== 'undefined' && document.currentScript !== null) {\n        \
-                    script_src = new URL(document.currentScript.src, location.href).toString();\n    \
-                    }\n\
-                    const import0 = { __wbg_is_undefined_be5b: function(a) {}, \
-                    __wbg_set_onmessage_5e09: function(a) {} };\n\
-                    return { \"./m_bg.js\": import0 };\n\
-                    wasm.start(); wasm.memory.buffer; wasm.started; wasm.memory_x;\n\
-                    return Object.assign(__wbg_init, { initSync }, exports);";
-        let out = rewrite_glue(glue, &Renames::from_binaryen_map(MAP).unwrap(), "a").unwrap();
+        let glue = [
+            SCRIPT_URL,
+            "const import0 = { __wbg_is_undefined_be5b: function(a) {}, \
+             __wbg_set_onmessage_5e09: function(a) {} };\n\
+             return { \"./m_bg.js\": import0 };\n",
+            INIT_SYNC_ARGUMENT,
+            "wasm.start(); wasm.memory.buffer; wasm.started; wasm.memory_x;\n",
+            GLUE_RETURNS,
+        ]
+        .concat();
+        let out = rewrite_glue(&glue, &Renames::from_binaryen_map(MAP).unwrap(), "a").unwrap();
         assert_eq!(
             out,
             "const import0 = { \"$\": function(a) {}, \"A\": function(a) {} };\n\
@@ -285,7 +300,9 @@ mod tests {
     #[test]
     fn an_import_missing_from_the_glue_fails_the_build() {
         let renames = Renames::from_binaryen_map(MAP).unwrap();
-        let glue = format!("{SCRIPT_URL}return {{ \"./m_bg.js\": import0 }};\n{GLUE_RETURNS}");
+        let glue = format!(
+            "{SCRIPT_URL}{INIT_SYNC_ARGUMENT}return {{ \"./m_bg.js\": import0 }};\n{GLUE_RETURNS}"
+        );
         let error = rewrite_glue(&glue, &renames, "a").unwrap_err();
         assert!(
             error.to_string().contains("__wbg_is_undefined_be5b"),
@@ -318,7 +335,7 @@ mod tests {
              (()=>{let wasm_bindgen = (function(exports) {})({});\n\
              const h=\"0061736d\",u=Uint8Array,m=u.fromHex?u.fromHex(h):new u(h.length/2);\
              if(!u.fromHex)for(let i=0;i<m.length;i++)m[i]=parseInt(h.slice(2*i,2*i+2),16);\
-             wasm_bindgen.initSync({module:m});\n})();\n"
+             wasm_bindgen.initSync(m);\n})();\n"
         );
     }
 
