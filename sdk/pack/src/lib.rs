@@ -137,16 +137,32 @@ const INIT_SYNC_ARGUMENT: &str = "        if (module !== undefined) {
         }
 ";
 
+/// How the glue frees a closure's Rust side once the browser has collected its JS function: a
+/// `FinalizationRegistry` that every closure is registered with as it is made. The SDK's
+/// functions live as long as the page (and its allocator never frees), so bridge.js makes its
+/// thirty-odd functions at start without registering them.
+const CLOSURE_FINALIZER: &str =
+    "    const CLOSURE_DTORS = (typeof FinalizationRegistry === 'undefined')
+        ? { register: () => {}, unregister: () => {} }
+        : new FinalizationRegistry(state => wasm.__wbindgen_destroy_closure(state.a, state.b));
+";
+
 /// What the glue returns: its asynchronous loader (`__wbg_init`, which fetches and instantiates
 /// the module) with `initSync` and the exports attached.
 const GLUE_RETURNS: &str = "return Object.assign(__wbg_init, { initSync }, exports);";
 
 /// The glue with every import key, export access and the import module renamed, without the
 /// script's URL ([`SCRIPT_URL`]), with an `initSync` that takes the module's bytes as they are
-/// ([`INIT_SYNC_ARGUMENT`]), and returning `initSync` alone ([`GLUE_RETURNS`]): bridge.js calls
-/// nothing else, so the minifier then drops the asynchronous loader and what only it uses.
+/// ([`INIT_SYNC_ARGUMENT`]), with closures that are never finalized ([`CLOSURE_FINALIZER`]), and
+/// returning `initSync` alone ([`GLUE_RETURNS`]): bridge.js calls nothing else, so the minifier
+/// then drops the asynchronous loader and what only it uses.
 pub fn rewrite_glue(glue: &str, renames: &Renames, new_module: &str) -> Result<String, Error> {
     let glue = replace_once(glue, SCRIPT_URL, "")?;
+    let glue = replace_once(
+        &glue,
+        CLOSURE_FINALIZER,
+        "    const CLOSURE_DTORS = { register: () => {}, unregister: () => {} };\n",
+    )?;
     let glue = replace_once(&glue, INIT_SYNC_ARGUMENT, "")?;
     let mut glue = replace_once(&glue, GLUE_RETURNS, "return { initSync };")?;
     let mut modules: Vec<&str> = renames.imports.iter().map(|(m, _, _)| m.as_str()).collect();
@@ -279,6 +295,7 @@ mod tests {
     fn the_glue_is_rewritten_and_longer_names_are_left_alone() {
         let glue = [
             SCRIPT_URL,
+            CLOSURE_FINALIZER,
             "const import0 = { __wbg_is_undefined_be5b: function(a) {}, \
              __wbg_set_onmessage_5e09: function(a) {} };\n\
              return { \"./m_bg.js\": import0 };\n",
@@ -290,7 +307,8 @@ mod tests {
         let out = rewrite_glue(&glue, &Renames::from_binaryen_map(MAP).unwrap(), "a").unwrap();
         assert_eq!(
             out,
-            "const import0 = { \"$\": function(a) {}, \"A\": function(a) {} };\n\
+            "    const CLOSURE_DTORS = { register: () => {}, unregister: () => {} };\n\
+             const import0 = { \"$\": function(a) {}, \"A\": function(a) {} };\n\
              return { \"a\": import0 };\n\
              wasm[\"fa\"](); wasm[\"ea\"].buffer; wasm.started; wasm.memory_x;\n\
              return { initSync };"
@@ -301,7 +319,7 @@ mod tests {
     fn an_import_missing_from_the_glue_fails_the_build() {
         let renames = Renames::from_binaryen_map(MAP).unwrap();
         let glue = format!(
-            "{SCRIPT_URL}{INIT_SYNC_ARGUMENT}return {{ \"./m_bg.js\": import0 }};\n{GLUE_RETURNS}"
+            "{SCRIPT_URL}{CLOSURE_FINALIZER}{INIT_SYNC_ARGUMENT}return {{ \"./m_bg.js\": import0 }};\n{GLUE_RETURNS}"
         );
         let error = rewrite_glue(&glue, &renames, "a").unwrap_err();
         assert!(
