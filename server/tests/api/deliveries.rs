@@ -12,7 +12,7 @@ use toolbridge_e2e::webhook_receiver::{Answer, Received, WebhookReceiver};
 use toolbridge_server::webhooks::destination::Destinations;
 use toolbridge_server::webhooks::worker::{self, Worker, WorkerOptions};
 
-use crate::harness::{Server, call, customer_and_product, json, quote_body};
+use crate::harness::{Server, call, customer_and_product, json, quote_body, send};
 
 /// How long a test waits for what should come within seconds.
 const WAIT: Duration = Duration::from_secs(20);
@@ -40,21 +40,6 @@ async fn start(destinations: Destinations, options: WorkerOptions) -> (Server, W
     let worker = worker::spawn(server.store.clone(), destinations, options).unwrap();
     let key = server.full_key().await;
     (server, worker, key)
-}
-
-/// `method path` with `key` and an optional body: the status and the answer.
-async fn send(
-    server: &Server,
-    key: &str,
-    method: Method,
-    path: &str,
-    body: Option<&Value>,
-) -> (u16, Value) {
-    let mut request = server.request(method, path).bearer_auth(key);
-    if let Some(body) = body {
-        request = request.json(body);
-    }
-    json(request.send().await.unwrap()).await
 }
 
 /// Creates an endpoint at `url` for `types` over REST: its id and secret.

@@ -203,6 +203,22 @@ pub(crate) async fn call(
     json(request.send().await.unwrap()).await
 }
 
+/// `method path` with the API key `key` and an optional JSON body: the status and the JSON
+/// answer.
+pub(crate) async fn send(
+    server: &Server,
+    key: &str,
+    method: reqwest::Method,
+    path: &str,
+    body: Option<&Value>,
+) -> (u16, Value) {
+    let mut request = server.request(method, path).bearer_auth(key);
+    if let Some(body) = body {
+        request = request.json(body);
+    }
+    json(request.send().await.unwrap()).await
+}
+
 /// Uploads `zip` as a tool bundle in Settings → Tools, as the signed-in user of `cookie`.
 pub(crate) async fn upload(server: &Server, cookie: &str, zip: Vec<u8>) -> (u16, Value) {
     json(

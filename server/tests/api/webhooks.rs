@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use toolbridge_server::AppState;
 use toolbridge_store::{RateLimit, Scope};
 
-use crate::harness::{Server, call, customer_and_product, json, quote_body};
+use crate::harness::{Server, call, customer_and_product, json, quote_body, send};
 
 /// An address no test server listens on, on loopback: accepted only with the flag.
 const LOOPBACK_HOOK: &str = "http://127.0.0.1:9/hook";
@@ -19,21 +19,6 @@ const PUBLIC_HOOK: &str = "https://93.184.216.34/hook";
 /// A server that lets webhooks go to private addresses, as the tests' receivers need.
 async fn allowing_private() -> Server {
     Server::start_with(AppState::allowing_private_webhooks).await
-}
-
-/// `method path` with the API key `key` and an optional JSON body: the status and the answer.
-async fn send(
-    server: &Server,
-    key: &str,
-    method: Method,
-    path: &str,
-    body: Option<&Value>,
-) -> (u16, Value) {
-    let mut request = server.request(method, path).bearer_auth(key);
-    if let Some(body) = body {
-        request = request.json(body);
-    }
-    json(request.send().await.unwrap()).await
 }
 
 /// A key with only these scopes.
