@@ -10,6 +10,7 @@ use toolbridge_e2e::schemathesis::grouped;
 
 use crate::error::Error;
 use crate::figures::{median, rounded};
+use crate::open_quote::{FIRST_OPEN_GOAL_MS, OpenQuoteFigures, REPEAT_OPEN_GOAL_MS};
 
 /// The contenders in the order of the table; `echo` is the floor.
 pub(crate) const CONTENDERS: [&str; 4] = ["echo", "toolbridge", "penpal", "comlink"];
@@ -134,6 +135,42 @@ pub(crate) struct Budgets {
     /// The REST API under the load generator.
     pub(crate) rest_requests_per_sec: f64,
     pub(crate) rest_p99_ms: f64,
+    /// Opening a quote, against the goals of issue 23.
+    pub(crate) open_quote: OpenQuoteBudget,
+}
+
+/// Opening a quote against the bench's catalog, first (the index downloaded) and again (the index
+/// revalidated), medians in ms, with the bytes of the index's body on the wire when measured.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct OpenQuoteBudget {
+    pub(crate) first_ms: f64,
+    pub(crate) first_index_bytes: Option<u64>,
+    pub(crate) repeat_ms: f64,
+    pub(crate) repeat_index_bytes: Option<u64>,
+    /// The status of the repeat's answer (`304`), when the browser reported it.
+    pub(crate) repeat_status: Option<u16>,
+}
+
+impl OpenQuoteBudget {
+    /// The figures the tables show.
+    pub(crate) fn of(figures: &OpenQuoteFigures) -> Self {
+        Self {
+            first_ms: figures.first.median_ms,
+            first_index_bytes: figures.first_bytes().map(|b| b.body_bytes),
+            repeat_ms: figures.repeat.median_ms,
+            repeat_index_bytes: figures.repeat_bytes().map(|b| b.body_bytes),
+            repeat_status: figures.repeat.status,
+        }
+    }
+
+    /// The result cell of an open: its time and the index's bytes.
+    fn cell(ms: f64, bytes: Option<u64>, status: Option<u16>) -> String {
+        let status = status.map_or_else(String::new, |s| format!(" ({s})"));
+        match bytes {
+            Some(bytes) => format!("{ms:.1} ms; index {} B{status}", grouped(bytes)),
+            None => format!("{ms:.1} ms{status}"),
+        }
+    }
 }
 
 /// Where and when the comparison was measured, for both reports.
@@ -165,6 +202,16 @@ struct ComparisonJson<'a> {
     add_lines_1000_median_ms: f64,
     context_get_ratio: Option<f64>,
     rest: RestJson,
+    open_quote: OpenQuoteJson,
+}
+
+/// Opening a quote in `compare.json`.
+#[derive(Serialize)]
+struct OpenQuoteJson {
+    first_median_ms: f64,
+    first_index_bytes: Option<u64>,
+    repeat_median_ms: f64,
+    repeat_index_bytes: Option<u64>,
 }
 
 /// One contender in `compare.json`; each ratio is to the floor's median, `null` when the floor
@@ -390,14 +437,21 @@ impl Comparison {
         let ratio = budgets
             .context_get_ratio
             .map_or_else(|| "not measurable".to_owned(), |r| format!("{r:.2}×"));
+        let open = budgets.open_quote;
         let _ = write!(
             out,
             "\nIn the same run, against the budgets of DESIGN.md §8:\n\n| figure | result | budget |\n\
              |---|---|---|\n\
              | `addLines` of 1 000 lines against 100 000 products, host only, median | {:.2} ms | ≤ 5 ms |\n\
              | `context.get()` round trip over the bare echo, median | {ratio} | ≤ 1.5× |\n\
-             | REST `GET /api/v1/products?pageSize=500`, load generator on the same machine | {:.0} requests/s, p99 {:.1} ms | ≥ 1 000 requests/s, p99 ≤ 25 ms |\n",
-            budgets.add_lines_ms, budgets.rest_requests_per_sec, budgets.rest_p99_ms
+             | REST `GET /api/v1/products?pageSize=500`, load generator on the same machine | {:.0} requests/s, p99 {:.1} ms | ≥ 1 000 requests/s, p99 ≤ 25 ms |\n\
+             | opening a quote against 100 000 products, first open (the index downloaded), median | {} | < {FIRST_OPEN_GOAL_MS} ms (goal) |\n\
+             | opening a quote against 100 000 products, repeat open (the index revalidated), median | {} | < {REPEAT_OPEN_GOAL_MS} ms (goal) |\n",
+            budgets.add_lines_ms,
+            budgets.rest_requests_per_sec,
+            budgets.rest_p99_ms,
+            OpenQuoteBudget::cell(open.first_ms, open.first_index_bytes, None),
+            OpenQuoteBudget::cell(open.repeat_ms, open.repeat_index_bytes, open.repeat_status),
         );
         out
     }
@@ -452,6 +506,12 @@ impl Comparison {
             rest: RestJson {
                 requests_per_sec: rounded(budgets.rest_requests_per_sec, 1),
                 p99_ms: rounded(budgets.rest_p99_ms, 3),
+            },
+            open_quote: OpenQuoteJson {
+                first_median_ms: rounded(budgets.open_quote.first_ms, 2),
+                first_index_bytes: budgets.open_quote.first_index_bytes,
+                repeat_median_ms: rounded(budgets.open_quote.repeat_ms, 2),
+                repeat_index_bytes: budgets.open_quote.repeat_index_bytes,
             },
         };
         let mut text = serde_json::to_string_pretty(&json)
@@ -532,6 +592,14 @@ mod tests {
         })
     }
 
+    const OPEN_QUOTE: OpenQuoteBudget = OpenQuoteBudget {
+        first_ms: 412.34,
+        first_index_bytes: Some(2_450_123),
+        repeat_ms: 12.34,
+        repeat_index_bytes: Some(0),
+        repeat_status: Some(304),
+    };
+
     const SETTING: Setting = Setting {
         date: "2026-11-22",
         cpu: "a CPU",
@@ -546,6 +614,7 @@ mod tests {
             context_get_ratio: Some(1.21),
             rest_requests_per_sec: 2845.0,
             rest_p99_ms: 11.14,
+            open_quote: OPEN_QUOTE,
         };
         let markdown = comparison.markdown(&SETTING, &budgets);
         assert!(markdown.starts_with(
@@ -584,6 +653,27 @@ mod tests {
             markdown.contains("| 2845 requests/s, p99 11.1 ms |"),
             "{markdown}"
         );
+        assert!(
+            markdown.contains(
+                "| opening a quote against 100 000 products, first open (the index downloaded), \
+                 median | 412.3 ms; index 2 450 123 B | < 300 ms (goal) |\n\
+                 | opening a quote against 100 000 products, repeat open (the index revalidated), \
+                 median | 12.3 ms; index 0 B (304) | < 50 ms (goal) |\n"
+            ),
+            "{markdown}"
+        );
+        let unmeasured = Budgets {
+            open_quote: OpenQuoteBudget {
+                first_index_bytes: None,
+                ..OPEN_QUOTE
+            },
+            ..budgets
+        };
+        assert!(
+            comparison
+                .markdown(&SETTING, &unmeasured)
+                .contains("| 412.3 ms | < 300 ms (goal) |")
+        );
     }
 
     #[test]
@@ -594,6 +684,7 @@ mod tests {
             context_get_ratio: None,
             rest_requests_per_sec: 2845.04,
             rest_p99_ms: 11.14,
+            open_quote: OPEN_QUOTE,
         };
         let text = comparison.json(&SETTING, &budgets).unwrap();
         let parsed: Value = serde_json::from_str(&text).unwrap();
@@ -618,6 +709,12 @@ mod tests {
         assert_eq!(parsed["add_lines_1000_median_ms"].as_f64(), Some(4.6));
         assert_eq!(parsed["context_get_ratio"], Value::Null);
         assert_eq!(parsed["rest"]["requests_per_sec"].as_f64(), Some(2845.0));
+        assert_eq!(
+            parsed["open_quote"]["first_median_ms"].as_f64(),
+            Some(412.34)
+        );
+        assert_eq!(parsed["open_quote"]["first_index_bytes"], 2_450_123);
+        assert_eq!(parsed["open_quote"]["repeat_index_bytes"], 0);
         // The keys in the order they always had.
         let order = [
             "\"date\"",
@@ -629,6 +726,7 @@ mod tests {
             "\"add_lines_1000_median_ms\"",
             "\"context_get_ratio\"",
             "\"rest\"",
+            "\"open_quote\"",
         ]
         .map(|key| text.find(key).unwrap());
         assert!(order.is_sorted(), "{text}");

@@ -1,8 +1,9 @@
 //! The host figures: the host module's `bench` test (`host/tests/bench.rs`) in headless Chromium,
 //! against the release `toolbridge` server with a catalog of just over 100 000 active products.
 //! The test times `addLines` of 1000 lines, `context.get()` round trips and a bare
-//! `MessageChannel` echo, measures toolbridge beside Penpal and Comlink, and posts the samples to
-//! the fault server (`/report/host-bench`); here they become medians.
+//! `MessageChannel` echo, opening a quote ([`crate::open_quote`]), measures toolbridge beside
+//! Penpal and Comlink, and posts the samples to the fault server (`/report/host-bench`); here they
+//! become medians.
 
 use std::ffi::OsString;
 use std::io::BufRead as _;
@@ -16,6 +17,7 @@ use toolbridge_e2e::server::{ServerOptions, describe};
 use crate::compare::CompareReport;
 use crate::error::Error;
 use crate::figures::{mean, median};
+use crate::open_quote::{OpenQuoteFigures, OpenQuoteReport};
 use crate::process::{find, run};
 use crate::transfer::{self, Transfers};
 
@@ -147,6 +149,8 @@ pub(crate) struct HostFigures {
     pub(crate) context_get_host_ms: f64,
     /// Median bare `MessageChannel` echo, in milliseconds.
     pub(crate) echo_ms: f64,
+    /// Opening a quote, first and again.
+    pub(crate) open_quote: OpenQuoteFigures,
     /// Samples behind each median (the fewest of the three series).
     pub(crate) samples: usize,
     /// Products in the catalog, as the test saw it.
@@ -263,6 +267,8 @@ pub(crate) fn measure(
         .server()
         .ok_or_else(|| Error::failed("the toolbridge server for the host bench is not running"))?;
     let transfers = transfer::measure(server, CATALOG_PRODUCTS)?;
+    let mut figures = figures;
+    figures.open_quote.add_transfers(&transfers);
     Ok((figures, transfers))
 }
 
@@ -308,6 +314,7 @@ struct Report {
     context_get_ms: Vec<f64>,
     context_get_host_ms: Vec<f64>,
     echo_ms: Vec<f64>,
+    open_quote: OpenQuoteReport,
     catalog_products: u64,
     browser: String,
     compare: CompareReport,
@@ -316,7 +323,8 @@ struct Report {
 /// Reads the report the bench test posts:
 /// `{"addLinesMs": [..], "addLinesPhasesMs": {"read": [..], "validate": [..], "merge": [..],
 /// "reply": [..], "notify": [..]}, "contextGetMs": [..], "contextGetHostMs": [..], "echoMs": [..],
-/// "catalogProducts": n, "browser": "..", "compare": {..}}`.
+/// "openQuote": {..}, "catalogProducts": n, "browser": "..", "compare": {..}}`
+/// (`openQuote` as [`crate::open_quote`] reads it).
 fn parse_report(text: &str) -> Result<HostFigures, Error> {
     let bad = |why: String| Error::failed(format!("the host bench report {why}: {text}"));
     let report: Report =
@@ -332,12 +340,15 @@ fn parse_report(text: &str) -> Result<HostFigures, Error> {
         }
     }
     let median_of = |samples: &[f64]| median(samples).unwrap_or(f64::NAN);
+    let open_quote = OpenQuoteFigures::from_report(&report.open_quote)
+        .ok_or_else(|| bad("has no `openQuote` samples".to_owned()))?;
     Ok(HostFigures {
         add_lines_ms: median_of(&report.add_lines_ms),
         add_lines_phases: report.add_lines_phases_ms.means(),
         context_get_ms: median_of(&report.context_get_ms),
         context_get_host_ms: mean(&report.context_get_host_ms),
         echo_ms: median_of(&report.echo_ms),
+        open_quote,
         samples: report
             .add_lines_ms
             .len()
@@ -357,13 +368,23 @@ mod tests {
     const PHASES: &str = r#"{"read": [0.4, 0.6], "validate": [1.0, 1.0], "merge": [0.4, 0.4],
         "reply": [0.1, 0.1], "notify": [0.0, 0.1]}"#;
 
+    /// The report's `openQuote`.
+    fn open_quote() -> String {
+        format!(
+            r#""openQuote": {}"#,
+            crate::open_quote::tests::report_json(true)
+        )
+    }
+
     #[test]
     fn a_report_becomes_medians_and_verdicts() {
         let figures = parse_report(&format!(
             r#"{{"addLinesMs": [2.0, 2.2, 2.1], "addLinesPhasesMs": {PHASES},
                 "contextGetMs": [0.2, 0.21, 0.22, 0.3],
-                "contextGetHostMs": [0.02, 0.03, 0.01], "echoMs": [0.15, 0.15, 0.1], "catalogProducts": 100000,
+                "contextGetHostMs": [0.02, 0.03, 0.01], "echoMs": [0.15, 0.15, 0.1], {},
+                "catalogProducts": 100000,
                 "browser": "Mozilla/5.0 HeadlessChrome", "compare": {COMPARE}}}"#,
+            open_quote()
         ))
         .unwrap();
         assert!((figures.add_lines_ms - 2.1).abs() < 1e-9);
@@ -377,6 +398,8 @@ mod tests {
         assert_eq!(figures.catalog_products, 100_000);
         assert_eq!(figures.browser, "Mozilla/5.0 HeadlessChrome");
         assert_eq!(figures.compare.batch, 10);
+        assert!((figures.open_quote.first.median_ms - 200.0).abs() < 1e-9);
+        assert!((figures.open_quote.cold.median_ms - 450.0).abs() < 1e-9);
         assert!(figures.add_lines_within_budget());
         assert!(figures.context_get_within_budget());
         assert_eq!(
@@ -397,7 +420,8 @@ mod tests {
     fn over_budget_and_unmeasurable_figures_say_so() {
         let mut figures = parse_report(&format!(
             r#"{{"addLinesMs": [6], "addLinesPhasesMs": {PHASES}, "contextGetMs": [0.1], "contextGetHostMs": [0.01],
-                "echoMs": [0], "catalogProducts": 100000, "browser": "", "compare": {COMPARE}}}"#,
+                "echoMs": [0], {}, "catalogProducts": 100000, "browser": "", "compare": {COMPARE}}}"#,
+            open_quote()
         ))
         .unwrap();
         assert!(!figures.add_lines_within_budget());
@@ -415,7 +439,8 @@ mod tests {
         let complete = |replace: &str, with: &str| {
             format!(
                 r#"{{"addLinesMs": [1], "addLinesPhasesMs": {PHASES}, "contextGetMs": [1], "contextGetHostMs": [1], "echoMs": [1],
-                    "catalogProducts": 1, "browser": "", "compare": {COMPARE}}}"#
+                    {}, "catalogProducts": 1, "browser": "", "compare": {COMPARE}}}"#,
+                open_quote()
             )
             .replace(replace, with)
         };

@@ -6,10 +6,10 @@
 //! It measures what `cargo xtask bench` built, named on its command line: the size of bridge.js
 //! after `gzip -9` (`SDK_DIR/bridge.js`, with its `--wasm` module, that module as hex text and
 //! its `--glue` alone); the host module's figures in Chromium, from the host's `bench` test, which
-//! is the command after `--` (it is built with `--no-run` first, then run: see [`host`]); and the
-//! REST API under `wrk` ([`load`]); and the bytes the server sends over HTTP, identity, brotli and
-//! gzip, for bridge.js, the host module, a page of 500 products and the catalog index
-//! ([`transfer`], with `curl`). The toolbridge server is the release binary `--server`; with
+//! is the command after `--` (it is built with `--no-run` first, then run: see [`host`]), opening
+//! a quote among them ([`open_quote`]); the REST API under `wrk` ([`load`]); and the bytes the
+//! server sends over HTTP, identity, brotli and gzip, for bridge.js, the host module, a page of
+//! 500 products and the catalog index ([`transfer`], with `curl`). The toolbridge server is the release binary `--server`; with
 //! `--server -` the bench reads its path from standard input when it first needs it, so that it
 //! can build the bench test while the server still builds (`cargo xtask bench` writes the path
 //! once its background build has finished, and closes standard input if that build fails).
@@ -20,6 +20,7 @@ mod error;
 mod figures;
 mod host;
 mod load;
+mod open_quote;
 mod process;
 mod report;
 mod sizes;
@@ -31,7 +32,9 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use crate::compare::{Budgets, Comparison, Setting, Source, browser_version, cpu_model};
+use crate::compare::{
+    Budgets, Comparison, OpenQuoteBudget, Setting, Source, browser_version, cpu_model,
+};
 use crate::error::Error;
 use crate::host::{HostBench, ServerBinary};
 use crate::sizes::{BridgeSizes, size};
@@ -126,6 +129,9 @@ fn run(args: &Args) -> Result<(), Error> {
     for line in host.lines() {
         println!("{line}");
     }
+    for line in host.open_quote.lines(host.catalog_products) {
+        println!("{line}");
+    }
     println!();
     for line in transfers.lines() {
         println!("{line}");
@@ -142,6 +148,7 @@ fn run(args: &Args) -> Result<(), Error> {
         context_get_ratio: host.ratio(),
         rest_requests_per_sec: rest.sqlite.requests_per_sec,
         rest_p99_ms: rest.sqlite.p99_ms,
+        open_quote: OpenQuoteBudget::of(&host.open_quote),
     };
     // In the order of `compare::CONTENDERS`.
     let sources = [

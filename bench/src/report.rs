@@ -1,5 +1,6 @@
-//! `bench.json`: bridge.js with its budget, each of its parts, the host figures, then the REST
-//! figure, each with its budget and verdict, and last the bytes sent over HTTP (`http_transfer`).
+//! `bench.json`: bridge.js with its budget, each of its parts, the host figures (opening a quote
+//! among them, against its goals), then the REST figure, each with its budget and verdict, and
+//! last the bytes sent over HTTP (`http_transfer`).
 
 use serde::{Serialize, Serializer};
 
@@ -7,6 +8,7 @@ use crate::error::Error;
 use crate::figures::rounded;
 use crate::host::{AddLinesPhases, HostFigures, MAX_ADD_LINES_MS, MAX_CONTEXT_GET_RATIO};
 use crate::load::{MAX_P99_MS, MIN_POSTGRES_SHARE, MIN_REQUESTS_PER_SEC, RestFigures};
+use crate::open_quote::OpenQuoteJson;
 use crate::sizes::{BRIDGE_JS_GZIP_BUDGET, BridgeSizes, Size};
 use crate::transfer::Transfers;
 
@@ -16,6 +18,7 @@ struct Report<'a> {
     bridge_js_parts: Parts<'a>,
     host_add_lines_1000: AddLines,
     host_context_get: ContextGet,
+    host_open_quote: OpenQuoteJson,
     host_browser: &'a str,
     rest_products_500: Rest,
     rest_products_500_postgres: RestPostgres,
@@ -128,6 +131,7 @@ pub(crate) fn json(
             samples: host.samples,
             within_budget: host.context_get_within_budget(),
         },
+        host_open_quote: host.open_quote.json(host.catalog_products),
         host_browser: &host.browser,
         rest_products_500: Rest {
             requests_per_sec: rounded(rest.requests_per_sec, 1),
@@ -176,6 +180,41 @@ mod tests {
         notify: 0.05,
     };
 
+    /// `host_open_quote` for the figures of `open_quote::tests::figures(true)`.
+    fn open_quote() -> Value {
+        json!({"catalog_products": 100_000,
+            "first": {"median_ms": 200.0, "samples": 3, "goal_below_ms": 300.0,
+                "within_goal": true, "status": 200,
+                "index": {"body_bytes": 2_400_001, "from": "browser"},
+                "index_decoded_bytes": 7_200_003,
+                "phases_mean_ms": {"context": 2.0, "quote": 2.0, "index_fetch": 50.0,
+                    "index_parse": 110.0, "index_build": 20.0, "install": 0.5}},
+            "repeat": {"median_ms": 10.5, "samples": 2, "goal_below_ms": 50.0,
+                "within_goal": true, "status": 304, "index": null,
+                "index_decoded_bytes": null,
+                "phases_mean_ms": {"context": 2.0, "quote": 2.0, "index_fetch": 50.0,
+                    "index_parse": 110.0, "index_build": 20.0, "install": 0.5}},
+            "page_first_open": {"ms": 450.0, "phases_ms": {"context": 5.0, "quote": 5.0,
+                "index_fetch": 300.0, "index_parse": 100.0, "index_build": 39.0,
+                "install": 1.0}}})
+    }
+
+    /// The host figures the report is made from.
+    fn host_figures(compare: CompareReport) -> HostFigures {
+        HostFigures {
+            add_lines_ms: 2.1,
+            add_lines_phases: PHASES,
+            context_get_ms: 0.21,
+            context_get_host_ms: 0.02,
+            echo_ms: 0.15,
+            open_quote: crate::open_quote::tests::figures(true),
+            samples: 100,
+            catalog_products: 100_000,
+            browser: "HeadlessChrome \"1\"".to_owned(),
+            compare,
+        }
+    }
+
     #[test]
     fn the_json_report_lists_the_budget_and_every_part() {
         let compare: CompareReport =
@@ -191,17 +230,7 @@ mod tests {
                     ("glue", Size { raw: 20, gzip: 10 }),
                 ],
             },
-            &HostFigures {
-                add_lines_ms: 2.1,
-                add_lines_phases: PHASES,
-                context_get_ms: 0.21,
-                context_get_host_ms: 0.02,
-                echo_ms: 0.15,
-                samples: 100,
-                catalog_products: 100_000,
-                browser: "HeadlessChrome \"1\"".to_owned(),
-                compare,
-            },
+            &host_figures(compare),
             &RestFigures {
                 sqlite: Load {
                     requests_per_sec: 1500.25,
@@ -247,6 +276,7 @@ mod tests {
                 "host_context_get": {"median_ms": 0.21, "host_median_ms": 0.02,
                     "echo_median_ms": 0.15, "ratio": 1.4, "max_ratio": 1.5, "samples": 100,
                     "within_budget": true},
+                "host_open_quote": open_quote(),
                 "host_browser": "HeadlessChrome \"1\"",
                 "rest_products_500": {"requests_per_sec": 1500.3, "p99_ms": 12.5,
                     "min_requests_per_sec": 1000.0, "max_p99_ms": 25.0, "within_budget": true},
@@ -270,6 +300,7 @@ mod tests {
             "\"glue\"",
             "\"host_add_lines_1000\"",
             "\"host_context_get\"",
+            "\"host_open_quote\"",
             "\"host_browser\"",
             "\"rest_products_500\"",
             "\"rest_products_500_postgres\"",

@@ -58,8 +58,8 @@ impl Custom {
 pub(crate) enum Fetched {
     /// The resource changed (or nothing was cached): its body and `ETag`.
     Fresh {
-        /// The JSON body.
-        body: Value,
+        /// The body as the browser read it, for the caller to parse.
+        text: JsString,
         /// The `ETag` header, if any.
         etag: Option<String>,
     },
@@ -143,7 +143,8 @@ impl Backend {
         Ok(answer.text)
     }
 
-    /// `GET path` with `If-None-Match` when an `ETag` is known.
+    /// `GET path` with `If-None-Match` when an `ETag` is known; a 2xx body
+    /// is left as the browser's string.
     pub(crate) async fn get_if_changed(
         &self,
         path: &str,
@@ -153,9 +154,11 @@ impl Backend {
         if answer.status == 304 {
             return Ok(Fetched::NotModified);
         }
-        let body = success(&answer, &format!("GET {path}"))?;
+        if !(200..300).contains(&answer.status) {
+            return Err(failure(&answer, &format!("GET {path}")));
+        }
         Ok(Fetched::Fresh {
-            body,
+            text: answer.text,
             etag: answer.etag,
         })
     }

@@ -64,6 +64,32 @@ pub struct AddLinesPhases {
     pub notify_ms: f64,
 }
 
+/// Where the last `openQuote` the host resolved spent its time, in
+/// milliseconds on the page's clock, phase by phase: for the bench
+/// (`host/tests/bench.rs`), which reads it after each open through
+/// [`crate::Host::open_quote_phases`]. Not part of the page API. The phases
+/// follow one another and add up to the open, less the moments between them.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenQuotePhases {
+    /// `GET /me`, when the user was not known yet (0 once kept).
+    pub context_ms: f64,
+    /// `GET /quotes/{id}` and the quote read.
+    pub quote_ms: f64,
+    /// `GET /catalog/index`, from the request to its body as text in the
+    /// browser (the transfer, the browser's decompressing and decoding); for
+    /// a `304`, the round trip alone.
+    pub index_fetch_ms: f64,
+    /// The index's text read into Rust and parsed (0 after a `304`).
+    pub index_parse_ms: f64,
+    /// The lookups built from the parsed index (0 after a `304`).
+    pub index_build_ms: f64,
+    /// The quote put in the editor, the page's listeners told and the
+    /// quote's view made for the page.
+    pub install_ms: f64,
+}
+
 /// A window message the host did not act on.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]

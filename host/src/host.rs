@@ -6,7 +6,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use js_sys::{Function, Promise};
+use js_sys::{Function, JsString, Promise};
 use serde::Deserialize;
 use toolbridge_protocol::catalog::{Catalog, CatalogIndex};
 use toolbridge_protocol::context::BridgeContextDto;
@@ -23,7 +23,7 @@ use wasm_bindgen_futures::future_to_promise;
 use web_sys::{Element, HtmlIFrameElement, MessageEvent, Window};
 
 use crate::backend::{Backend, Fetched};
-use crate::debug::{AddLinesPhases, DebugLog};
+use crate::debug::{AddLinesPhases, DebugLog, OpenQuotePhases};
 use crate::dispatch::{fetch_context, typed};
 use crate::editor::{Change, Editor, QuoteView, Session};
 use crate::error::HostError;
@@ -59,6 +59,8 @@ pub(crate) struct Shared {
     pub(crate) session_ended: std::cell::Cell<bool>,
     /// Where the last `quotes.addLines` spent its time, for the bench.
     pub(crate) add_lines_phases: std::cell::Cell<AddLinesPhases>,
+    /// Where the last `openQuote` spent its time, for the bench.
+    open_quote_phases: std::cell::Cell<OpenQuotePhases>,
 }
 
 impl Shared {
@@ -117,14 +119,18 @@ impl Shared {
         }
     }
 
-    /// The catalog index, revalidated with its `ETag`.
-    async fn catalog(&self) -> Result<Rc<Catalog>, Error> {
+    /// The catalog index, revalidated with its `ETag`; what each step took
+    /// goes into `phases`.
+    async fn catalog(&self, phases: &mut OpenQuotePhases) -> Result<Rc<Catalog>, Error> {
         let etag = self.catalog.borrow().as_ref().map(|c| c.etag.clone());
-        match self
+        let started = self.now();
+        let fetched = self
             .backend
             .get_if_changed("/catalog/index", etag.as_deref())
-            .await?
-        {
+            .await?;
+        let fetched_at = self.now();
+        phases.index_fetch_ms = fetched_at - started;
+        match fetched {
             Fetched::NotModified => self
                 .catalog
                 .borrow()
@@ -136,9 +142,12 @@ impl Shared {
                             .to_owned(),
                     )
                 }),
-            Fetched::Fresh { body, etag } => {
-                let index: CatalogIndex = typed(body, "GET /catalog/index")?;
+            Fetched::Fresh { text, etag } => {
+                let index = read_index(&text)?;
+                let parsed_at = self.now();
+                phases.index_parse_ms = parsed_at - fetched_at;
                 let catalog = Rc::new(Catalog::from_index(index)?);
+                phases.index_build_ms = self.now() - parsed_at;
                 *self.catalog.borrow_mut() = etag.map(|etag| CachedCatalog {
                     etag,
                     catalog: Rc::clone(&catalog),
@@ -161,16 +170,23 @@ impl Shared {
         }
         self.refuse_if_unsaved("openQuote")?;
         let generation = self.editor.borrow_mut().begin();
+        let mut phases = OpenQuotePhases::default();
+        let started = self.now();
         let context = self.context().await;
         let context = self.unauthenticated_forgets(context)?;
+        let context_at = self.now();
+        phases.context_ms = context_at - started;
         let path = format!(
             "/quotes/{}",
             String::from(js_sys::encode_uri_component(&id))
         );
         let quote = self.backend.get(&path).await;
         let dto: QuoteDto = typed(self.unauthenticated_forgets(quote)?, &format!("GET {path}"))?;
-        let catalog = self.catalog().await;
+        let quote_at = self.now();
+        phases.quote_ms = quote_at - context_at;
+        let catalog = self.catalog(&mut phases).await;
         let catalog = self.unauthenticated_forgets(catalog)?;
+        let catalog_at = self.now();
         let quote = OpenQuote::from_dto(dto)?;
         {
             let mut editor = self.editor.borrow_mut();
@@ -183,7 +199,10 @@ impl Shared {
         }
         self.abandon_quote_dialogs();
         self.emit_change(&Change::Opened);
-        self.current_view()
+        let view = self.current_view();
+        phases.install_ms = self.now() - catalog_at;
+        self.open_quote_phases.set(phases);
+        view
     }
 
     async fn save(self: Rc<Self>) -> Result<JsValue, HostError> {
@@ -288,6 +307,17 @@ impl Shared {
     }
 }
 
+/// The catalog index from the text of `GET /catalog/index`.
+fn read_index(text: &JsString) -> Result<CatalogIndex, Error> {
+    let body: serde_json::Value =
+        serde_json::from_str(&json::rust_string(text).unwrap_or_default()).map_err(|error| {
+            Error::Internal(format!(
+                "the backend's answer to GET /catalog/index is not the JSON expected ({error})"
+            ))
+        })?;
+    typed(body, "GET /catalog/index")
+}
+
 /// `closeQuote({discard?})`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -365,6 +395,7 @@ impl Host {
             hooks: Hooks::default(),
             session_ended: std::cell::Cell::new(false),
             add_lines_phases: std::cell::Cell::default(),
+            open_quote_phases: std::cell::Cell::default(),
         });
         shared.debug.set_enabled(options.debug);
         let weak = Rc::downgrade(&shared);
@@ -741,6 +772,13 @@ impl Host {
     #[doc(hidden)]
     pub fn add_lines_phases(&self) -> AddLinesPhases {
         self.shared.add_lines_phases.get()
+    }
+
+    /// Where the last resolved `openQuote` spent its time, phase by phase:
+    /// for the bench, like [`Host::add_lines_phases`].
+    #[doc(hidden)]
+    pub fn open_quote_phases(&self) -> OpenQuotePhases {
+        self.shared.open_quote_phases.get()
     }
 }
 

@@ -50,7 +50,7 @@ mod tool_events;
 mod typescript;
 
 #[doc(hidden)]
-pub use debug::AddLinesPhases;
+pub use debug::{AddLinesPhases, OpenQuotePhases};
 pub use error::HostError;
 pub use host::Host;
 pub use registry::MountedTool;

@@ -5,8 +5,12 @@
 //! call records time it, and phase by phase as the host's
 //! `add_lines_phases` reports it), and
 //! the `context.get()` round trip from a tool page next to a bare
-//! `MessageChannel` echo between the same two windows; then toolbridge side
-//! by side with Penpal, Comlink and the bare echo (`tests/support/compare.js`).
+//! `MessageChannel` echo between the same two windows; opening a quote, from
+//! `host.openQuote()` to resolved, first in fresh hosts (the catalog index
+//! downloaded) and then again in one (the index revalidated, `304`), with
+//! the index's bytes as the browser reports them and the host's phases; then
+//! toolbridge side by side with Penpal, Comlink and the bare echo
+//! (`tests/support/compare.js`).
 //! The samples go to the harness; `cargo xtask bench` prints the medians
 //! against the budgets and writes the comparison.
 //!
@@ -20,7 +24,7 @@ mod fixture;
 
 use fixture::*;
 use serde_json::{Value, json};
-use toolbridge_host::{AddLinesPhases, Host};
+use toolbridge_host::{AddLinesPhases, Host, OpenQuotePhases};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::JsValue;
 use wasm_bindgen::closure::Closure;
@@ -39,12 +43,22 @@ extern "C" {
     ) -> js_sys::Promise;
 }
 
+#[wasm_bindgen::prelude::wasm_bindgen(module = "/tests/support/harness.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = uncachedBackend)]
+    fn uncached_backend() -> JsValue;
+    #[wasm_bindgen(js_name = lastResource)]
+    fn last_resource(url: &str, since: f64) -> JsValue;
+}
+
 /// Lines per `addLines` batch.
 const BATCH: u32 = 1000;
 /// Batches merged before the samples count.
 const WARM_UP_BATCHES: u32 = 10;
 /// Round trips averaged into one round-trip sample.
 const ROUND_TRIPS_PER_SAMPLE: u32 = 20;
+/// Repeat opens before the samples count.
+const WARM_UP_OPENS: u32 = 5;
 
 fn samples() -> u32 {
     option_env!("TOOLBRIDGE_BENCH_SAMPLES")
@@ -79,6 +93,84 @@ async fn add_batches(host: &Host, tool: &Tool, id: &str, samples: u32) -> Value 
     })
 }
 
+fn now() -> f64 {
+    web_sys::window().unwrap().performance().unwrap().now()
+}
+
+/// Each phase's samples, by the name the report gives it.
+fn open_phases(phases: &[OpenQuotePhases]) -> Value {
+    let phase = |ms: fn(&OpenQuotePhases) -> f64| -> Vec<f64> { phases.iter().map(ms).collect() };
+    json!({
+        "context": phase(|p| p.context_ms),
+        "quote": phase(|p| p.quote_ms),
+        "indexFetch": phase(|p| p.index_fetch_ms),
+        "indexParse": phase(|p| p.index_parse_ms),
+        "indexBuild": phase(|p| p.index_build_ms),
+        "install": phase(|p| p.install_ms),
+    })
+}
+
+/// Checks the status the browser reports for a request, when it reports
+/// the request and its status.
+fn assert_status(resource: &Value, status: u16) {
+    let reported = resource["responseStatus"].as_u64().unwrap_or(0);
+    assert!(
+        reported == 0 || reported == u64::from(status),
+        "expected {status}: {resource}"
+    );
+}
+
+/// Opens quote `id` in `host` and answers how long `openQuote` took to
+/// resolve, the host's phases of it, and what the browser reports of the
+/// catalog index's request (`null` when it made none it reports).
+async fn timed_open(host: &Host, id: &str) -> (f64, OpenQuotePhases, Value) {
+    let index = format!("{}/catalog/index", api_base());
+    let started = now();
+    resolved(host.open_quote(id.to_owned())).await;
+    let ms = now() - started;
+    (
+        ms,
+        host.open_quote_phases(),
+        to_json(&last_resource(&index, started)),
+    )
+}
+
+/// Opening quote `id`: first in `fresh` new hosts, each holding no index
+/// and fetching past the browser's HTTP cache (which would otherwise answer
+/// a fresh host's request with the copy an earlier one stored), so that the
+/// index comes over the network each time; then in `host`, which holds the
+/// index and its `ETag`, closed and opened again `samples` times after a few
+/// unmeasured (the host's `If-None-Match` makes the browser skip its cache:
+/// each answer is the server's `304`).
+async fn open_quotes(host: &Host, id: &str, fresh: u32, samples: u32) -> Value {
+    let mut first = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..fresh {
+        let options = js(&json!({"apiBase": api_base(), "debug": false}));
+        js_sys::Reflect::set(&options, &JsValue::from_str("backend"), &uncached_backend()).unwrap();
+        let fresh_host = Host::new(&options).unwrap();
+        let (ms, phases, index) = timed_open(&fresh_host, id).await;
+        assert_status(&index, 200);
+        first.0.push(ms);
+        first.1.push(phases);
+        first.2.push(index);
+    }
+    let mut repeat = (Vec::new(), Vec::new(), Vec::new());
+    for open in 0..WARM_UP_OPENS + samples {
+        host.close_quote(&js(&json!({"discard": true}))).unwrap();
+        let (ms, phases, index) = timed_open(host, id).await;
+        assert_status(&index, 304);
+        if open >= WARM_UP_OPENS {
+            repeat.0.push(ms);
+            repeat.1.push(phases);
+            repeat.2.push(index);
+        }
+    }
+    json!({
+        "first": {"ms": first.0, "phasesMs": open_phases(&first.1), "index": first.2},
+        "repeat": {"ms": repeat.0, "phasesMs": open_phases(&repeat.1), "index": repeat.2},
+    })
+}
+
 #[wasm_bindgen_test]
 async fn host_figures() {
     let samples = samples();
@@ -86,7 +178,12 @@ async fn host_figures() {
     let id = draft_quote().await;
     let host = host();
     host.set_debug(false);
-    resolved(host.open_quote(id.clone())).await;
+    // The page's first open: the module's code runs for the first time, and the server answers
+    // the index for the first time since it started.
+    let (cold_ms, cold_phases, cold_index) = timed_open(&host, &id).await;
+    let mut open_quote = open_quotes(&host, &id, (samples / 5).max(5), samples).await;
+    open_quote["cold"] =
+        json!({"ms": [cold_ms], "phasesMs": open_phases(&[cold_phases]), "index": [cold_index]});
 
     let durations = js_sys::Array::new();
     let record = durations.clone();
@@ -164,6 +261,7 @@ async fn host_figures() {
         "compare": comparison,
         "addLinesMs": add_lines_ms,
         "addLinesPhasesMs": add_lines_phases_ms,
+        "openQuote": open_quote,
         "contextGetMs": trips["result"]["contextGetMs"],
         "contextGetHostMs": context_host_ms,
         "echoMs": trips["result"]["echoMs"],

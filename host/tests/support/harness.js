@@ -114,3 +114,23 @@ export async function api(url, method, body) {
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : null };
 }
+
+// A page backend (the host's `backend` option) that fetches as the host
+// would, but past the browser's HTTP cache: it neither answers from it nor
+// stores in it, so every answer comes over the network.
+export function uncachedBackend() {
+  return { fetch: (request) => fetch(request, { cache: "no-store" }) };
+}
+
+// What the browser reports of the last request to `url` that started at or
+// after `since` (the page's clock): its status and sizes, or null.
+export function lastResource(url, since) {
+  const entry = performance.getEntriesByName(url).filter((e) => e.startTime >= since).pop();
+  if (!entry) return null;
+  return {
+    responseStatus: entry.responseStatus ?? 0,
+    transferSize: entry.transferSize,
+    encodedBodySize: entry.encodedBodySize,
+    decodedBodySize: entry.decodedBodySize,
+  };
+}
