@@ -1,6 +1,7 @@
 //! Lists, paging, codes, the catalog index and tenant isolation of reads.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use serde_json::json;
 use toolbridge_protocol::Decimal;
@@ -377,6 +378,30 @@ async fn the_catalog_index_has_task_sequences_and_an_etag_that_follows_changes(b
     raw.execute("UPDATE products SET active = 0 WHERE sku = 'TILE-04'")
         .await;
     assert_ne!(demo.store.catalog_index(t1).await.unwrap().1, after);
+}
+
+on_both!(the_shared_catalog_index_is_one_copy_until_the_catalog_changes);
+async fn the_shared_catalog_index_is_one_copy_until_the_catalog_changes(backend: Backend) {
+    let demo = demo(backend).await;
+    let t1 = &demo.harbour.id;
+    let first = demo.store.shared_catalog_index(t1).await.unwrap();
+    let again = demo.store.shared_catalog_index(t1).await.unwrap();
+    assert!(
+        Arc::ptr_eq(&first, &again),
+        "an unchanged index is not copied"
+    );
+    assert_eq!(
+        demo.store.catalog_index(t1).await.unwrap(),
+        (first.0.clone(), first.1.clone())
+    );
+    raw(&demo.db)
+        .await
+        .execute("UPDATE products SET active = 0 WHERE sku = 'VINYL-02'")
+        .await;
+    let changed = demo.store.shared_catalog_index(t1).await.unwrap();
+    assert!(!Arc::ptr_eq(&first, &changed));
+    assert_eq!(changed.0.products.len(), first.0.products.len() - 1);
+    assert_ne!(changed.1, first.1);
 }
 
 on_both!(catalog_reads_follow_changes_made_behind_the_stores_back);
