@@ -69,9 +69,9 @@ pub(crate) struct OpenPhases {
     pub(crate) context: f64,
     /// `GET /quotes/{id}` and reading the quote.
     pub(crate) quote: f64,
-    /// `GET /catalog/index` until its body is text in the browser (a `304`: the round trip).
+    /// `GET /catalog/index` until its body is in module memory (a `304`: the round trip).
     pub(crate) index_fetch: f64,
-    /// The index's text into the module and parsed.
+    /// The index parsed.
     pub(crate) index_parse: f64,
     /// The lookups built from it.
     pub(crate) index_build: f64,

@@ -2,7 +2,7 @@
 //! through the page's own `backend.fetch`): every request the host makes,
 //! and the one mapping from HTTP outcomes to bridge error codes.
 
-use js_sys::{Array, Function, JsString, Promise, Reflect};
+use js_sys::{Array, Function, JsString, Promise, Reflect, Uint8Array};
 use serde_json::Value;
 use toolbridge_protocol::problem::Problem;
 use toolbridge_protocol::{Error, ErrorCode};
@@ -58,8 +58,8 @@ impl Custom {
 pub(crate) enum Fetched {
     /// The resource changed (or nothing was cached): its body and `ETag`.
     Fresh {
-        /// The body as the browser read it, for the caller to parse.
-        text: JsString,
+        /// The body's bytes, for the caller to parse.
+        bytes: Vec<u8>,
         /// The `ETag` header, if any.
         etag: Option<String>,
     },
@@ -67,20 +67,68 @@ pub(crate) enum Fetched {
     NotModified,
 }
 
-/// A response with its body read as text.
-struct Answer {
+/// A response with its body read.
+struct Answer<B> {
     status: u16,
     etag: Option<String>,
     retry_after: Option<u64>,
-    /// The body as the browser read it.
-    text: JsString,
+    /// The body, as [`Body`] `B` reads it.
+    body: B,
 }
 
-impl Answer {
-    /// The body as Rust text. A body that is no text at all (a lone
-    /// surrogate) reads as empty, and then as not the JSON expected.
-    fn body(&self) -> String {
-        json::rust_string(&self.text).unwrap_or_default()
+/// A way of reading a response's body.
+trait Body: Sized {
+    /// Starts reading `response`'s body.
+    fn read(response: &Response) -> Result<Promise, JsValue>;
+    /// The body, from what that read resolved to.
+    fn from_js(value: JsValue) -> Self;
+    /// The body as Rust text. A body that is no text at all reads as empty,
+    /// and then as not the JSON expected.
+    fn text(&self) -> String;
+}
+
+/// The browser's string (`Response.text()`), for answers passed on as they
+/// came or parsed small.
+impl Body for JsString {
+    fn read(response: &Response) -> Result<Promise, JsValue> {
+        response.text()
+    }
+
+    fn from_js(value: JsValue) -> Self {
+        JsString::from(value)
+    }
+
+    fn text(&self) -> String {
+        json::rust_string(self).unwrap_or_default()
+    }
+}
+
+/// The bytes (`Response.arrayBuffer()`), copied once into module memory:
+/// for a large body parsed in Rust, which as a string would be decoded by
+/// the browser and encoded again, through a buffer three times its length.
+impl Body for Vec<u8> {
+    fn read(response: &Response) -> Result<Promise, JsValue> {
+        // What only reads like a Response may lack `arrayBuffer`: its text
+        // will do.
+        if Reflect::get(response, &JsValue::from_str("arrayBuffer")).is_ok_and(|f| f.is_function())
+        {
+            response.array_buffer()
+        } else {
+            response.text()
+        }
+    }
+
+    fn from_js(value: JsValue) -> Self {
+        match value.dyn_into::<JsString>() {
+            Ok(text) => json::rust_string(&text).unwrap_or_default().into_bytes(),
+            Err(buffer) => Uint8Array::new(&buffer).to_vec(),
+        }
+    }
+
+    fn text(&self) -> String {
+        std::str::from_utf8(self)
+            .map(str::to_owned)
+            .unwrap_or_default()
     }
 }
 
@@ -129,28 +177,28 @@ impl Backend {
 
     /// `GET path` (relative to the base, starting with `/`).
     pub(crate) async fn get(&self, path: &str) -> Result<Value, Error> {
-        let answer = self.fetch("GET", path, None, None).await?;
+        let answer = self.fetch::<JsString>("GET", path, None, None).await?;
         success(&answer, &format!("GET {path}"))
     }
 
     /// `GET path`, its 2xx body left as the browser's string (for answers
     /// passed on as they came, such as list pages), never copied into Rust.
     pub(crate) async fn get_raw(&self, path: &str) -> Result<JsString, Error> {
-        let answer = self.fetch("GET", path, None, None).await?;
+        let answer = self.fetch::<JsString>("GET", path, None, None).await?;
         if !(200..300).contains(&answer.status) {
             return Err(failure(&answer, &format!("GET {path}")));
         }
-        Ok(answer.text)
+        Ok(answer.body)
     }
 
     /// `GET path` with `If-None-Match` when an `ETag` is known; a 2xx body
-    /// is left as the browser's string.
+    /// comes as its bytes.
     pub(crate) async fn get_if_changed(
         &self,
         path: &str,
         etag: Option<&str>,
     ) -> Result<Fetched, Error> {
-        let answer = self.fetch("GET", path, None, etag).await?;
+        let answer = self.fetch::<Vec<u8>>("GET", path, None, etag).await?;
         if answer.status == 304 {
             return Ok(Fetched::NotModified);
         }
@@ -158,7 +206,7 @@ impl Backend {
             return Err(failure(&answer, &format!("GET {path}")));
         }
         Ok(Fetched::Fresh {
-            text: answer.text,
+            bytes: answer.body,
             etag: answer.etag,
         })
     }
@@ -170,17 +218,17 @@ impl Backend {
         path: &str,
         body: Option<&Value>,
     ) -> Result<Value, Error> {
-        let answer = self.fetch(method, path, body, None).await?;
+        let answer = self.fetch::<JsString>(method, path, body, None).await?;
         success(&answer, &format!("{method} {path}"))
     }
 
-    async fn fetch(
+    async fn fetch<B: Body>(
         &self,
         method: &str,
         path: &str,
         body: Option<&Value>,
         etag: Option<&str>,
-    ) -> Result<Answer, Error> {
+    ) -> Result<Answer<B>, Error> {
         let what = format!("{method} {path}");
         let unreachable = |why: &str| {
             Error::BackendUnavailable(format!(
@@ -238,17 +286,17 @@ impl Backend {
                 .await
                 .map_err(|_| Failed::Network)?;
             let response = as_response(response)?;
-            let text = response.text().map_err(|_| Failed::Network)?;
-            let text = JsFuture::from(until_aborted(&text, &signal))
+            let read = B::read(&response).map_err(|_| Failed::Network)?;
+            let read = JsFuture::from(until_aborted(&read, &signal))
                 .await
                 .map_err(|_| Failed::Network)?;
-            Ok::<_, Failed>((response, JsString::from(text)))
+            Ok::<_, Failed>((response, B::from_js(read)))
         }
         .await;
         if let Some(timer) = timer {
             window.clear_timeout_with_handle(timer);
         }
-        let (response, text) = outcome.map_err(|failed| {
+        let (response, body) = outcome.map_err(|failed| {
             if signal.aborted() {
                 unreachable(&format!("no answer within {} ms", self.timeout_ms))
             } else if failed == Failed::NotResponse {
@@ -265,7 +313,7 @@ impl Backend {
             status: response.status(),
             etag: header("etag"),
             retry_after: header("retry-after").and_then(|value| value.trim().parse().ok()),
-            text,
+            body,
         })
     }
 }
@@ -312,11 +360,11 @@ fn set_header(headers: &js_sys::Object, name: &str, value: &str) {
 }
 
 /// The body of a 2xx answer, or the error its status means.
-fn success(answer: &Answer, what: &str) -> Result<Value, Error> {
+fn success(answer: &Answer<JsString>, what: &str) -> Result<Value, Error> {
     if !(200..300).contains(&answer.status) {
         return Err(failure(answer, what));
     }
-    serde_json::from_str(&answer.body()).map_err(|error| {
+    serde_json::from_str(&answer.body.text()).map_err(|error| {
         Error::Internal(format!(
             "the backend's answer to {what} is not the JSON expected ({error})"
         ))
@@ -326,9 +374,9 @@ fn success(answer: &Answer, what: &str) -> Result<Value, Error> {
 /// What a non-2xx answer means to a tool. Rate limits, ended sessions and
 /// server failures map by status whatever the body says; otherwise the
 /// server's problem body names the code (and for 422 the paths).
-fn failure(answer: &Answer, what: &str) -> Error {
+fn failure<B: Body>(answer: &Answer<B>, what: &str) -> Error {
     let status = answer.status;
-    let problem = serde_json::from_str::<Problem>(&answer.body()).ok();
+    let problem = serde_json::from_str::<Problem>(&answer.body.text()).ok();
     match status {
         429 => Error::RateLimited {
             retry_after: answer

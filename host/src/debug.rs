@@ -77,11 +77,11 @@ pub struct OpenQuotePhases {
     pub context_ms: f64,
     /// `GET /quotes/{id}` and the quote read.
     pub quote_ms: f64,
-    /// `GET /catalog/index`, from the request to its body as text in the
-    /// browser (the transfer, the browser's decompressing and decoding); for
-    /// a `304`, the round trip alone.
+    /// `GET /catalog/index`, from the request to its body's bytes in module
+    /// memory (the transfer, the browser's decompressing, the copy); for a
+    /// `304`, the round trip alone.
     pub index_fetch_ms: f64,
-    /// The index's text read into Rust and parsed (0 after a `304`).
+    /// The index's bytes parsed (0 after a `304`).
     pub index_parse_ms: f64,
     /// The lookups built from the parsed index (0 after a `304`).
     pub index_build_ms: f64,

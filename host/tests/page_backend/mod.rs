@@ -16,6 +16,8 @@ extern "C" {
     fn relay_backend() -> JsValue;
     #[wasm_bindgen(js_name = scriptedBackend)]
     fn scripted_backend(answer: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = relayBackendAnswering)]
+    fn relay_backend_answering(suffix: &str, answer: &JsValue) -> JsValue;
 }
 
 fn field(object: &JsValue, key: &str) -> JsValue {
@@ -173,6 +175,72 @@ async fn a_page_backend_revalidates_the_catalog_index_and_saves_the_quote() {
     assert_eq!(saved["lines"].as_array().unwrap().len(), 4, "{saved}");
     let (_, stored) = request("GET", &format!("/api/v1/quotes/{id}"), None).await;
     assert_eq!(stored["lines"], saved["lines"]);
+}
+
+#[wasm_bindgen_test]
+async fn a_catalog_index_that_is_not_the_one_expected_fails_the_open_and_opens_nothing() {
+    sign_in(OFFICE).await;
+    let id = draft_quote().await;
+    let guid = "5d0c6e1e-0000-4000-8000-000000000001";
+    let cases = [
+        (
+            json!({"products": [{"id": 7, "sku": "A"}], "taskTemplates": [], "costItems": []})
+                .to_string(),
+            "INTERNAL",
+            "the backend's answer to GET /catalog/index has an unexpected shape (invalid type: \
+             integer `7`, expected a string",
+        ),
+        (
+            json!({"products": [{"id": guid, "sku": "A"}], "costItems": []}).to_string(),
+            "INTERNAL",
+            "the backend's answer to GET /catalog/index has an unexpected shape (missing field \
+             `taskTemplates`",
+        ),
+        (
+            format!(r#"{{"products": [{{"id": "{guid}", "sku": "#),
+            "INTERNAL",
+            "the backend's answer to GET /catalog/index is not the JSON expected (EOF while \
+             parsing",
+        ),
+    ];
+    for (text, code, message) in cases {
+        let relay =
+            relay_backend_answering("/catalog/index", &js(&json!({"status": 200, "text": text})));
+        let host = host_through(&field(&relay, "backend"), &json!({}));
+        let error = rejected(host.open_quote(id.clone())).await;
+        assert_eq!(error["code"], code, "{text}: {error}");
+        assert!(
+            error["message"].as_str().unwrap().starts_with(message),
+            "{text}: {error}"
+        );
+        assert_eq!(quote_of(&host), Value::Null, "{text}");
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_catalog_index_after_a_byte_order_mark_or_from_what_only_reads_like_a_response_is_read() {
+    sign_in(OFFICE).await;
+    let id = draft_quote().await;
+    let (status, index) = request("GET", "/api/v1/catalog/index", None).await;
+    assert_eq!(status, 200, "{index}");
+    let product = index["products"][0]["id"].as_str().unwrap().to_owned();
+    for answer in [
+        json!({"status": 200, "text": format!("\u{feff}{index}")}),
+        json!({"status": 200, "text": index.to_string(), "likeResponse": true}),
+    ] {
+        let relay = relay_backend_answering("/catalog/index", &js(&answer));
+        let host = host_through(&field(&relay, "backend"), &json!({}));
+        resolved(host.open_quote(id.clone())).await;
+        // The catalog read is the one lines are checked against.
+        let tool = mount(&host, "estimator", EXTENSION, &sdk_query(&json!({}))).await;
+        let line = json!({"linkedItemId": product, "description": "From the index", "qty": 1,
+            "unitPrice": 10, "taxRate": 0.15});
+        tool.ok("quotes.addLines", json!([[line]])).await;
+        let unknown = json!({"linkedItemId": "5d0c6e1e-0000-4000-8000-00000000dead",
+            "description": "Not in it", "qty": 1, "unitPrice": 10, "taxRate": 0.15});
+        let error = tool.fails("quotes.addLines", json!([[unknown]])).await;
+        assert_eq!(error["code"], "INVALID_PARAMS", "{error}");
+    }
 }
 
 /// A problem body as the REST API writes one.

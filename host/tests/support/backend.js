@@ -39,6 +39,22 @@ export function relayBackend() {
   };
 }
 
+// A backend like `relayBackend` that answers requests to a URL ending in
+// `suffix` itself, with `{status, text}`: as a `Response`, or with
+// `likeResponse` set, as an object that only reads like one (a status,
+// headers and `text()`, no `arrayBuffer()`).
+export function relayBackendAnswering(suffix, answer) {
+  const relay = relayBackend();
+  const passOn = relay.backend.fetch;
+  const headers = { "Content-Type": "application/json" };
+  const respond = () =>
+    answer.likeResponse
+      ? { status: answer.status, headers: new Headers(headers), text: async () => answer.text }
+      : new Response(answer.text, { status: answer.status, headers });
+  relay.backend.fetch = (request) => (request.url.endsWith(suffix) ? Promise.resolve(respond()) : passOn(request));
+  return relay;
+}
+
 // A backend that answers every request the same way, from memory:
 // `{status, body, headers}` (the body JSON, or text when `text` is set),
 // `{hang: true}` (never answers, whatever the request's signal does),
