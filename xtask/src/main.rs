@@ -55,13 +55,14 @@ commands:
                           host/dist, and the npm package @toolbridge/sdk (bridge.js, its types
                           and the test kit) as target/npm/toolbridge-sdk-<SDK version>.tgz
   bench [--quick]         measure the budgets: bridge.js size (gzip -9), the host module's
-                          addLines and context.get() in Chromium (against the release server
-                          with 100 000 products), and the REST API under load (wrk against the
-                          release server); also in target/bench/bench.json; and toolbridge side
-                          by side with Penpal, Comlink and a bare MessageChannel echo in the same
-                          Chromium session, in target/bench/compare.md and compare.json (--quick:
-                          a 3 s load instead of 10 s, 30 host samples instead of 100); runs the
-                          part of setup it uses first (no Firefox, no schemathesis)
+                          addLines, context.get() and opening a quote in Chromium (against the
+                          release server with 100 000 products), and the REST API under load
+                          (wrk against the release server); also in target/bench/bench.json; and
+                          toolbridge side by side with Penpal, Comlink and a bare MessageChannel
+                          echo in the same Chromium session, in target/bench/compare.md and
+                          compare.json (--quick: a 3 s load instead of 10 s, 30 host samples
+                          instead of 100); runs the part of setup it uses first (no Firefox, no
+                          schemathesis)
   serve [ARGS]            run the part of setup the builds use (no browsers, no schemathesis),
                           then the builds, then the toolbridge server on
                           http://localhost:8080 with demo data (database in target/serve/);
