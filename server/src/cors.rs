@@ -46,7 +46,9 @@ fn allow(headers: &mut HeaderMap, origin: &str, preflight: bool) {
         header::ACCESS_CONTROL_ALLOW_CREDENTIALS,
         HeaderValue::from_static("true"),
     );
-    headers.insert(header::VARY, HeaderValue::from_static("origin"));
+    // Appended: a compressed answer already varies by `accept-encoding`, which a cache must
+    // keep seeing beside the origin.
+    headers.append(header::VARY, HeaderValue::from_static("origin"));
     headers.insert(
         header::ACCESS_CONTROL_EXPOSE_HEADERS,
         HeaderValue::from_static(EXPOSE_HEADERS),

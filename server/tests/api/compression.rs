@@ -524,3 +524,41 @@ async fn sqlx_deactivate(server: &Server, tenant: &str, product: &str) {
         .unwrap();
     assert_eq!(done.rows_affected(), 1);
 }
+
+#[tokio::test]
+async fn an_allowed_origin_keeps_the_answer_varying_by_accept_encoding() {
+    let page = "http://localhost:3000";
+    let server = Server::start_allowing(&[page]).await;
+    let key = server.full_key().await;
+    for path in ["/api/v1/catalog/index", "/api/v1/products?pageSize=500"] {
+        let response = server
+            .request(Method::GET, path)
+            .bearer_auth(&key)
+            .header("origin", page)
+            .header("accept-encoding", "br")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200, "{path}");
+        assert_eq!(
+            header(response.headers(), "content-encoding"),
+            Some("br"),
+            "{path}"
+        );
+        assert_eq!(
+            header(response.headers(), "access-control-allow-origin"),
+            Some(page)
+        );
+        let vary: Vec<String> = response
+            .headers()
+            .get_all("vary")
+            .iter()
+            .flat_map(|value| value.to_str().unwrap().split(','))
+            .map(|name| name.trim().to_ascii_lowercase())
+            .collect();
+        assert!(
+            vary.contains(&"accept-encoding".to_owned()) && vary.contains(&"origin".to_owned()),
+            "{path}: Vary is {vary:?}"
+        );
+    }
+}
