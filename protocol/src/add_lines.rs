@@ -9,11 +9,11 @@ use serde_json::Value;
 
 use crate::catalog::Catalog;
 use crate::error::{Error, Violations};
-use crate::input::{Fields, Floor, MAX_FIELDS, kind};
+use crate::input::{Field, Fields, Floor, MAX_FIELDS, kind};
 use crate::limits::{
     ADD_LINES_MAX_BATCH, MAX_LINE_PRICE, MAX_LINE_QTY, SECTION_MAX_CHARS, TEXT_MAX_CHARS,
 };
-use crate::raw_batch::{RawField, RawLine, Shape, each_line};
+use crate::raw_batch::{RawLine, Shape, each_line};
 use crate::tax::normalise_add_line_rate;
 
 /// What a line's `linkedItemId` points at.
@@ -151,8 +151,9 @@ pub struct BridgeAddLineDto {
     pub product_id: Option<String>,
 }
 
-/// The field names of an `addLines` line.
-const LINE_FIELDS: [&str; 14] = [
+/// The field names of an `addLines` line, in the order [`LineByLine::object`]
+/// takes their values.
+pub const LINE_FIELDS: [&str; 14] = [
     "description",
     "productCode",
     "qty",
@@ -168,6 +169,27 @@ const LINE_FIELDS: [&str; 14] = [
     "section",
     "productId",
 ];
+
+/// Each field of [`LINE_FIELDS`] as the line's readers ask for it.
+mod line {
+    use super::LINE_FIELDS;
+    use crate::input::Known;
+
+    pub(super) const DESCRIPTION: Known = Known::named(&LINE_FIELDS, "description");
+    pub(super) const PRODUCT_CODE: Known = Known::named(&LINE_FIELDS, "productCode");
+    pub(super) const QTY: Known = Known::named(&LINE_FIELDS, "qty");
+    pub(super) const UNIT_PRICE: Known = Known::named(&LINE_FIELDS, "unitPrice");
+    pub(super) const COST_PRICE: Known = Known::named(&LINE_FIELDS, "costPrice");
+    pub(super) const TAX_RATE: Known = Known::named(&LINE_FIELDS, "taxRate");
+    pub(super) const LOCATION: Known = Known::named(&LINE_FIELDS, "location");
+    pub(super) const SPECIFICATION: Known = Known::named(&LINE_FIELDS, "specification");
+    pub(super) const UNIT: Known = Known::named(&LINE_FIELDS, "unit");
+    pub(super) const GROUP_KEY: Known = Known::named(&LINE_FIELDS, "groupKey");
+    pub(super) const LINE_TYPE: Known = Known::named(&LINE_FIELDS, "lineType");
+    pub(super) const LINKED_ITEM_ID: Known = Known::named(&LINE_FIELDS, "linkedItemId");
+    pub(super) const SECTION: Known = Known::named(&LINE_FIELDS, "section");
+    pub(super) const PRODUCT_ID: Known = Known::named(&LINE_FIELDS, "productId");
+}
 
 /// A line that passed validation, with its link resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -236,42 +258,143 @@ pub fn validate_batch(params: &Value, catalog: &Catalog) -> Result<ValidBatch, E
 }
 
 /// [`validate_batch`] on the batch as JSON text, parsed straight into the
-/// fields of each line: the same answer, with less work (the host's path).
+/// fields of each line: the same answer, with less work.
 pub fn validate_batch_json(text: &str, catalog: &Catalog) -> Result<ValidBatch, Error> {
-    let mut errors = Violations::default();
-    let mut batch = ValidBatch::default();
     // Room for the lines the text can hold (a line takes 30 bytes or more),
     // so that the list is not copied as it grows.
-    batch
-        .lines
-        .reserve((text.len() / MIN_LINE_BYTES).min(ADD_LINES_MAX_BATCH));
-    let shape = each_line(text, &LINE_FIELDS, |i, line| {
-        // Past the limit lines are only counted: the size answers alone.
-        if i >= ADD_LINES_MAX_BATCH {
-            return;
-        }
-        let (slots, unknown) = match line {
-            RawLine::Object { slots, unknown } => (slots, unknown),
-            RawLine::Other(kind) => {
-                Fields::not_an_object("lines", i, kind, &mut errors);
-                return;
-            }
-        };
-        let mut views = [None; MAX_FIELDS];
-        for (view, slot) in views.iter_mut().zip(slots) {
-            *view = slot.as_ref().map(RawField::view);
-        }
-        let fields = Fields::from_slots(&views, unknown, "lines", i, &LINE_FIELDS, &mut errors);
-        if let Some(line) = read_line(fields, catalog, &mut batch.used_product_id) {
-            batch.lines.push(line);
-        }
+    let mut reading = Reading::new(catalog, text.len() / MIN_LINE_BYTES);
+    let shape = each_line(text, &LINE_FIELDS, |i, line| match line {
+        RawLine::Object { slots, unknown } => reading.line(i, slots, unknown),
+        RawLine::Other(kind) => reading.not_an_object(i, kind),
     })
     .map_err(|error| Error::invalid("lines", format!("is not valid JSON ({error})")))?;
     match shape {
-        Shape::Other(kind) => return Err(not_a_batch(kind)),
-        Shape::Lines(count) => check_batch_size(count)?,
+        Shape::Other(kind) => Err(not_a_batch(kind)),
+        Shape::Lines(count) => reading.finish(count),
     }
-    errors.into_result(batch)
+}
+
+/// A field's value in a line given field by field ([`LineByLine`]): a JSON
+/// value, of which only the kind counts for an array or an object.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum FieldValue<'a> {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A number, as the very `f64` a JSON parser reads from its text.
+    Number(f64),
+    /// A string.
+    Str(&'a str),
+    /// An array.
+    Array,
+    /// An object.
+    Object,
+}
+
+impl<'a> FieldValue<'a> {
+    fn view(self) -> Field<'a> {
+        match self {
+            FieldValue::Null => Field::Null,
+            FieldValue::Bool(flag) => Field::Bool(flag),
+            FieldValue::Number(value) => Field::Number(value),
+            FieldValue::Str(text) => Field::Str(text),
+            FieldValue::Array => Field::Array(&[]),
+            FieldValue::Object => Field::Object,
+        }
+    }
+}
+
+/// An `addLines` batch given line by line and field by field, by a reader
+/// that holds its lines in another form than JSON text (the host: the
+/// objects a tool's page sent). Each line is checked as it comes, and
+/// [`LineByLine::finish`] gives what [`validate_batch_json`] gives for the
+/// text of those lines.
+#[derive(Debug)]
+pub struct LineByLine<'c> {
+    reading: Reading<'c>,
+    count: usize,
+}
+
+impl<'c> LineByLine<'c> {
+    /// A batch of about `lines` lines (room is made for that many, at most
+    /// [`ADD_LINES_MAX_BATCH`]), checked against `catalog`.
+    pub fn new(catalog: &'c Catalog, lines: usize) -> Self {
+        Self {
+            reading: Reading::new(catalog, lines),
+            count: 0,
+        }
+    }
+
+    /// The next line, an object: its fields of [`LINE_FIELDS`] by their
+    /// position there (`None` where the object has no such field), and the
+    /// names of its other fields, each once.
+    pub fn object(
+        &mut self,
+        known: &[Option<FieldValue<'_>>; LINE_FIELDS.len()],
+        unknown: &[&str],
+    ) {
+        let mut slots = [None; MAX_FIELDS];
+        for (slot, value) in slots.iter_mut().zip(known) {
+            *slot = value.map(FieldValue::view);
+        }
+        let mut names = unknown.to_vec();
+        names.sort_unstable();
+        names.dedup();
+        self.reading.line(self.count, &slots, &names);
+        self.count += 1;
+    }
+
+    /// The batch: its lines if every one is valid, else every violation.
+    pub fn finish(self) -> Result<ValidBatch, Error> {
+        self.reading.finish(self.count)
+    }
+}
+
+/// A batch as its lines are read: the valid ones so far, and every
+/// violation.
+#[derive(Debug)]
+struct Reading<'c> {
+    catalog: &'c Catalog,
+    errors: Violations,
+    batch: ValidBatch,
+}
+
+impl<'c> Reading<'c> {
+    fn new(catalog: &'c Catalog, lines: usize) -> Self {
+        let mut batch = ValidBatch::default();
+        batch.lines.reserve(lines.min(ADD_LINES_MAX_BATCH));
+        Self {
+            catalog,
+            errors: Violations::default(),
+            batch,
+        }
+    }
+
+    /// Checks line `i`, an object, and keeps it when valid. Past the limit
+    /// lines are only counted: the size answers alone.
+    fn line(&mut self, i: usize, slots: &[Option<Field<'_>>; MAX_FIELDS], unknown: &[&str]) {
+        if i >= ADD_LINES_MAX_BATCH {
+            return;
+        }
+        let fields = Fields::from_slots(slots, unknown, "lines", i, &LINE_FIELDS, &mut self.errors);
+        if let Some(line) = read_line(fields, self.catalog, &mut self.batch.used_product_id) {
+            self.batch.lines.push(line);
+        }
+    }
+
+    /// Records that line `i` is not an object.
+    fn not_an_object(&mut self, i: usize, kind: &'static str) {
+        if i < ADD_LINES_MAX_BATCH {
+            Fields::not_an_object("lines", i, kind, &mut self.errors);
+        }
+    }
+
+    /// The batch of `count` lines.
+    fn finish(self, count: usize) -> Result<ValidBatch, Error> {
+        check_batch_size(count)?;
+        self.errors.into_result(self.batch)
+    }
 }
 
 /// Fewer bytes than a valid line takes in JSON text: `{"qty":1,"unitPrice":0,"taxRate":0}`
@@ -304,34 +427,34 @@ fn read_line(
     catalog: &Catalog,
     used_product_id: &mut bool,
 ) -> Option<ValidLine> {
-    let qty = fields.decimal("qty", Floor::AboveZero, MAX_LINE_QTY);
-    let unit_price = fields.decimal("unitPrice", Floor::Zero, MAX_LINE_PRICE);
-    let cost_price = if fields.has("costPrice") {
+    let qty = fields.decimal(line::QTY, Floor::AboveZero, MAX_LINE_QTY);
+    let unit_price = fields.decimal(line::UNIT_PRICE, Floor::Zero, MAX_LINE_PRICE);
+    let cost_price = if fields.has(line::COST_PRICE) {
         fields
-            .decimal("costPrice", Floor::Zero, MAX_LINE_PRICE)
+            .decimal(line::COST_PRICE, Floor::Zero, MAX_LINE_PRICE)
             .map(Some)
     } else {
         Some(None)
     };
-    let tax_rate = fields.required_number("taxRate").and_then(|rate| {
+    let tax_rate = fields.required_number(line::TAX_RATE).and_then(|rate| {
         normalise_add_line_rate(rate)
-            .map_err(|message| fields.violation("taxRate", message))
+            .map_err(|message| fields.violation(line::TAX_RATE, message))
             .ok()
     });
     let unit = fields
-        .token("unit", &Unit::ALL, Unit::token)
+        .token(line::UNIT, &Unit::ALL, Unit::token)
         .map(Option::unwrap_or_default)
         .ok();
     let line_type = fields
-        .token("lineType", &LineType::ALL, LineType::token)
+        .token(line::LINE_TYPE, &LineType::ALL, LineType::token)
         .map(Option::unwrap_or_default)
         .ok();
-    let section = fields.string("section").and_then(|raw| {
+    let section = fields.string(line::SECTION).and_then(|raw| {
         let trimmed = raw.trim();
         let count = trimmed.chars().count();
         if count > SECTION_MAX_CHARS {
             fields.violation(
-                "section",
+                line::SECTION,
                 format!(
                     "must be at most {SECTION_MAX_CHARS} characters after trimming (got {count})"
                 ),
@@ -341,13 +464,13 @@ fn read_line(
             Some(trimmed)
         }
     });
-    let description = fields.string_max("description", TEXT_MAX_CHARS);
-    let product_code = fields.string_max("productCode", TEXT_MAX_CHARS);
-    let location = fields.string_max("location", TEXT_MAX_CHARS);
-    let specification = fields.string_max("specification", TEXT_MAX_CHARS);
-    let group_key = fields.string_max("groupKey", TEXT_MAX_CHARS);
-    let linked_item_id = fields.string_max("linkedItemId", TEXT_MAX_CHARS);
-    let product_id = fields.string_max("productId", TEXT_MAX_CHARS);
+    let description = fields.string_max(line::DESCRIPTION, TEXT_MAX_CHARS);
+    let product_code = fields.string_max(line::PRODUCT_CODE, TEXT_MAX_CHARS);
+    let location = fields.string_max(line::LOCATION, TEXT_MAX_CHARS);
+    let specification = fields.string_max(line::SPECIFICATION, TEXT_MAX_CHARS);
+    let group_key = fields.string_max(line::GROUP_KEY, TEXT_MAX_CHARS);
+    let linked_item_id = fields.string_max(line::LINKED_ITEM_ID, TEXT_MAX_CHARS);
+    let product_id = fields.string_max(line::PRODUCT_ID, TEXT_MAX_CHARS);
     if product_id.is_some() {
         *used_product_id = true;
     }
@@ -414,7 +537,7 @@ fn resolve_link<'c>(
             let link = resolve(line_type, id);
             if link.is_none() {
                 fields.violation(
-                    "linkedItemId",
+                    line::LINKED_ITEM_ID,
                     format!(
                         "\"{id}\" is not an active {} of this tenant (lineType \"{line_type}\")",
                         line_type.target()
@@ -430,7 +553,7 @@ fn resolve_link<'c>(
         }
         (None, Some(_)) => {
             fields.violation(
-                "productId",
+                line::PRODUCT_ID,
                 format!(
                     "is deprecated and only links product lines; give a {line_type} line its linkedItemId"
                 ),

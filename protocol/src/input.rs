@@ -144,6 +144,74 @@ pub(crate) fn position(known: &[&str], name: &str) -> Option<usize> {
     })
 }
 
+/// A field a reader asks for: by its name, or as a [`Known`] field, whose
+/// position among the object's field names is settled when the code is
+/// compiled, so that no read searches for it.
+pub(crate) trait FieldName: Copy {
+    /// Its position among `known`, when it is one of them.
+    fn position_in(self, known: &[&str]) -> Option<usize>;
+
+    /// The name, for paths and messages.
+    fn name(&self) -> &str;
+}
+
+impl FieldName for &str {
+    fn position_in(self, known: &[&str]) -> Option<usize> {
+        position(known, self)
+    }
+
+    fn name(&self) -> &str {
+        self
+    }
+}
+
+/// A field of a fixed list of names, by its position there.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Known {
+    at: usize,
+    name: &'static str,
+}
+
+impl Known {
+    /// The field `name` of `list`. Made as a constant, a name that is not in
+    /// the list fails the build (the index past the list's end).
+    pub(crate) const fn named(list: &[&'static str], name: &'static str) -> Self {
+        let mut at = 0;
+        while at < list.len() && !const_eq(list[at], name) {
+            at += 1;
+        }
+        Self { at, name: list[at] }
+    }
+}
+
+impl FieldName for Known {
+    fn position_in(self, known: &[&str]) -> Option<usize> {
+        // Read with the list it was made from; checked in debug builds.
+        debug_assert_eq!(known.get(self.at), Some(&self.name));
+        Some(self.at)
+    }
+
+    fn name(&self) -> &str {
+        self.name
+    }
+}
+
+/// `a == b`, where a constant needs it.
+const fn const_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// The fields of one JSON object, read with violations recorded under the
 /// object's path. Unknown fields are reported when the object is opened, so a
 /// typo such as `unitprice` is named instead of silently ignored. Opening
@@ -216,7 +284,7 @@ impl<'v, 'e> Fields<'v, 'e> {
     /// fields, sorted, as a [`Value`] object would list them.
     pub(crate) fn from_slots(
         slots: &[Option<Field<'v>>; MAX_FIELDS],
-        unknown: &[String],
+        unknown: &[&str],
         array: &'static str,
         i: usize,
         known: &'v [&'v str],
@@ -245,12 +313,12 @@ impl<'v, 'e> Fields<'v, 'e> {
     }
 
     /// The path of a field of this object.
-    pub(crate) fn path_of(&self, name: &str) -> String {
-        self.base.join(name)
+    pub(crate) fn path_of(&self, name: impl FieldName) -> String {
+        self.base.join(name.name())
     }
 
     /// Records a violation at a field of this object.
-    pub(crate) fn violation(&mut self, name: &str, message: impl Into<String>) {
+    pub(crate) fn violation(&mut self, name: impl FieldName, message: impl Into<String>) {
         let path = self.path_of(name);
         self.errors.push(path, message);
     }
@@ -261,24 +329,24 @@ impl<'v, 'e> Fields<'v, 'e> {
     }
 
     /// The value of a field as sent, `null` included.
-    fn raw(&self, name: &str) -> Option<Field<'v>> {
-        position(self.known, name)
+    fn raw(&self, name: impl FieldName) -> Option<Field<'v>> {
+        name.position_in(self.known)
             .and_then(|i| self.slots.get(i).copied())
             .flatten()
     }
 
     /// The value of a field; JSON `null` counts as absent.
-    fn get(&self, name: &str) -> Option<Field<'v>> {
+    fn get(&self, name: impl FieldName) -> Option<Field<'v>> {
         self.raw(name).filter(|value| !matches!(value, Field::Null))
     }
 
     /// Whether the field is present and not `null`.
-    pub(crate) fn has(&self, name: &str) -> bool {
+    pub(crate) fn has(&self, name: impl FieldName) -> bool {
         self.get(name).is_some()
     }
 
     /// An optional string field.
-    pub(crate) fn string(&mut self, name: &str) -> Option<&'v str> {
+    pub(crate) fn string(&mut self, name: impl FieldName) -> Option<&'v str> {
         match self.get(name)? {
             Field::Str(text) => Some(text),
             other => {
@@ -290,7 +358,7 @@ impl<'v, 'e> Fields<'v, 'e> {
     }
 
     /// An optional string of at most `max_chars` characters.
-    pub(crate) fn string_max(&mut self, name: &str, max_chars: usize) -> Option<&'v str> {
+    pub(crate) fn string_max(&mut self, name: impl FieldName, max_chars: usize) -> Option<&'v str> {
         let text = self.string(name)?;
         // No more bytes than the limit means no more characters either.
         if text.len() <= max_chars {
@@ -309,14 +377,18 @@ impl<'v, 'e> Fields<'v, 'e> {
 
     /// An optional string that is `None` when empty or only whitespace;
     /// trimmed.
-    pub(crate) fn text(&mut self, name: &str, max_chars: usize) -> Option<&'v str> {
+    pub(crate) fn text(&mut self, name: impl FieldName, max_chars: usize) -> Option<&'v str> {
         self.string_max(name, max_chars)
             .map(str::trim)
             .filter(|text| !text.is_empty())
     }
 
     /// A required non-blank string of at most `max_chars` characters.
-    pub(crate) fn required_text(&mut self, name: &str, max_chars: usize) -> Option<&'v str> {
+    pub(crate) fn required_text(
+        &mut self,
+        name: impl FieldName,
+        max_chars: usize,
+    ) -> Option<&'v str> {
         if !self.has(name) {
             self.violation(name, "is required");
             return None;
@@ -330,7 +402,7 @@ impl<'v, 'e> Fields<'v, 'e> {
     }
 
     /// An optional number.
-    pub(crate) fn number(&mut self, name: &str) -> Option<f64> {
+    pub(crate) fn number(&mut self, name: impl FieldName) -> Option<f64> {
         match self.get(name)? {
             Field::Number(value) if value.is_finite() => Some(value),
             Field::Number(_) => {
@@ -347,7 +419,7 @@ impl<'v, 'e> Fields<'v, 'e> {
 
     /// A required number. A `null` is explained: `NaN` and `Infinity`
     /// become `null` when a page serialises JSON.
-    pub(crate) fn required_number(&mut self, name: &str) -> Option<f64> {
+    pub(crate) fn required_number(&mut self, name: impl FieldName) -> Option<f64> {
         match self.raw(name) {
             None => {
                 self.violation(name, "is required");
@@ -365,16 +437,27 @@ impl<'v, 'e> Fields<'v, 'e> {
     }
 
     /// A required amount as a decimal, above its floor and at most `max`.
-    pub(crate) fn decimal(&mut self, name: &str, floor: Floor, max: Decimal) -> Option<Decimal> {
+    pub(crate) fn decimal(
+        &mut self,
+        name: impl FieldName,
+        floor: Floor,
+        max: Decimal,
+    ) -> Option<Decimal> {
         let raw = self.required_number(name)?;
         let Some(value) = decimal_from_f64(raw).filter(|value| *value <= max) else {
             self.violation(name, format!("must be at most {max} (got {raw})"));
             return None;
         };
         // Compared after conversion: 1e-30 is a positive float but a zero decimal.
+        // The sign and zero tests are `<= 0` and `< 0` without a comparison's
+        // rescaling.
         let below = match floor {
-            Floor::AboveZero => (value <= Decimal::ZERO).then_some("must be greater than 0"),
-            Floor::Zero => (value < Decimal::ZERO).then_some("must not be negative"),
+            Floor::AboveZero => {
+                (value.is_zero() || value.is_sign_negative()).then_some("must be greater than 0")
+            }
+            Floor::Zero => {
+                (value.is_sign_negative() && !value.is_zero()).then_some("must not be negative")
+            }
         };
         if let Some(message) = below {
             self.violation(name, format!("{message} (got {raw})"));
@@ -386,7 +469,7 @@ impl<'v, 'e> Fields<'v, 'e> {
     /// An optional token that must be one of `expected`.
     pub(crate) fn token<T: Copy>(
         &mut self,
-        name: &str,
+        name: impl FieldName,
         expected: &[T],
         token_of: fn(T) -> &'static str,
     ) -> Result<Option<T>, Recorded> {
@@ -412,7 +495,7 @@ impl<'v, 'e> Fields<'v, 'e> {
     }
 
     /// An optional boolean.
-    pub(crate) fn boolean(&mut self, name: &str) -> Option<bool> {
+    pub(crate) fn boolean(&mut self, name: impl FieldName) -> Option<bool> {
         match self.get(name)? {
             Field::Bool(flag) => Some(flag),
             other => {
@@ -424,7 +507,7 @@ impl<'v, 'e> Fields<'v, 'e> {
     }
 
     /// An optional array.
-    pub(crate) fn array(&mut self, name: &str) -> Option<&'v [Value]> {
+    pub(crate) fn array(&mut self, name: impl FieldName) -> Option<&'v [Value]> {
         match self.get(name)? {
             Field::Array(items) => Some(items),
             other => {
@@ -436,7 +519,7 @@ impl<'v, 'e> Fields<'v, 'e> {
     }
 
     /// A required array.
-    pub(crate) fn required_array(&mut self, name: &str) -> Option<&'v [Value]> {
+    pub(crate) fn required_array(&mut self, name: impl FieldName) -> Option<&'v [Value]> {
         if !self.has(name) {
             self.violation(name, "is required");
             return None;

@@ -11,7 +11,7 @@ use rust_decimal::Decimal;
 use serde_json::Value;
 
 use crate::add_lines::{
-    LineType, Unit, ValidBatch, ValidLine, validate_batch, validate_batch_json,
+    LineByLine, LineType, Unit, ValidBatch, ValidLine, validate_batch, validate_batch_json,
 };
 use crate::catalog::{Catalog, IndexedTaskTemplate, MAX_QTY_PER_UNIT};
 use crate::context::Role;
@@ -197,6 +197,19 @@ impl OpenQuote {
     pub fn validate_lines_json(&self, text: &str, catalog: &Catalog) -> Result<ValidBatch, Error> {
         self.check_editable()?;
         validate_batch_json(text, catalog)
+    }
+
+    /// [`OpenQuote::validate_lines_json`] for a batch given line by line
+    /// ([`LineByLine`]): `QUOTE_LOCKED` when the quote takes no lines, else
+    /// the batch to give the lines to; what its `finish` answers merges with
+    /// [`OpenQuote::merge_valid_lines`].
+    pub fn lines_by_field<'c>(
+        &self,
+        catalog: &'c Catalog,
+        lines: usize,
+    ) -> Result<LineByLine<'c>, Error> {
+        self.check_editable()?;
+        Ok(LineByLine::new(catalog, lines))
     }
 
     /// The second half of [`OpenQuote::add_lines_json`]: merges a batch

@@ -14,7 +14,7 @@ use crate::input::{Field, MAX_FIELDS, position};
 
 /// A field's value, owned only when the text escaped it.
 #[derive(Debug)]
-pub(crate) enum RawField<'a> {
+enum RawField<'a> {
     Null,
     Bool(bool),
     Number(f64),
@@ -25,7 +25,7 @@ pub(crate) enum RawField<'a> {
 
 impl RawField<'_> {
     /// The view validation reads.
-    pub(crate) fn view(&self) -> Field<'_> {
+    fn view(&self) -> Field<'_> {
         match self {
             RawField::Null => Field::Null,
             RawField::Bool(flag) => Field::Bool(*flag),
@@ -39,11 +39,11 @@ impl RawField<'_> {
 
 /// One line of the batch, as handed to the caller of [`each_line`].
 #[derive(Debug)]
-pub(crate) enum RawLine<'s, 'a> {
+pub(crate) enum RawLine<'s> {
     /// An object: its known fields by position, and the other names, sorted.
     Object {
-        slots: &'s [Option<RawField<'a>>; MAX_FIELDS],
-        unknown: &'s [String],
+        slots: &'s [Option<Field<'s>>; MAX_FIELDS],
+        unknown: &'s [&'s str],
     },
     /// Anything else, by its kind ("a string").
     Other(&'static str),
@@ -62,7 +62,7 @@ pub(crate) enum Shape {
 /// `line(i, line)` for each line as it is read.
 pub(crate) fn each_line<F>(text: &str, known: &[&str], line: F) -> serde_json::Result<Shape>
 where
-    F: FnMut(usize, RawLine<'_, '_>),
+    F: FnMut(usize, RawLine<'_>),
 {
     let mut line = line;
     let mut deserializer = serde_json::Deserializer::from_str(text);
@@ -112,7 +112,7 @@ struct BatchSeed<'k, 'f, F> {
 
 impl<'de, F> DeserializeSeed<'de> for BatchSeed<'_, '_, F>
 where
-    F: FnMut(usize, RawLine<'_, '_>),
+    F: FnMut(usize, RawLine<'_>),
 {
     type Value = Shape;
 
@@ -123,7 +123,7 @@ where
 
 impl<'de, F> Visitor<'de> for BatchSeed<'_, '_, F>
 where
-    F: FnMut(usize, RawLine<'_, '_>),
+    F: FnMut(usize, RawLine<'_>),
 {
     type Value = Shape;
 
@@ -162,7 +162,7 @@ struct LineSeed<'k, 'f, F> {
 
 impl<'de, F> DeserializeSeed<'de> for LineSeed<'_, '_, F>
 where
-    F: FnMut(usize, RawLine<'_, '_>),
+    F: FnMut(usize, RawLine<'_>),
 {
     type Value = ();
 
@@ -208,7 +208,7 @@ macro_rules! scalar_lines_are_other {
 
 impl<'de, F> Visitor<'de> for LineSeed<'_, '_, F>
 where
-    F: FnMut(usize, RawLine<'_, '_>),
+    F: FnMut(usize, RawLine<'_>),
 {
     type Value = ();
 
@@ -236,10 +236,15 @@ where
         }
         unknown.sort_unstable();
         unknown.dedup();
+        let mut views = [None; MAX_FIELDS];
+        for (view, slot) in views.iter_mut().zip(&slots) {
+            *view = slot.as_ref().map(RawField::view);
+        }
+        let unknown: Vec<&str> = unknown.iter().map(String::as_str).collect();
         (self.line)(
             self.index,
             RawLine::Object {
-                slots: &slots,
+                slots: &views,
                 unknown: &unknown,
             },
         );

@@ -3,6 +3,7 @@
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use toolbridge_protocol::Decimal;
+use toolbridge_protocol::add_lines::{FieldValue, LINE_FIELDS};
 use toolbridge_protocol::money::{decimal_from_f64, fifteen_digits};
 use toolbridge_protocol::open_quote::OpenQuote;
 
@@ -252,6 +253,104 @@ proptest! {
         let by_text = from_text.add_lines_json(&value.to_string(), &catalog);
         prop_assert_eq!(by_value, by_text);
         prop_assert_eq!(from_value, from_text);
+    }
+}
+
+/// Lines of objects whose fields are anything JSON holds: known names with
+/// values of every kind (numbers with long digits and exponents too),
+/// unknown names, names that differ from a known one only in case.
+fn object_line() -> impl Strategy<Value = Value> {
+    let value = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<f64>()
+            .prop_filter("finite", |n| n.is_finite())
+            .prop_map(Value::from),
+        (-2_000_000_i64..2_000_000).prop_map(Value::from),
+        (0_u32..100_000_000, 0_i32..12)
+            .prop_map(|(n, places)| Value::from(f64::from(n) / 10_f64.powi(places))),
+        prop::sample::select(vec![
+            "",
+            " Kitchen ",
+            "product",
+            "task",
+            "cost",
+            "T_ITEM",
+            "T_LINEAR_METRE",
+            "caf\u{e9} \"quoted\"\n",
+            "0b5f4c1e-0000-4000-8000-000000000001",
+            "0B5F4C1E-0000-4000-8000-000000000002",
+            "7a5c0000-0000-4000-8000-000000000001",
+            "c0570000-0000-4000-8000-000000000001",
+        ])
+        .prop_map(Value::from),
+        "[a-z ]{0,120}".prop_map(Value::from),
+        Just(json!([1, "two"])),
+        Just(json!({"nested": true})),
+    ];
+    let name = prop_oneof![
+        8 => prop::sample::select(LINE_FIELDS.to_vec()).prop_map(str::to_owned),
+        1 => prop::sample::select(vec!["Qty", "unitprice", "zebra", "", "a b"]).prop_map(str::to_owned),
+    ];
+    prop::collection::btree_map(name, value, 0..12)
+        .prop_map(|fields| Value::Object(fields.into_iter().collect()))
+}
+
+/// A line as the host gives it field by field: its known fields by their
+/// position in [`LINE_FIELDS`], and the names of the others.
+fn field_values(
+    line: &serde_json::Map<String, Value>,
+) -> ([Option<FieldValue<'_>>; 14], Vec<&str>) {
+    let mut known = [None; LINE_FIELDS.len()];
+    let mut unknown = Vec::new();
+    for (name, value) in line {
+        let value = match value {
+            Value::Null => FieldValue::Null,
+            Value::Bool(flag) => FieldValue::Bool(*flag),
+            Value::Number(number) => FieldValue::Number(number.as_f64().unwrap()),
+            Value::String(text) => FieldValue::Str(text),
+            Value::Array(_) => FieldValue::Array,
+            Value::Object(_) => FieldValue::Object,
+        };
+        match LINE_FIELDS.iter().position(|known| known == name) {
+            Some(at) => known[at] = Some(value),
+            None => unknown.push(name.as_str()),
+        }
+    }
+    (known, unknown)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(10_000))]
+
+    /// A batch given line by line and field by field (the host's path for
+    /// the objects a page sent) answers exactly as its JSON text does: the
+    /// same lines merged, or the same violations in the same order.
+    #[test]
+    fn property_lines_given_field_by_field_answer_as_their_text(
+        lines in prop_oneof![
+            batch(),
+            invalid_batch(),
+            prop::collection::vec(object_line(), 0..6),
+        ],
+    ) {
+        let text = json!(lines).to_string();
+        // The numbers as a parser reads them from the text, as the host
+        // makes sure of for the numbers it gives.
+        let read: Vec<Value> = serde_json::from_str(&text).unwrap();
+        let catalog = catalog();
+        let (mut from_text, mut by_field) = (draft(), draft());
+        let by_text = from_text.add_lines_json(&text, &catalog);
+        let mut given = by_field.lines_by_field(&catalog, read.len()).unwrap();
+        for line in &read {
+            let (known, unknown) = field_values(line.as_object().unwrap());
+            given.object(&known, &unknown);
+        }
+        let merged = given
+            .finish()
+            .and_then(|batch| by_field.merge_valid_lines(batch, &catalog));
+        prop_assert_eq!(by_text, merged);
+        prop_assert_eq!(from_text, by_field);
     }
 }
 
