@@ -46,12 +46,14 @@ pub(crate) struct CallRecord {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AddLinesPhases {
-    /// From the message's arrival to the batch as JSON text in module
-    /// memory: the envelope read, `JSON.stringify` of the lines and
-    /// `TextEncoder.encodeInto`.
+    /// From the message's arrival to the batch in module memory: the
+    /// envelope read, the lines walked by `lines.js` into a word per field,
+    /// their numbers and one string of their strings, encoded with
+    /// `TextEncoder.encodeInto` (or, for a batch that way does not read,
+    /// `JSON.stringify` of the lines and the text encoded).
     pub read_ms: f64,
-    /// The text parsed and every line checked against the catalog index (one
-    /// pass: a line's fields are checked as they are read).
+    /// Every line given to the checks field by field (or the text parsed)
+    /// and checked against the catalog index as it comes.
     pub validate_ms: f64,
     /// The valid lines merged into the open quote: line numbers, groups,
     /// task lines.

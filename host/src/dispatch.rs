@@ -9,6 +9,7 @@ use serde::Serialize;
 use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::Value;
 use toolbridge_protocol::Error;
+use toolbridge_protocol::add_lines::ValidBatch;
 use toolbridge_protocol::capability::Capability;
 use toolbridge_protocol::context::BridgeContextDto;
 use toolbridge_protocol::create_quote::validate_bridge_create;
@@ -29,9 +30,10 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, MessagePort};
 
 use crate::debug::{AddLinesPhases, BlockedRecord, CallRecord, DroppedRecord};
-use crate::editor::Change;
+use crate::editor::{Change, Editor};
 use crate::host::Shared;
 use crate::json;
+use crate::lines;
 use crate::tool_events::tell_deprecation;
 
 /// Who is calling: read from the registry when the message arrives, never
@@ -434,25 +436,45 @@ async fn run(
     }
 }
 
-/// `quotes.addLines`: the batch as JSON text, validated against the open
+/// `quotes.addLines`: the batch read from its objects ([`lines`]), or as
+/// JSON text where that way does not read it, validated against the open
 /// quote's catalog and merged, each step timed for the bench
 /// ([`AddLinesPhases`]).
 fn add_lines(shared: &Shared, caller: &Caller, params: &JsValue, started: f64) -> Outcome {
     let mut phases = AddLinesPhases::default();
-    let outcome = json::with_text_of(params, |text| {
+    // The batch, once read, validated by `validate` and merged.
+    let mut merge = |validate: &mut dyn FnMut(&mut Editor) -> Option<Result<ValidBatch, Error>>| {
         let read = shared.now();
         phases.read_ms = read - started;
         let mut editor = shared.editor.borrow_mut();
-        let batch = editor.validate_lines_json(text);
+        let batch = validate(&mut editor)?;
         let validated = shared.now();
         phases.validate_ms = validated - read;
         let change = batch.and_then(|batch| editor.merge_lines(batch, &caller.slug));
         phases.merge_ms = shared.now() - validated;
-        change
-    })
-    .unwrap_or_else(|| Err(unsendable()));
+        Some(change)
+    };
+    let by_field = if lines::only_as_text() {
+        None
+    } else {
+        lines::with_flat(params, |flat| {
+            merge(&mut |editor| {
+                editor.validate_lines_by_field(flat.lines(), |given| lines::give(flat, given))
+            })
+        })
+        .flatten()
+    };
+    let outcome = by_field.or_else(|| {
+        lines::read_as_text();
+        json::with_text_of(params, |text| {
+            merge(&mut |editor| Some(editor.validate_lines_json(text)))
+        })
+        .flatten()
+    });
     shared.add_lines_phases.set(phases);
-    outcome.map(|change| (Answer::Js(JsValue::NULL), Some(change)))
+    outcome
+        .unwrap_or_else(|| Err(unsendable()))
+        .map(|change| (Answer::Js(JsValue::NULL), Some(change)))
 }
 
 /// What the page's `onToast` hook is given.

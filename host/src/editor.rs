@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use serde::Serialize;
 use toolbridge_protocol::Error;
-use toolbridge_protocol::add_lines::ValidBatch;
+use toolbridge_protocol::add_lines::{LineByLine, ValidBatch};
 use toolbridge_protocol::catalog::Catalog;
 use toolbridge_protocol::context::Role;
 use toolbridge_protocol::method::Method;
@@ -229,9 +229,29 @@ impl Editor {
         session.quote.validate_lines_json(text, &session.catalog)
     }
 
+    /// [`Editor::validate_lines_json`] for a batch given line by line by
+    /// `give`; `None` when `give` gives up (the batch then goes as JSON
+    /// text).
+    pub(crate) fn validate_lines_by_field(
+        &mut self,
+        lines: usize,
+        give: impl FnOnce(&mut LineByLine<'_>) -> Option<()>,
+    ) -> Option<Result<ValidBatch, Error>> {
+        let session = match self.writable("addLines") {
+            Ok(session) => session,
+            Err(error) => return Some(Err(error)),
+        };
+        let mut given = match session.quote.lines_by_field(&session.catalog, lines) {
+            Ok(given) => given,
+            Err(error) => return Some(Err(error)),
+        };
+        give(&mut given)?;
+        Some(given.finish())
+    }
+
     /// The second half: the tool `tool`'s batch, as
-    /// [`Editor::validate_lines_json`] gave it, merged whole, or refused
-    /// with the quote untouched.
+    /// [`Editor::validate_lines_json`] or [`Editor::validate_lines_by_field`]
+    /// gave it, merged whole, or refused with the quote untouched.
     pub(crate) fn merge_lines(&mut self, batch: ValidBatch, tool: &str) -> Result<Change, Error> {
         let session = self.writable("addLines")?;
         let report = session.quote.merge_valid_lines(batch, &session.catalog)?;

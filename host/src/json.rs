@@ -35,8 +35,9 @@
 //! "Maximum call stack size exceeded" (`JSON.stringify` refuses it at once).
 //! The host reads nothing page-sized into a typed value ([`read_js`] reads
 //! the page's option objects), where gloo-utils would win by skipping the
-//! `Value` in between. A tool's `addLines` batch stays text: `protocol`
-//! reads its numbers from their JSON digits.
+//! `Value` in between. A tool's `addLines` batch is read from its objects
+//! without JSON text ([`crate::lines`]), and as text where that way does not
+//! read it.
 
 use std::cell::RefCell;
 
@@ -161,8 +162,17 @@ pub(crate) fn with_text_of<R>(value: &JsValue, read: impl FnOnce(&str) -> R) -> 
     let text = js_sys::JSON::stringify(value)
         .ok()
         .filter(|text| text.is_string())?;
+    // Well-formed: `JSON.stringify` escapes lone surrogates.
+    with_utf8(&text, |text, _| read(text))
+}
+
+/// `read` of the UTF-8 of a JavaScript string (a lone surrogate becoming
+/// U+FFFD), and whether it is ASCII; a long one encoded into the kept
+/// [`BUFFER`], as [`with_text_of`] does.
+pub(crate) fn with_utf8<R>(text: &JsString, read: impl FnOnce(&str, bool) -> R) -> Option<R> {
+    let units = text.length() as usize;
     // A UTF-16 unit never takes more than 3 UTF-8 bytes.
-    let needed = (text.length() as usize).saturating_mul(3);
+    let needed = units.saturating_mul(3);
     BUFFER.with(|buffer| {
         let kept = buffer
             .try_borrow_mut()
@@ -170,16 +180,16 @@ pub(crate) fn with_text_of<R>(value: &JsValue, read: impl FnOnce(&str) -> R) -> 
             .filter(|_| text.length() >= ENCODE_INTO_FROM && needed <= KEEP_AT_MOST);
         let Some(mut bytes) = kept else {
             // Short, very long, or read while another is (not done today).
-            return utf8_of(&text).map(|text| read(&text));
+            // As many bytes as units: every unit was one ASCII byte.
+            return utf8_of(text).map(|utf8| read(&utf8, utf8.len() == units));
         };
         if bytes.len() < needed {
             bytes.resize(needed, 0);
         }
         let into = bytes.get_mut(..needed)?;
-        let written = ENCODER.with(|encoder| encoder.encode_into(&text, into).written());
-        // Well-formed: `JSON.stringify` escapes lone surrogates.
-        let text = std::str::from_utf8(bytes.get(..written as usize)?).ok()?;
-        Some(read(text))
+        let written = ENCODER.with(|encoder| encoder.encode_into(text, into).written()) as usize;
+        let utf8 = std::str::from_utf8(bytes.get(..written)?).ok()?;
+        Some(read(utf8, written == units))
     })
 }
 

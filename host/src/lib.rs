@@ -43,6 +43,7 @@ mod handshake;
 mod hooks;
 mod host;
 mod json;
+mod lines;
 mod listeners;
 mod options;
 mod registry;
@@ -53,4 +54,6 @@ mod typescript;
 pub use debug::{AddLinesPhases, OpenQuotePhases};
 pub use error::HostError;
 pub use host::Host;
+#[doc(hidden)]
+pub use lines::read_lines_as_text;
 pub use registry::MountedTool;

@@ -880,6 +880,47 @@ async fn an_invalid_batch_leaves_the_open_quote_exactly_as_it_was() {
     assert_ne!(snapshot(&host), before);
 }
 
+/// Batches the host reads from the tool's objects answer exactly as their
+/// JSON text does: the same answer to each, the same quote after them all.
+#[wasm_bindgen_test]
+async fn a_batch_read_from_its_objects_answers_as_its_json_text() {
+    const BATCHES: usize = 300;
+    let (host, tool, id) = editing(EXTENSION).await;
+    let mut runs = Vec::new();
+    for as_text in [true, false] {
+        toolbridge_host::read_lines_as_text(as_text);
+        host.close_quote(&js(&json!({"discard": true}))).unwrap();
+        resolved(host.open_quote(id.clone())).await;
+        let answers = tool
+            .command_within(
+                json!({"command": "oddBatches", "seed": 23, "count": BATCHES}),
+                120_000,
+            )
+            .await;
+        assert_eq!(answers["ok"], true, "{answers}");
+        runs.push((answers["result"].clone(), quote_of(&host)));
+    }
+    let read_as_text = toolbridge_host::read_lines_as_text(false) as usize;
+    assert!(
+        read_as_text < BATCHES / 2,
+        "{read_as_text} of {BATCHES} batches went as JSON text"
+    );
+    let (by_text, by_objects) = (&runs[0], &runs[1]);
+    for (i, (text, objects)) in by_text
+        .0
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(by_objects.0.as_array().unwrap())
+        .enumerate()
+    {
+        assert_eq!(text, objects, "batch {i}");
+    }
+    assert_eq!(by_text.1, by_objects.1);
+    let lines = by_text.1["lines"].as_array().unwrap().len();
+    assert!(lines > 150, "only {lines} lines were merged");
+}
+
 #[wasm_bindgen_test]
 async fn a_sent_quote_is_locked() {
     let (host, tool, _) = editing(EXTENSION).await;

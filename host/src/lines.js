@@ -1,0 +1,126 @@
+// The lines of a `quotes.addLines` call handed to the host module without
+// their JSON text (lines.rs says what is written where, and why). The lines
+// come from a tool's message, a structured clone: plain objects with data
+// properties only. Anything else is left to `JSON.stringify`.
+
+// How a value is written: a kind in the low 3 bits of its word, the field's
+// position among the names in the next 5 (OTHER_FIELD for a name not among
+// them), and the length of its text in `text` above them.
+const NULL = 0;
+const FALSE = 1;
+const TRUE = 2;
+const NUMBER = 3;
+const DIGITS = 4;
+const STRING = 5;
+const NAME = 6;
+const OTHER_FIELD = 31;
+const LENGTH_SHIFT = 8;
+const MAX_LENGTH = 2 ** 24 - 1;
+
+const POWERS = [1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8];
+
+// Whether a JSON parser reads JSON's text of a finite number back as that
+// very number: an integer below 2^53, or the number nearest to a whole number
+// below 10^15 over a power of ten up to 10^8 (its text then has as few digits
+// or fewer, and a parser divides the one exactly by the other).
+function readsBack(value) {
+  if (Number.isInteger(value)) return Math.abs(value) < 2 ** 53;
+  for (const power of POWERS) {
+    const whole = Math.round(value * power);
+    if (Math.abs(whole) >= 1e15) return false;
+    if (whole / power === value) return true;
+  }
+  return false;
+}
+
+let knownNames = null;
+let positions = null;
+
+// Writes `lines` into `tags` and `numbers` and answers the text of their
+// strings one after the other; `undefined` (nothing written that counts)
+// when `lines` is not an array of plain objects whose values are strings,
+// numbers, booleans, null or undefined, or does not fit.
+export function flattenLines(lines, names, tags, numbers) {
+  if (!Array.isArray(lines) || "toJSON" in lines) return undefined;
+  if (names !== knownNames) {
+    positions = new Map(names.map((name, at) => [name, at]));
+    knownNames = names;
+  }
+  let t = 1;
+  let n = 0;
+  let text = "";
+  let lastKeys = [];
+  let lastFields = [];
+  for (let i = 0; i < lines.length; i += 1) {
+    const line = lines[i];
+    if (typeof line !== "object" || line === null) return undefined;
+    if (Object.getPrototypeOf(line) !== Object.prototype || "toJSON" in line) return undefined;
+    const keys = Object.keys(line);
+    const values = Object.values(line);
+    if (values.length !== keys.length) return undefined;
+    if (t + 1 + 2 * keys.length > tags.length || n + keys.length > numbers.length) return undefined;
+    // A page writes every line with the same names: their positions are
+    // looked up once.
+    let fields = lastFields;
+    if (keys.length !== lastKeys.length || keys.some((key, at) => key !== lastKeys[at])) {
+      fields = keys.map((key) => positions.get(key) ?? OTHER_FIELD);
+      lastKeys = keys;
+      lastFields = fields;
+    }
+    const head = t;
+    t += 1;
+    let entries = 0;
+    for (let j = 0; j < values.length; j += 1) {
+      const value = values[j];
+      let word;
+      switch (typeof value) {
+        case "string":
+          if (value.length > MAX_LENGTH) return undefined;
+          word = STRING | (value.length << LENGTH_SHIFT);
+          break;
+        case "number":
+          if (!Number.isFinite(value)) {
+            word = NULL;
+          } else if (readsBack(value)) {
+            word = NUMBER;
+            // JSON writes -0 as 0.
+            numbers[n] = value === 0 ? 0 : value;
+            n += 1;
+          } else {
+            word = DIGITS;
+          }
+          break;
+        case "boolean":
+          word = value ? TRUE : FALSE;
+          break;
+        case "undefined":
+          // JSON leaves the field out.
+          continue;
+        default:
+          if (value !== null) return undefined;
+          word = NULL;
+      }
+      const field = fields[j];
+      if (field === OTHER_FIELD) {
+        const key = keys[j];
+        if (key.length > MAX_LENGTH) return undefined;
+        tags[t] = NAME | (key.length << LENGTH_SHIFT);
+        t += 1;
+        text += key;
+      }
+      if (word === DIGITS) {
+        const digits = String(value);
+        word |= digits.length << LENGTH_SHIFT;
+        text += digits;
+      } else if ((word & 7) === STRING) {
+        text += value;
+      }
+      tags[t] = word | (field << 3);
+      t += 1;
+      entries += 1;
+    }
+    tags[head] = entries;
+  }
+  tags[0] = lines.length;
+  return text;
+}
