@@ -60,9 +60,8 @@ commands:
                           (wrk against the release server); also in target/bench/bench.json; and
                           toolbridge side by side with Penpal, Comlink and a bare MessageChannel
                           echo in the same Chromium session, in target/bench/compare.md and
-                          compare.json (--quick: a 3 s load instead of 10 s, 30 host samples
-                          instead of 100); runs the part of setup it uses first (no Firefox, no
-                          schemathesis)
+                          compare.json (--quick: a 3 s load, not 10 s, 30 host samples, not
+                          100); runs the part of setup it uses first (not Firefox or schemathesis)
   serve [ARGS]            run the part of setup the builds use (no browsers, no schemathesis),
                           then the builds, then the toolbridge server on
                           http://localhost:8080 with demo data (database in target/serve/);

@@ -15,8 +15,15 @@
 //! digits per byte keep the module's bytes aligned in the text, so gzip still finds the repeats
 //! in the binary: the module inlined as hex gzips about 15 % smaller than the same module in
 //! base64, whose four-digits-per-three-bytes groups shift every repeat.
+//!
+//! The host module's build uses one rule of this crate too: [`inline_snippets`] puts the
+//! JavaScript the host crate imports inside its glue.
 
 use serde_json::Value;
+
+mod snippets;
+
+pub use snippets::inline_snippets;
 
 /// What does not fit the rules: the rename map or the glue is not what this version of the rules
 /// expects (a wasm-bindgen or binaryen version other than the pinned ones, most likely).
