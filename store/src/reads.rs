@@ -319,15 +319,10 @@ impl Store {
     /// header is `"<value>"`): a hash of the index, so it changes whenever
     /// the index does.
     ///
-    /// Served from an in-memory copy while the catalog is unchanged.
-    pub async fn catalog_index(&self, tenant_id: &str) -> Result<(CatalogIndex, String), Error> {
-        let entry = self.shared_catalog_index(tenant_id).await?;
-        Ok((entry.0.clone(), entry.1.clone()))
-    }
-
-    /// [`Store::catalog_index`] without copying it: the in-memory copy itself, shared. A copy of
-    /// 100 000 products takes longer than the rest of a request that only revalidates the index.
-    pub async fn shared_catalog_index(
+    /// Served from an in-memory copy while the catalog is unchanged, shared rather than copied:
+    /// a copy of 100 000 products takes longer than the rest of a request that only revalidates
+    /// the index.
+    pub async fn catalog_index(
         &self,
         tenant_id: &str,
     ) -> Result<Arc<(CatalogIndex, String)>, Error> {

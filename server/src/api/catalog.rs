@@ -89,7 +89,7 @@ pub async fn index(
 ) -> Result<Response, ApiError> {
     principal.require(Scope::CatalogRead)?;
     let tenant = principal.tenant_id();
-    let kept = state.store.shared_catalog_index(tenant).await?;
+    let kept = state.store.catalog_index(tenant).await?;
     let (index, version) = &*kept;
     // Written and compressed once per version of the tenant's index (7.4 MB of JSON for 100 000
     // products), not on each request; each coding with its own `ETag`.

@@ -3,7 +3,7 @@
 use toolbridge_protocol::add_lines::Unit;
 use toolbridge_store::{Error, NewProduct, Unique};
 
-use crate::common::{Backend, demo, page, paths, refused};
+use crate::common::{Backend, catalog_index, demo, page, paths, refused};
 
 fn product(sku: &str, name: &str) -> NewProduct {
     NewProduct {
@@ -19,13 +19,13 @@ on_both!(an_added_product_is_listed_and_in_the_index_at_once);
 async fn an_added_product_is_listed_and_in_the_index_at_once(backend: Backend) {
     let demo = demo(backend).await;
     let tenant = &demo.harbour.id;
-    let (_, version_before) = demo.store.catalog_index(tenant).await.unwrap();
+    let (_, version_before) = catalog_index(&demo.store, tenant).await;
     let id = demo
         .store
         .add_product(tenant, &product(" NEW-01 ", "New board"))
         .await
         .unwrap();
-    let (index, version_after) = demo.store.catalog_index(tenant).await.unwrap();
+    let (index, version_after) = catalog_index(&demo.store, tenant).await;
     assert_ne!(version_before, version_after, "the cached index is renewed");
     assert!(
         index

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use serde_json::{Value, json};
+use toolbridge_protocol::catalog::CatalogIndex;
 use toolbridge_protocol::create_quote::{NewQuote, validate_bridge_create, validate_rest_create};
 use toolbridge_protocol::live::Actor;
 use toolbridge_protocol::paging::PageRequest;
@@ -215,9 +216,14 @@ pub(crate) fn locked(result: Result<impl std::fmt::Debug, Error>) -> (QuoteActio
     }
 }
 
+/// The tenant's catalog index and its `ETag`, copied out of the store's shared copy.
+pub(crate) async fn catalog_index(store: &Store, tenant: &str) -> (CatalogIndex, String) {
+    std::sync::Arc::unwrap_or_clone(store.catalog_index(tenant).await.unwrap())
+}
+
 /// The id of the tenant's product with this sku.
 pub(crate) async fn product_id(demo: &Demo, tenant: &Tenant, sku: &str) -> String {
-    let index = demo.store.catalog_index(&tenant.id).await.unwrap().0;
+    let index = catalog_index(&demo.store, &tenant.id).await.0;
     index
         .products
         .into_iter()

@@ -11,8 +11,8 @@ use toolbridge_protocol::paging::{ListRequest, PageRequest};
 use toolbridge_store::{NewProduct, Record};
 
 use crate::common::{
-    Backend, SMALL_CATALOG, bridge, by, demo, demo_with, not_found, page, raw, refused, rest,
-    simple_rest_body,
+    Backend, SMALL_CATALOG, bridge, by, catalog_index, demo, demo_with, not_found, page, raw,
+    refused, rest, simple_rest_body,
 };
 
 fn inactive_in_small_catalog() -> u64 {
@@ -105,7 +105,7 @@ async fn inactive_rows_are_never_listed(backend: Backend) {
             .all(|p| p.sku != "SKU-00023" && p.sku != "SKU-00043")
     );
     assert!(products.items.iter().any(|p| p.sku == "SKU-00024"));
-    let (index, _) = demo.store.catalog_index(t1).await.unwrap();
+    let (index, _) = catalog_index(&demo.store, t1).await;
     assert!(index.products.iter().all(|p| p.sku != "SKU-00023"));
     assert_eq!(index.products.len(), products.items.len());
     assert!(index.task_templates.iter().all(|t| t.code != "LEGACY_PREP"));
@@ -245,8 +245,8 @@ async fn lists_never_mix_tenants(backend: Backend) {
         .collect());
     assert!(q1.is_disjoint(&q2));
     assert_eq!(q2.len(), 3);
-    let (i1, _) = store.catalog_index(t1).await.unwrap();
-    let (i2, _) = store.catalog_index(t2).await.unwrap();
+    let (i1, _) = catalog_index(store, t1).await;
+    let (i2, _) = catalog_index(store, t2).await;
     assert!(i2.products.iter().all(|p| !p1.contains(&p.id)));
     assert_eq!(i2.task_templates.len(), 1);
     assert_ne!(i1.task_templates.len(), i2.task_templates.len());
@@ -299,7 +299,7 @@ on_both!(the_catalog_index_has_task_sequences_and_an_etag_that_follows_changes);
 async fn the_catalog_index_has_task_sequences_and_an_etag_that_follows_changes(backend: Backend) {
     let demo = demo(backend).await;
     let t1 = &demo.harbour.id;
-    let (index, etag) = demo.store.catalog_index(t1).await.unwrap();
+    let (index, etag) = catalog_index(&demo.store, t1).await;
     assert_eq!(etag.len(), 32, "{etag}");
     assert!(etag.bytes().all(|b| b.is_ascii_hexdigit()), "{etag}");
     let install = index
@@ -359,15 +359,15 @@ async fn the_catalog_index_has_task_sequences_and_an_etag_that_follows_changes(b
         .create_quote(t1, &rest(body), None, &by())
         .await
         .unwrap();
-    assert_eq!(demo.store.catalog_index(t1).await.unwrap().1, etag);
+    assert_eq!(catalog_index(&demo.store, t1).await.1, etag);
     let raw = raw(&demo.db).await;
     raw.execute("UPDATE products SET price = '90.00' WHERE sku = 'OAK-01'")
         .await;
-    let (_, after_price) = demo.store.catalog_index(t1).await.unwrap();
+    let (_, after_price) = catalog_index(&demo.store, t1).await;
     assert_eq!(after_price, etag, "the index holds no prices of products");
     raw.execute("UPDATE task_templates SET active = 0 WHERE code = 'UNDERLAY'")
         .await;
-    let (index, after) = demo.store.catalog_index(t1).await.unwrap();
+    let (index, after) = catalog_index(&demo.store, t1).await;
     assert_ne!(after, etag);
     let oak = index.products.iter().find(|p| p.sku == "OAK-01").unwrap();
     assert_eq!(
@@ -377,28 +377,24 @@ async fn the_catalog_index_has_task_sequences_and_an_etag_that_follows_changes(b
     );
     raw.execute("UPDATE products SET active = 0 WHERE sku = 'TILE-04'")
         .await;
-    assert_ne!(demo.store.catalog_index(t1).await.unwrap().1, after);
+    assert_ne!(catalog_index(&demo.store, t1).await.1, after);
 }
 
-on_both!(the_shared_catalog_index_is_one_copy_until_the_catalog_changes);
-async fn the_shared_catalog_index_is_one_copy_until_the_catalog_changes(backend: Backend) {
+on_both!(the_catalog_index_is_one_shared_copy_until_the_catalog_changes);
+async fn the_catalog_index_is_one_shared_copy_until_the_catalog_changes(backend: Backend) {
     let demo = demo(backend).await;
     let t1 = &demo.harbour.id;
-    let first = demo.store.shared_catalog_index(t1).await.unwrap();
-    let again = demo.store.shared_catalog_index(t1).await.unwrap();
+    let first = demo.store.catalog_index(t1).await.unwrap();
+    let again = demo.store.catalog_index(t1).await.unwrap();
     assert!(
         Arc::ptr_eq(&first, &again),
         "an unchanged index is not copied"
-    );
-    assert_eq!(
-        demo.store.catalog_index(t1).await.unwrap(),
-        (first.0.clone(), first.1.clone())
     );
     raw(&demo.db)
         .await
         .execute("UPDATE products SET active = 0 WHERE sku = 'VINYL-02'")
         .await;
-    let changed = demo.store.shared_catalog_index(t1).await.unwrap();
+    let changed = demo.store.catalog_index(t1).await.unwrap();
     assert!(!Arc::ptr_eq(&first, &changed));
     assert_eq!(changed.0.products.len(), first.0.products.len() - 1);
     assert_ne!(changed.1, first.1);
@@ -409,7 +405,7 @@ async fn catalog_reads_follow_changes_made_behind_the_stores_back(backend: Backe
     let demo = demo(backend).await;
     let t1 = &demo.harbour.id;
     let first = demo.store.products(t1, page(1, 500)).await.unwrap();
-    let (index, _) = demo.store.catalog_index(t1).await.unwrap();
+    let (index, _) = catalog_index(&demo.store, t1).await;
     let raw = raw(&demo.db).await;
 
     raw.execute(
@@ -429,7 +425,7 @@ async fn catalog_reads_follow_changes_made_behind_the_stores_back(backend: Backe
     let fewer = demo.store.products(t1, page(1, 500)).await.unwrap();
     assert_eq!(fewer.total_count, first.total_count - 1);
     assert!(fewer.items.iter().all(|p| p.sku != "VINYL-02"));
-    let (after, _) = demo.store.catalog_index(t1).await.unwrap();
+    let (after, _) = catalog_index(&demo.store, t1).await;
     assert_eq!(after.products.len(), index.products.len() - 1);
 
     raw.execute(&format!(
@@ -437,7 +433,7 @@ async fn catalog_reads_follow_changes_made_behind_the_stores_back(backend: Backe
          (SELECT id FROM products WHERE tenant_id = '{t1}' AND sku = 'CARPET-03')"
     ))
     .await;
-    let (after, _) = demo.store.catalog_index(t1).await.unwrap();
+    let (after, _) = catalog_index(&demo.store, t1).await;
     let carpet = after
         .products
         .iter()
@@ -447,7 +443,7 @@ async fn catalog_reads_follow_changes_made_behind_the_stores_back(backend: Backe
 
     raw.execute("UPDATE cost_items SET name = 'Mileage' WHERE code = 'TRAVEL'")
         .await;
-    let (after, _) = demo.store.catalog_index(t1).await.unwrap();
+    let (after, _) = catalog_index(&demo.store, t1).await;
     assert!(after.cost_items.iter().any(|c| c.name == "Mileage"));
 
     // Another tenant's changes leave this tenant's reads as they were.
@@ -532,7 +528,7 @@ async fn both_backends_order_text_byte_by_byte() {
             .into_iter()
             .map(|p| p.sku)
             .collect();
-        let (index, _) = store.catalog_index(t1).await.unwrap();
+        let (index, _) = catalog_index(store, t1).await;
         let indexed: Vec<String> = index.products.into_iter().map(|p| p.sku).collect();
         let customers: Vec<String> = store
             .customers(t1, page(1, 500))
@@ -582,7 +578,7 @@ async fn everything_listed(demo: &crate::common::Demo) -> Vec<Vec<String>> {
         lists.push(cost_items.items.into_iter().map(|c| c.code).collect());
     }
     // The index the ETag hashes, in its order.
-    let (index, _) = store.catalog_index(t1).await.unwrap();
+    let (index, _) = catalog_index(store, t1).await;
     let code_of = |id: &str| {
         index
             .task_templates

@@ -8,7 +8,9 @@ use toolbridge_store::{DEFAULT_SEED_PRODUCTS, DEMO_PASSWORD, Error};
 
 use serde_json::json;
 
-use crate::common::{Backend, Fresh, by, demo, demo_with, empty, page, raw, refused, rest};
+use crate::common::{
+    Backend, Fresh, by, catalog_index, demo, demo_with, empty, page, raw, refused, rest,
+};
 
 on_both!(an_empty_database_is_not_seeded);
 async fn an_empty_database_is_not_seeded(backend: Backend) {
@@ -121,7 +123,7 @@ on_both!(a_catalog_of_many_statements_has_every_product_and_task);
 async fn a_catalog_of_many_statements_has_every_product_and_task(backend: Backend) {
     // Over two statements' worth of products (500 rows each) and their tasks.
     let demo = demo_with(backend, 1203).await;
-    let (index, _) = demo.store.catalog_index(&demo.harbour.id).await.unwrap();
+    let (index, _) = catalog_index(&demo.store, &demo.harbour.id).await;
     let install = &index
         .task_templates
         .iter()
