@@ -76,6 +76,18 @@ struct Answer<B> {
     body: B,
 }
 
+impl<B: Body> Answer<B> {
+    /// The answer when it is a 2xx, else what its failure means to a tool
+    /// ([`failure`]); `what` names the request.
+    fn successful(self, what: &str) -> Result<Self, Error> {
+        if (200..300).contains(&self.status) {
+            Ok(self)
+        } else {
+            Err(failure(&self, what))
+        }
+    }
+}
+
 /// A way of reading a response's body.
 trait Body: Sized {
     /// Starts reading `response`'s body.
@@ -178,17 +190,14 @@ impl Backend {
     /// `GET path` (relative to the base, starting with `/`).
     pub(crate) async fn get(&self, path: &str) -> Result<Value, Error> {
         let answer = self.fetch::<JsString>("GET", path, None, None).await?;
-        success(&answer, &format!("GET {path}"))
+        success(answer, &format!("GET {path}"))
     }
 
     /// `GET path`, its 2xx body left as the browser's string (for answers
     /// passed on as they came, such as list pages), never copied into Rust.
     pub(crate) async fn get_raw(&self, path: &str) -> Result<JsString, Error> {
         let answer = self.fetch::<JsString>("GET", path, None, None).await?;
-        if !(200..300).contains(&answer.status) {
-            return Err(failure(&answer, &format!("GET {path}")));
-        }
-        Ok(answer.body)
+        Ok(answer.successful(&format!("GET {path}"))?.body)
     }
 
     /// `GET path` with `If-None-Match` when an `ETag` is known; a 2xx body
@@ -202,9 +211,7 @@ impl Backend {
         if answer.status == 304 {
             return Ok(Fetched::NotModified);
         }
-        if !(200..300).contains(&answer.status) {
-            return Err(failure(&answer, &format!("GET {path}")));
-        }
+        let answer = answer.successful(&format!("GET {path}"))?;
         Ok(Fetched::Fresh {
             bytes: answer.body,
             etag: answer.etag,
@@ -219,7 +226,7 @@ impl Backend {
         body: Option<&Value>,
     ) -> Result<Value, Error> {
         let answer = self.fetch::<JsString>(method, path, body, None).await?;
-        success(&answer, &format!("{method} {path}"))
+        success(answer, &format!("{method} {path}"))
     }
 
     async fn fetch<B: Body>(
@@ -360,10 +367,8 @@ fn set_header(headers: &js_sys::Object, name: &str, value: &str) {
 }
 
 /// The body of a 2xx answer, or the error its status means.
-fn success(answer: &Answer<JsString>, what: &str) -> Result<Value, Error> {
-    if !(200..300).contains(&answer.status) {
-        return Err(failure(answer, what));
-    }
+fn success(answer: Answer<JsString>, what: &str) -> Result<Value, Error> {
+    let answer = answer.successful(what)?;
     serde_json::from_str(&answer.body.text()).map_err(|error| {
         Error::Internal(format!(
             "the backend's answer to {what} is not the JSON expected ({error})"
