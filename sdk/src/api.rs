@@ -4,12 +4,12 @@
 
 use alloc::rc::Rc;
 
-use js_sys::Object;
+use js_sys::{JsString, Object};
 use wasm_bindgen::prelude::*;
 
 use crate::SDK_VERSION;
 use crate::js::Window;
-use crate::object::{get, object, set, text};
+use crate::object::{get, object, set, set_key};
 use crate::sdk::{Act, Sdk};
 
 /// How a method's call is made.
@@ -23,25 +23,40 @@ pub(crate) enum Kind {
     OpenQuote,
 }
 
-/// Every method: namespace, name (the wire name is `namespace.name`), and
-/// how it is called. The first nine are 2.1.0's; the rest are extensions,
-/// which the host lists in the welcome's `capabilities` when it offers them.
-const METHODS: [(&str, &str, Kind); 14] = [
-    ("context", "get", Kind::Plain),
-    ("customers", "list", Kind::Plain),
-    ("products", "list", Kind::Plain),
-    ("taskTemplates", "list", Kind::Plain),
-    ("costItems", "list", Kind::Plain),
-    ("jobs", "list", Kind::Plain),
-    ("quotes", "list", Kind::Plain),
-    ("quotes", "create", Kind::Plain),
-    ("quotes", "addLines", Kind::Plain),
-    ("quotes", "getOpen", Kind::Plain),
-    ("settings", "get", Kind::Plain),
-    ("ui", "toast", Kind::Plain),
-    ("ui", "confirm", Kind::WaitsForUser),
-    ("ui", "openQuote", Kind::OpenQuote),
+/// The functions of each namespace (its object under `window.bridge`): the
+/// methods, whose wire name is `namespace.name`, with how each is called,
+/// and `ui.setAutoResize`. The first nine methods are 2.1.0's; the rest are
+/// extensions, which the host lists in the welcome's `capabilities` when it
+/// offers them.
+const NAMESPACES: [(&str, &[(&str, Act)]); 9] = [
+    ("context", &[("get", PLAIN)]),
+    ("customers", &[("list", PLAIN)]),
+    ("products", &[("list", PLAIN)]),
+    ("taskTemplates", &[("list", PLAIN)]),
+    ("costItems", &[("list", PLAIN)]),
+    ("jobs", &[("list", PLAIN)]),
+    (
+        "quotes",
+        &[
+            ("list", PLAIN),
+            ("create", PLAIN),
+            ("addLines", PLAIN),
+            ("getOpen", PLAIN),
+        ],
+    ),
+    ("settings", &[("get", PLAIN)]),
+    (
+        "ui",
+        &[
+            ("toast", PLAIN),
+            ("confirm", Act::Call(Kind::WaitsForUser)),
+            ("openQuote", Act::Call(Kind::OpenQuote)),
+            ("setAutoResize", Act::SetAutoResize),
+        ],
+    ),
 ];
+
+const PLAIN: Act = Act::Call(Kind::Plain);
 
 /// Whether a bridge is already on this page (the script was included twice).
 pub(crate) fn is_installed(window: &Window) -> bool {
@@ -51,24 +66,19 @@ pub(crate) fn is_installed(window: &Window) -> bool {
 /// Defines `window.bridge`, frozen.
 pub(crate) fn install(sdk: &Rc<Sdk>) {
     let bridge = object(&[("version", &SDK_VERSION.into())]);
-    let mut space = JsValue::UNDEFINED;
-    for (namespace, name, kind) in METHODS {
-        space = get(&bridge, namespace);
-        if !space.is_object() {
-            space = Object::new().into();
-            set(&bridge, namespace, &space);
+    // Each string crosses from the module once: starting the bridge is on
+    // the critical path of every tool's first call.
+    let dot = JsValue::from(".");
+    for (namespace, functions) in NAMESPACES {
+        let space = Object::new();
+        let namespace = JsString::from(namespace);
+        let prefix = namespace.concat(&dot);
+        for &(name, act) in functions {
+            let name = JsValue::from(name);
+            let wire = prefix.concat(&name);
+            set_key(&space, &name, &sdk.function(act, wire.into()));
         }
-        let wire = text(&[&namespace.into(), &".".into(), &name.into()]);
-        set(&space, name, &sdk.function(Act::Call(kind), wire.into()));
-    }
-    // The last namespace is `ui`.
-    set(
-        &space,
-        "setAutoResize",
-        &sdk.function(Act::SetAutoResize, JsValue::UNDEFINED),
-    );
-    for (namespace, _, _) in METHODS {
-        Object::freeze(get(&bridge, namespace).unchecked_ref::<Object>());
+        set_key(&bridge, &namespace, &Object::freeze(&space));
     }
     for (name, act) in [
         ("ready", Act::Ready),

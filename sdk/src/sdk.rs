@@ -149,6 +149,7 @@ impl Sdk {
     /// The bridge for this page, before the handshake starts.
     pub(crate) fn new(window: Window) -> Rc<Self> {
         let config = Config::from_current_script(&window);
+        let errors = ErrorClass::new(&window);
         let listeners = Map::new();
         for event in EVENTS {
             listeners.set(&event.into(), &Map::new());
@@ -168,7 +169,7 @@ impl Sdk {
             listeners,
             resize: Resize::default(),
             warned_deprecation: Cell::new(false),
-            errors: ErrorClass::new(),
+            errors,
             handlers: OnceCell::new(),
         });
         let handler = |act| sdk.function(act, JsValue::UNDEFINED);
