@@ -6,6 +6,12 @@
 //! clock (the instances' clocks need not agree), and returns the count: exact under any
 //! concurrency, since the row is updated in place under the database's row lock. Windows start
 //! at multiples of their length since the Unix epoch, so every instance agrees on them too.
+//!
+//! On `PostgreSQL` a statement reads the clock when it starts, and then may wait for the row: a
+//! request that read the clock just before a window ended can reach the row after one that
+//! started the next window. Such a late request counts in the newer window. Starting its own
+//! window again would move the row back, and the next request would then start the newer window
+//! from one a second time, letting through more than the limit (two instances under load did).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -54,17 +60,39 @@ impl Store {
     /// Counts one request of `bucket` against `limit`, now; whether it is allowed, and what is
     /// left. A request refused still counts (it does not make the window any longer).
     pub async fn count_request(&self, bucket: &str, limit: RateLimit) -> Result<Quota, Error> {
+        self.count_at(bucket, limit, self.pool.backend().unix_now())
+            .await
+    }
+
+    /// [`Store::count_request`] with the clock read as `unix_time` rather than from the
+    /// database: for tests of a request that read the clock before another yet reached the row
+    /// after it. Not for the server.
+    #[doc(hidden)]
+    pub async fn count_request_at(
+        &self,
+        bucket: &str,
+        limit: RateLimit,
+        unix_time: u64,
+    ) -> Result<Quota, Error> {
+        // A bare number would be an `INT4` to `PostgreSQL`.
+        self.count_at(bucket, limit, &format!("CAST({unix_time} AS BIGINT)"))
+            .await
+    }
+
+    /// The count, with `now` the SQL of the clock's reading in Unix seconds.
+    async fn count_at(&self, bucket: &str, limit: RateLimit, now: &str) -> Result<Quota, Error> {
         let length = i64::from(limit.window_secs.max(1));
-        let now = self.pool.backend().unix_now();
-        // One statement, which is a transaction of its own: one round trip to the database.
+        // One statement, which is a transaction of its own: one round trip to the database. The
+        // row's window never moves back (see the module's comment).
         let _turn = self.write_turn().await;
         let (count, end, at): (i64, i64, i64) = sql(format!(
             "INSERT INTO rate_windows (bucket, window_end, count) \
              VALUES ($1, {now} - {now} % $2 + $2, 1) \
              ON CONFLICT (bucket) DO UPDATE SET \
-             count = CASE WHEN rate_windows.window_end = excluded.window_end \
+             count = CASE WHEN rate_windows.window_end >= excluded.window_end \
                      THEN rate_windows.count + 1 ELSE 1 END, \
-             window_end = excluded.window_end \
+             window_end = CASE WHEN rate_windows.window_end >= excluded.window_end \
+                     THEN rate_windows.window_end ELSE excluded.window_end END \
              RETURNING count, window_end, {now}"
         ))
         .bind(bucket)

@@ -135,3 +135,30 @@ async fn on_postgres_processes_on_one_database_share_each_window() {
     let allowed = quotas.iter().filter(|quota| quota.allowed).count();
     assert_eq!(allowed, 10 * ends.len(), "{ends:?}");
 }
+
+on_both!(a_request_that_read_the_clock_late_counts_in_the_newer_window);
+async fn a_request_that_read_the_clock_late_counts_in_the_newer_window(backend: Backend) {
+    let (store, _db) = empty(backend).await;
+    let limit = RateLimit {
+        requests: 3,
+        window_secs: 10,
+    };
+    let count = |unix_time| store.count_request_at("key:late", limit, unix_time);
+    // Two in the window that ends at 1 000 010, then one in the next.
+    for unix_time in [1_000_005, 1_000_009] {
+        assert_eq!(count(unix_time).await.unwrap().reset, 1_000_010);
+    }
+    let next = count(1_000_010).await.unwrap();
+    assert_eq!((next.reset, next.remaining), (1_000_020, 2));
+    // A request that read the clock before that window ended, reaching the row after it: it
+    // counts in the newer window rather than starting the old one again.
+    let late = count(1_000_009).await.unwrap();
+    assert_eq!(
+        (late.reset, late.remaining, late.allowed),
+        (1_000_020, 1, true)
+    );
+    // So the newer window still lets through exactly its three.
+    assert!(count(1_000_011).await.unwrap().allowed);
+    let over = count(1_000_012).await.unwrap();
+    assert_eq!((over.reset, over.allowed), (1_000_020, false));
+}
