@@ -4,8 +4,9 @@
 //! `manifest.json` at its root and the tool's files. [`read_zip`] and
 //! [`read_dir`] apply the same rules and return a [`Bundle`] only when every
 //! rule holds; otherwise an [`Error::Refused`] lists each broken rule with
-//! the entry it concerns and a stable [`Rule`] id. [`pack`] writes a bundle
-//! back as a deterministic `.zip` that [`read_zip`] accepts.
+//! the entry it concerns and a stable [`Rule`] id; [`read_files`] checks
+//! files already in memory the same way. [`pack`] writes a bundle back as a
+//! deterministic `.zip` that [`read_zip`] accepts.
 //!
 //! What is checked, in short: the size of the archive, and the real
 //! (counted, not declared) size of its contents; the number of files; the
@@ -51,6 +52,7 @@ mod folder;
 mod local_header;
 mod manifest;
 mod media_type;
+mod memory;
 mod name;
 mod pack;
 
@@ -84,6 +86,13 @@ pub fn read_zip(bytes: &[u8]) -> Result<Bundle, Error> {
 /// file or a folder, is refused and never followed.
 pub fn read_dir(dir: &std::path::Path) -> Result<Folder, Error> {
     folder::read_dir(dir)
+}
+
+/// Checks a bundle's files held in memory, each path in the bundle (`css/app.css`) with its
+/// contents, with the same rules as [`read_zip`]: names, types, count, sizes and the manifest.
+/// Nothing is skipped: leave out what [`read_dir`] would (hidden entries) before calling it.
+pub fn read_files(files: std::collections::BTreeMap<String, Vec<u8>>) -> Result<Bundle, Error> {
+    memory::read_files(files)
 }
 
 /// Writes `bundle` as a deterministic `.zip` (the same files always give the

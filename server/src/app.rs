@@ -12,10 +12,15 @@ use tower_http::compression::CompressionLayer;
 use tower_http::compression::predicate::{NotForContentType, Predicate, SizeAbove};
 
 use crate::asset_cache::{AssetCache, MIN_COMPRESSED_SIZE, Precompressed};
+use crate::client::TrustedProxies;
+use crate::embedded::{Embedded, Source};
+use crate::lifecycle::{self, Lifecycle};
+use crate::public_urls::PublicUrls;
 use crate::tools::{ToolSites, sites};
 use crate::webhooks::destination::Destinations;
 use crate::{
-    api, app_files, cors, dev_reports, events, request_id, sdk_files, session, settings, tools,
+    api, app_files, cors, dev_reports, events, public_urls, request_id, sdk_files, session,
+    settings, tools,
 };
 
 /// What every handler may use.
@@ -26,18 +31,22 @@ pub struct AppState {
     /// Origins besides the app's own whose pages may use the session (a host
     /// page on a development server, say); never a tool's origin.
     pub allowed_origins: Arc<Vec<String>>,
-    /// Where the built SDK is (`sdk/dist`).
-    pub sdk_dir: Arc<PathBuf>,
+    /// The built SDK (`sdk/dist`): the binary's copy, or a folder in its place.
+    pub sdk_files: Arc<Source>,
     /// Where each tool is served (its origin) and the folders served live.
     pub tool_sites: Arc<ToolSites>,
-    /// The reference web app's files (`www`).
-    pub www_dir: Arc<PathBuf>,
-    /// The built host module (`host/dist`).
-    pub host_dir: Arc<PathBuf>,
+    /// The reference web app's files (`www`): the binary's copy, or a folder in its place.
+    pub www_files: Arc<Source>,
+    /// The built host module (`host/dist`): the binary's copy, or a folder in its place.
+    pub host_files: Arc<Source>,
     /// Where webhooks may be sent (`--allow-private-webhooks` allows private addresses).
     pub webhook_destinations: Destinations,
     /// The static files served (SDK, host module, app), each compressed once per version.
     pub assets: Arc<AssetCache>,
+    /// The proxies whose `X-Forwarded-For` (or `Forwarded`) names the client (`--trust-proxy`).
+    pub trusted_proxies: TrustedProxies,
+    /// Whether the server is draining (shutting down), and its requests in flight.
+    pub lifecycle: Lifecycle,
 }
 
 impl AppState {
@@ -46,21 +55,44 @@ impl AppState {
         Self {
             store,
             allowed_origins: Arc::new(Vec::new()),
-            sdk_dir: Arc::new(PathBuf::from("sdk/dist")),
-            tool_sites: Arc::new(ToolSites::new(sites::DEFAULT_DOMAIN, 8080)),
-            www_dir: Arc::new(PathBuf::from("www")),
-            host_dir: Arc::new(PathBuf::from("host/dist")),
+            sdk_files: Arc::new(Source::Embedded(Embedded::Sdk)),
+            tool_sites: Arc::new(ToolSites::new(PublicUrls::local(8080))),
+            www_files: Arc::new(Source::Embedded(Embedded::App)),
+            host_files: Arc::new(Source::Embedded(Embedded::Host)),
             webhook_destinations: Destinations::PublicOnly,
             assets: Arc::new(AssetCache::new()),
+            trusted_proxies: TrustedProxies::default(),
+            lifecycle: Lifecycle::new(),
         }
     }
 
-    /// The same state, serving the app from `www` and the host module from
-    /// `host`.
+    /// The same state, draining when `lifecycle` says (`/readyz`, the live event streams and
+    /// the answers' `Connection` follow it).
     #[must_use]
-    pub fn serving_app_from(mut self, www: PathBuf, host: PathBuf) -> Self {
-        self.www_dir = Arc::new(www);
-        self.host_dir = Arc::new(host);
+    pub fn with_lifecycle(mut self, lifecycle: Lifecycle) -> Self {
+        self.lifecycle = lifecycle;
+        self
+    }
+
+    /// The same state, serving the app from the folder `www` and the host module from the
+    /// folder `host` in place of the binary's copies.
+    #[must_use]
+    pub fn serving_app_from(self, www: PathBuf, host: PathBuf) -> Self {
+        self.serving_www_from(www).serving_host_from(host)
+    }
+
+    /// The same state, serving the app from the folder `dir` in place of the binary's copy.
+    #[must_use]
+    pub fn serving_www_from(mut self, dir: PathBuf) -> Self {
+        self.www_files = Arc::new(Source::Disk(dir));
+        self
+    }
+
+    /// The same state, serving the host module from the folder `dir` in place of the binary's
+    /// copy.
+    #[must_use]
+    pub fn serving_host_from(mut self, dir: PathBuf) -> Self {
+        self.host_files = Arc::new(Source::Disk(dir));
         self
     }
 
@@ -71,10 +103,10 @@ impl AppState {
         self
     }
 
-    /// The same state, serving the SDK from `dir`.
+    /// The same state, serving the SDK from the folder `dir` in place of the binary's copy.
     #[must_use]
     pub fn serving_sdk_from(mut self, dir: PathBuf) -> Self {
-        self.sdk_dir = Arc::new(dir);
+        self.sdk_files = Arc::new(Source::Disk(dir));
         self
     }
 
@@ -92,6 +124,19 @@ impl AppState {
         self
     }
 
+    /// The same state, taking the client's address from the forwarding headers of requests
+    /// that come from these proxies.
+    #[must_use]
+    pub fn trusting_proxies(mut self, proxies: TrustedProxies) -> Self {
+        self.trusted_proxies = proxies;
+        self
+    }
+
+    /// Where browsers find the app and its tools.
+    pub fn public_urls(&self) -> &PublicUrls {
+        self.tool_sites.urls()
+    }
+
     /// Whether `origin` is one of the allowed origins.
     pub fn allows_origin(&self, origin: &str) -> bool {
         self.allowed_origins.iter().any(|allowed| allowed == origin)
@@ -102,7 +147,9 @@ impl AppState {
 /// `/api/session`, the app's tool list at `/api/tools`, the SDK under `/sdk`,
 /// the host module under `/host`, the app's pages at the root, and each
 /// tool's files at its own origin; each request with an id. Answers are
-/// compressed where the client asks (`compression`).
+/// compressed where the client asks (`compression`). `/healthz` and `/readyz`
+/// for load balancers ([`crate::health`]); requests in flight counted for the
+/// drain ([`lifecycle::track`]).
 pub fn router(state: AppState) -> Router {
     Router::new()
         .nest("/api/v1", api::routes(state.clone()))
@@ -115,6 +162,8 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/api/tools", get(tools::listing::list))
         .route("/api/events", get(events::stream))
+        .route("/healthz", get(crate::health::live))
+        .route("/readyz", get(crate::health::ready))
         .route(
             "/api/settings/keys",
             get(settings::keys::list).post(settings::keys::create),
@@ -144,8 +193,20 @@ pub fn router(state: AppState) -> Router {
             state.clone(),
             sites::middleware,
         ))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            public_urls::strict_transport,
+        ))
         .layer(middleware::from_fn(request_id::middleware))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            crate::client::middleware,
+        ))
         .layer(compression())
+        .layer(middleware::from_fn_with_state(
+            state.lifecycle.clone(),
+            lifecycle::track,
+        ))
         .with_state(state)
 }
 

@@ -1,11 +1,13 @@
 //! The app's own pages: the reference web app (`www/`) at the root and the
 //! host module (`host/dist`, built by `cargo xtask build`) under `/host/`.
 //!
-//! Files are checked on disk on each request (so an edit shows on reload),
-//! read again when they changed, compressed once per version, and
-//! revalidated by their `ETag`. Pages carry a Content-Security-Policy:
-//! scripts from the app's origin only (plus `'wasm-unsafe-eval'` for the host
-//! module), frames only from the tools' origins, no framing of the app.
+//! Both come from the copies built into the binary, or from folders given in
+//! their place (`crate::embedded`); files on disk are checked on each request
+//! (so an edit shows on reload) and read again when they changed. Each file
+//! is compressed once per version and revalidated by its `ETag`. Pages carry
+//! a Content-Security-Policy: scripts from the app's origin only (plus
+//! `'wasm-unsafe-eval'` for the host module), frames only from the tools'
+//! origins, no framing of the app.
 
 use std::path::Path;
 
@@ -48,6 +50,11 @@ pub async fn fallback(State(state): State<AppState>, request: Request) -> Respon
         )
         .into_response();
     }
+    // The metrics have a listener of their own (`--metrics-bind`); here `/metrics` is no page
+    // (without this the app's page would answer it, as it answers any path without a file type).
+    if path == crate::telemetry::PATH || path.starts_with("/metrics/") {
+        return ApiError::not_found(format!("the app has no page {path}")).into_response();
+    }
     if request.method() != Method::GET && request.method() != Method::HEAD {
         return ApiError::not_found(format!("{path} takes no {}", request.method()))
             .into_response();
@@ -66,7 +73,7 @@ async fn host_file(
 ) -> Result<Response, ApiError> {
     built_file(
         state,
-        &state.host_dir,
+        &state.host_files,
         &HOST_FILES,
         name,
         headers,
@@ -96,10 +103,9 @@ async fn app_file(state: &AppState, path: &str, headers: &HeaderMap) -> Result<R
     if !is_plain_relative(&name) {
         return Err(missing());
     }
-    let file = state.www_dir.join(&name);
     let asset = state
-        .assets
-        .file(&file, compressible(media_type))
+        .www_files
+        .asset(&state.assets, &name, compressible(media_type))
         .await
         .map_err(|_| missing())?;
     let mut response = asset.response(headers, media_type).await;

@@ -1,9 +1,11 @@
 //! Static assets compressed once: the SDK (`bridge.js`, `bridge.d.ts` and the page helpers), the
-//! host module and the app's files; and large documents that have a version, the catalog index,
+//! host module and the app's files, whether built into the binary (`crate::embedded`) or read
+//! from a folder on disk; and large documents that have a version, the catalog index,
 //! compressed once per version. Each file is read, hashed and compressed (gzip at level 9,
 //! brotli at quality 10 or 11; faster settings above 1 MiB, see `LARGE_BODY`) once per version,
 //! not on every request: the cache keeps a file by its path and checks its length and
-//! modification time on each request, so that a rebuilt SDK or an edited page is served at once.
+//! modification time on each request, so that a rebuilt SDK or an edited page is served at once;
+//! a file built into the binary comes with its SHA-256, and is kept while that stays the same.
 //! A file changed within the last couple of seconds is read and hashed again on every request
 //! until its time is settled, because a file system's clock may be too coarse to tell two writes
 //! in the same tick apart.
@@ -13,6 +15,7 @@
 //! Answers that may differ by `Accept-Encoding` say so with `Vary`. The server's compression
 //! layer (for dynamic answers) leaves these responses alone: they carry [`Precompressed`].
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -333,6 +336,7 @@ struct Entry {
 pub struct AssetCache {
     files: Mutex<HashMap<PathBuf, Entry>>,
     builtin: Mutex<HashMap<&'static str, Arc<Asset>>>,
+    embedded: Mutex<HashMap<String, Arc<Asset>>>,
     documents: Mutex<HashMap<String, Arc<Asset>>>,
 }
 
@@ -412,6 +416,35 @@ impl AssetCache {
             .unwrap_or_else(PoisonError::into_inner);
         documents.insert(key.to_owned(), Arc::clone(&asset));
         Ok(asset)
+    }
+
+    /// A file of one of the folders the binary carries (`crate::embedded`), kept under `key`
+    /// while its version, `sha256` (its SHA-256 as lowercase hex, the tag of its `ETag`s), stays
+    /// the same: a release build's bytes never change, a debug build's (read from disk on each
+    /// request) change when the file does.
+    pub fn embedded(
+        &self,
+        key: &str,
+        sha256: &str,
+        body: Cow<'static, [u8]>,
+        compressible: bool,
+    ) -> Arc<Asset> {
+        let mut embedded = self.embedded.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(asset) = embedded.get(key).filter(|asset| asset.tag == sha256) {
+            return Arc::clone(asset);
+        }
+        let body = match body {
+            Cow::Borrowed(bytes) => Bytes::from_static(bytes),
+            Cow::Owned(bytes) => Bytes::from(bytes),
+        };
+        let asset = Arc::new(Asset::tagged(
+            body,
+            sha256.to_owned(),
+            "no-cache",
+            compressible,
+        ));
+        embedded.insert(key.to_owned(), Arc::clone(&asset));
+        asset
     }
 
     /// A file built into the server, `name` its key, made once.

@@ -17,10 +17,25 @@ use utoipa::openapi::{HeaderBuilder, OpenApi, RefOr};
 use crate::app::AppState;
 use crate::error::{ApiError, problem_response};
 use crate::openapi::each_operation;
-use crate::rate_limit;
+use crate::{rate_limit, request_id, telemetry};
 
-/// The session cookie's name.
+/// The session cookie's name on a plain-HTTP app (local development).
 pub const SESSION_COOKIE: &str = "tb_session";
+
+/// The session cookie's name on an https app: with the `__Host-` prefix a browser keeps it only
+/// if it is `Secure`, has `Path=/` and no `Domain`, so no other name under the app's domain (a
+/// tool's origin among them) can set or shadow it.
+pub const SECURE_SESSION_COOKIE: &str = "__Host-tb_session";
+
+/// The session cookie's name for this app: [`SECURE_SESSION_COOKIE`] when it is served over
+/// https, else [`SESSION_COOKIE`].
+pub fn session_cookie(state: &AppState) -> &'static str {
+    if state.public_urls().is_https() {
+        SECURE_SESSION_COOKIE
+    } else {
+        SESSION_COOKIE
+    }
+}
 
 /// The caller of a request.
 #[derive(Debug, Clone)]
@@ -122,6 +137,7 @@ pub async fn middleware(
         Principal::User(_) => None,
     };
     if let Some(quota) = quota.filter(|quota| !quota.allowed) {
+        telemetry::rate_limited(telemetry::Limit::ApiKey);
         let limited = toolbridge_protocol::Error::RateLimited {
             retry_after: quota.retry_after,
         };
@@ -227,11 +243,12 @@ pub async fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<Princ
             .api_key(token)
             .await?
             .map(Principal::Key)
+            .inspect(noted)
             .ok_or_else(|| {
                 ApiError::unauthenticated("the API key is unknown or has been revoked")
             });
     }
-    if let Some(token) = session_token(headers) {
+    if let Some(token) = session_token(state, headers) {
         if !trusted_origin(state, headers) {
             return Err(ApiError::not_allowed(
                 "session requests must come from the app's own origin; other sites and tool pages use an API key or the bridge",
@@ -242,6 +259,7 @@ pub async fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<Princ
             .session_user(token)
             .await?
             .map(Principal::User)
+            .inspect(noted)
             .ok_or_else(|| ApiError::unauthenticated("the session has ended; sign in again"));
     }
     Err(ApiError::unauthenticated(
@@ -249,8 +267,14 @@ pub async fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<Princ
     ))
 }
 
+/// Notes an authenticated caller's tenant for the request's log line.
+fn noted(principal: &Principal) {
+    request_id::note_tenant(principal.tenant_id());
+}
+
 /// The session token from the `Cookie` header, if any.
-pub fn session_token(headers: &HeaderMap) -> Option<&str> {
+pub fn session_token<'h>(state: &AppState, headers: &'h HeaderMap) -> Option<&'h str> {
+    let cookie = session_cookie(state);
     headers
         .get_all(header::COOKIE)
         .iter()
@@ -258,18 +282,27 @@ pub fn session_token(headers: &HeaderMap) -> Option<&str> {
         .flat_map(|value| value.split(';'))
         .find_map(|pair| {
             let (name, value) = pair.trim().split_once('=')?;
-            (name == SESSION_COOKIE && !value.is_empty()).then_some(value)
+            (name == cookie && !value.is_empty()).then_some(value)
         })
 }
 
 /// Whether a request may use the session: it comes from the app's own
-/// origin, or carries an `Origin` the server was told to allow.
+/// origin (as the browser says, or as its public URL names it), or carries
+/// an `Origin` the server was told to allow.
 pub fn trusted_origin(state: &AppState, headers: &HeaderMap) -> bool {
     same_origin(headers)
         || headers
             .get(header::ORIGIN)
             .and_then(|origin| origin.to_str().ok())
-            .is_some_and(|origin| state.allows_origin(origin))
+            .is_some_and(|origin| {
+                state.allows_origin(origin)
+                    || (!headers.contains_key("sec-fetch-site")
+                        && state
+                            .public_urls()
+                            .app_origins()
+                            .iter()
+                            .any(|app| app == origin))
+            })
 }
 
 /// Whether a request comes from the app's own origin: `Sec-Fetch-Site:

@@ -88,6 +88,15 @@ fn store_rule(error: &StoreError) -> Option<RuleError> {
             "sku",
             format!("{value} is already a product of this tenant"),
         ),
+        // Tenants and users are made with the CLI, not through the API (yet).
+        StoreError::Taken {
+            what: Unique::TenantName,
+            value,
+        } => RuleError::invalid("name", format!("a tenant named {value:?} exists already")),
+        StoreError::Taken {
+            what: Unique::UserEmail,
+            value,
+        } => RuleError::invalid("email", format!("{value} is another user's email")),
         StoreError::NotEmpty => RuleError::NotAllowed(
             "the database already holds data; demo data goes into an empty database only"
                 .to_owned(),

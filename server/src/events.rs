@@ -24,6 +24,7 @@ use toolbridge_store::{Backlog, Live, LiveEvent, Store};
 use crate::app::AppState;
 use crate::auth;
 use crate::error::{ApiError, Chain};
+use crate::telemetry::OpenStream;
 
 /// Where one page's stream stands.
 struct Cursor {
@@ -33,6 +34,8 @@ struct Cursor {
     /// The id of the last event sent (or the tenant's last when `resync` was sent): a live event
     /// at or below it was already sent, as part of what the page had missed.
     last_sent: i64,
+    /// Counts the stream as open in the metrics until it is dropped.
+    _open: OpenStream,
 }
 
 impl Cursor {
@@ -135,12 +138,19 @@ pub async fn stream(
         tenant_id,
         live,
         last_sent,
+        _open: OpenStream::count(),
     };
     let live = stream::unfold(cursor, |mut cursor| async move {
         let event = cursor.next().await?;
         Some((event, cursor))
     });
-    let events = stream::iter(first).chain(live).map(Ok);
+    // Once the server drains, the stream ends (at once, if it is draining already): the page's
+    // EventSource reconnects, to another instance once the balancer has taken this one out,
+    // naming the last event it heard.
+    let events = stream::iter(first)
+        .chain(live)
+        .take_until(state.lifecycle.until_draining())
+        .map(Ok);
     Ok(Sse::new(events).keep_alive(KeepAlive::default()))
 }
 

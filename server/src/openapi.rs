@@ -30,7 +30,7 @@ use crate::api::{catalog, directory, quotes, webhooks};
 use crate::auth::KeyedAnswers;
 use crate::error::{ApiError, ErrorHeaders};
 use crate::request_id::RequestIdHeader;
-use crate::{dev_reports, events, session, settings, tools};
+use crate::{dev_reports, events, health, session, settings, tools};
 
 /// The REST API v1 and the session API.
 #[derive(OpenApi)]
@@ -51,6 +51,7 @@ use crate::{dev_reports, events, session, settings, tools};
         settings::keys::list, settings::keys::create, settings::keys::revoke,
         settings::tools::list, settings::tools::upload, settings::tools::toggle, settings::tools::remove,
         settings::tools::set_settings, dev_reports::blocked,
+        health::live, health::ready,
     ),
     components(schemas(
         toolbridge_protocol::problem::Problem,
@@ -71,6 +72,7 @@ use crate::{dev_reports, events, session, settings, tools};
         (name = "webhooks", description = "the tenant's webhook endpoints and their delivery logs; the events themselves are in the document's `webhooks`"),
         (name = "session", description = "for the host app; API keys do not use it"),
         (name = "settings", description = "for the app's Admin and Super User, with the session"),
+        (name = "operations", description = "for load balancers and orchestrators: liveness and readiness, without authentication"),
     )
 )]
 pub struct ApiDoc;

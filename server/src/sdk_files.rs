@@ -1,9 +1,10 @@
 //! `GET /sdk/{file}`: the SDK tools load and the page helpers beside it. `bridge.js` and
-//! `bridge.d.ts` come from the directory `cargo xtask build` writes (`sdk/dist`); `ui.js`,
-//! `ui.d.ts` and `ui.css`, written by hand in `sdk/ui/`, are built into the server. Any page may
-//! load them (`Access-Control-Allow-Origin: *`); browsers revalidate them with their `ETag`, so a
-//! rebuilt SDK reaches tools at once. Each is compressed once per version (brotli or gzip, as the
-//! client asks), not on every request.
+//! `bridge.d.ts` come from the directory `cargo xtask build` writes (`sdk/dist`), as built into
+//! the binary or from a folder given in its place (`crate::embedded`); `ui.js`, `ui.d.ts` and
+//! `ui.css`, written by hand in `sdk/ui/`, are built into the server. Any page may load them
+//! (`Access-Control-Allow-Origin: *`); browsers revalidate them with their `ETag`, so a rebuilt
+//! SDK reaches tools at once. Each is compressed once per version (brotli or gzip, as the client
+//! asks), not on every request.
 
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, header};
@@ -64,7 +65,7 @@ pub async fn serve(
         None => {
             built_file(
                 state,
-                &state.sdk_dir,
+                &state.sdk_files,
                 &FILES,
                 name,
                 headers,

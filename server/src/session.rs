@@ -1,6 +1,6 @@
 //! The session API the host app uses: sign in with email and password (a
-//! session cookie, `HttpOnly` and `SameSite=Strict`), read the signed-in
-//! user, sign out.
+//! session cookie, `HttpOnly` and `SameSite=Strict`, and on an https app
+//! `Secure` with the `__Host-` prefix), read the signed-in user, sign out.
 
 use axum::Json;
 use axum::extract::State;
@@ -12,10 +12,10 @@ use toolbridge_protocol::problem::Problem;
 use toolbridge_store::RateLimit;
 
 use crate::app::AppState;
-use crate::auth::{self, SESSION_COOKIE};
+use crate::auth;
 use crate::error::ApiError;
 use crate::json::{BodyErrors, JsonBody, typed};
-use crate::rate_limit;
+use crate::{rate_limit, request_id, telemetry};
 
 /// How long a session lasts: 12 hours.
 pub const SESSION_TTL_SECS: u64 = 12 * 60 * 60;
@@ -38,7 +38,7 @@ pub struct SignIn {
 
 /// `POST /api/session`: signs in and sets the session cookie.
 #[utoipa::path(post, path = "/api/session", tag = "session", request_body = SignIn,
-    responses((status = 200, body = BridgeContextDto, headers(("Set-Cookie" = String, description = "the session cookie (`HttpOnly; SameSite=Strict`)"))), BodyErrors, (status = 401, description = "wrong email or password", body = Problem, content_type = "application/problem+json"), (status = 403, description = "not from the app's origin", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the body is not `{email, password}` (errors[] says where)", body = Problem, content_type = "application/problem+json"), (status = 429, description = "too many failed sign-ins for this email; see Retry-After", body = Problem, content_type = "application/problem+json")))]
+    responses((status = 200, body = BridgeContextDto, headers(("Set-Cookie" = String, description = "the session cookie: `tb_session`, `HttpOnly; SameSite=Strict`; on an https app `__Host-tb_session`, also `Secure`"))), BodyErrors, (status = 401, description = "wrong email or password", body = Problem, content_type = "application/problem+json"), (status = 403, description = "not from the app's origin", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the body is not `{email, password}` (errors[] says where)", body = Problem, content_type = "application/problem+json"), (status = 429, description = "too many failed sign-ins for this email; see Retry-After", body = Problem, content_type = "application/problem+json")))]
 pub async fn sign_in(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -59,20 +59,23 @@ pub async fn sign_in(
         .count_request(&attempts, SIGN_IN_FAILURES)
         .await?;
     if !quota.allowed {
+        telemetry::rate_limited(telemetry::Limit::SignIn);
         return Err(ApiError::Rule(toolbridge_protocol::Error::RateLimited {
             retry_after: quota.retry_after,
         }));
     }
     let Some(user) = state.store.verify_password(&email, &password).await? else {
+        telemetry::sign_in_failed();
         return Err(ApiError::unauthenticated("the email or password is wrong"));
     };
     state.store.uncount_request(&attempts, quota.reset).await?;
+    request_id::note_tenant(&user.tenant_id);
     let token = state
         .store
         .create_session(&user.id, SESSION_TTL_SECS)
         .await?;
     let mut response = Json(user.context()).into_response();
-    set_cookie(&mut response, &token, SESSION_TTL_SECS);
+    set_cookie(&state, &mut response, &token, SESSION_TTL_SECS);
     Ok(response)
 }
 
@@ -94,17 +97,23 @@ pub async fn sign_out(
     State(state): State<AppState>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    if let Some(token) = auth::session_token(&headers) {
+    if let Some(token) = auth::session_token(&state, &headers) {
         state.store.delete_session(token).await?;
     }
     let mut response = StatusCode::NO_CONTENT.into_response();
-    set_cookie(&mut response, "", 0);
+    set_cookie(&state, &mut response, "", 0);
     Ok(response)
 }
 
-fn set_cookie(response: &mut Response, token: &str, max_age: u64) {
+fn set_cookie(state: &AppState, response: &mut Response, token: &str, max_age: u64) {
+    let name = auth::session_cookie(state);
+    let secure = if state.public_urls().is_https() {
+        "; Secure"
+    } else {
+        ""
+    };
     let cookie =
-        format!("{SESSION_COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/; Max-Age={max_age}");
+        format!("{name}={token}; HttpOnly; SameSite=Strict; Path=/; Max-Age={max_age}{secure}");
     if let Ok(value) = HeaderValue::from_str(&cookie) {
         response.headers_mut().insert(header::SET_COOKIE, value);
     }

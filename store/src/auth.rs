@@ -77,14 +77,14 @@ pub(crate) async fn hash_password(password: &str) -> Result<String, Error> {
 }
 
 /// The columns [`user_from_row`] reads, joined with the tenant.
-const USER_COLUMNS: &str = "u.id, u.name, u.email, u.role, u.tenant_id, \
+pub(crate) const USER_COLUMNS: &str = "u.id, u.name, u.email, u.role, u.tenant_id, \
     t.name AS tenant_name, t.culture_code";
 
 /// A row of [`USER_COLUMNS`].
-type UserRow = (String, String, String, String, String, String, String);
+pub(crate) type UserRow = (String, String, String, String, String, String, String);
 
 /// A user from a row of [`USER_COLUMNS`].
-fn user_from_row(row: UserRow) -> Result<User, Error> {
+pub(crate) fn user_from_row(row: UserRow) -> Result<User, Error> {
     let (id, name, email, role, tenant_id, tenant_name, culture_code) = row;
     Ok(User {
         id,

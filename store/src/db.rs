@@ -75,7 +75,9 @@ impl Backend {
 /// `PostgreSQL` advisory lock (the numbers spell `toolbrdg` and a letter).
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Turn {
-    /// Migrating the schema and seeding the demo data: once, by whichever instance comes first.
+    /// Migrating the schema and seeding the demo data (once, by whichever instance comes
+    /// first), and making a tenant (whose name must be unique without regard to case, which no
+    /// index says).
     Setup,
     /// Installing tools and setting their values (a tool's row may not exist yet to lock).
     Tools,

@@ -39,7 +39,8 @@ pub enum Error {
     /// An idempotency key came again with a different request body.
     #[error("the idempotency key was already used with a different request body")]
     IdempotencyKeyReused,
-    /// A value that is unique in the tenant already belongs to another record.
+    /// A value that is unique (in the tenant, or in the database) already belongs to another
+    /// record.
     #[error("{what} {value:?} already belongs to another record")]
     Taken {
         /// Which value.
@@ -136,13 +137,17 @@ impl fmt::Display for QuoteAction {
     }
 }
 
-/// A value [`Error::Taken`] names, unique in its tenant.
+/// A value [`Error::Taken`] names: unique in its tenant, or in the database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unique {
-    /// A product's SKU (without regard to case).
+    /// A product's SKU (without regard to case), in its tenant.
     ProductSku,
-    /// A quote's reference.
+    /// A quote's reference, in its tenant.
     QuoteReference,
+    /// A tenant's name (without regard to case), in the database.
+    TenantName,
+    /// A user's sign-in email (without regard to case), in the database.
+    UserEmail,
 }
 
 impl fmt::Display for Unique {
@@ -150,6 +155,8 @@ impl fmt::Display for Unique {
         f.write_str(match self {
             Unique::ProductSku => "the product SKU",
             Unique::QuoteReference => "the quote reference",
+            Unique::TenantName => "the tenant name",
+            Unique::UserEmail => "the email",
         })
     }
 }

@@ -1,6 +1,7 @@
 //! The one boundary to toolbridge's database.
 //!
-//! Handlers talk to a [`Store`] and never to SQL: tenants, users and their
+//! Handlers talk to a [`Store`] and never to SQL: tenants, users (made by an
+//! operator, with passwords the policy of [`password_problem`] allows) and their
 //! sessions, API keys, the catalog (products, task templates, cost items),
 //! customers, jobs and quotes, and the installed tools with their files.
 //! The store is one `SQLite` file (WAL, foreign keys on), the embedded
@@ -29,17 +30,21 @@
 
 #![deny(missing_docs)]
 
+mod accounts;
 mod auth;
 mod cache;
 mod catalog;
 mod db;
 mod error;
+mod health;
 mod limits;
 mod live;
 mod migrations;
+mod password;
 mod quotes;
 mod reads;
 mod seed;
+mod stats;
 mod tools;
 mod types;
 mod util;
@@ -56,15 +61,22 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use sqlx::{Connection, PgConnection};
 use tokio::sync::MutexGuard;
 
+pub use accounts::{EMAIL_MAX_CHARS, NewTenant, NewUser, new_tenant_problems, new_user_problems};
 pub use auth::{KEY_NAME_MAX_CHARS, new_api_key_problems};
 pub use catalog::NewProduct;
 pub use error::{Cause, Error, QuoteAction, Record, Unique};
+pub use health::{LiveListener, MigrationStatus};
 pub use limits::Quota;
 pub use live::{Backlog, Live, LiveEvent};
+pub use password::{
+    GENERATED_PASSWORD_CHARS, PASSWORD_MAX_CHARS, PASSWORD_MIN_CHARS, generate_password,
+    is_common_password, password_problem,
+};
 pub use seed::{DEFAULT_SEED_PRODUCTS, DEMO_PASSWORD};
+pub use stats::{DeliveryQueue, PoolUsage};
 pub use tools::{InstalledTool, ToolFile};
 pub use types::{
-    ApiKey, Created, DemoSignIn, Idempotency, NewApiKey, RateLimit, Scope, Tenant, User,
+    Account, ApiKey, Created, DemoSignIn, Idempotency, NewApiKey, RateLimit, Scope, Tenant, User,
 };
 pub use util::iso_from_unix;
 pub use webhooks::{
@@ -399,7 +411,7 @@ impl Store {
         Ok(exists)
     }
 
-    /// The first tenant made (the demo tenant), for the CLI.
+    /// The first tenant made (on a demo database, Harbour Flooring Ltd).
     pub async fn default_tenant(&self) -> Result<Option<Tenant>, Error> {
         let row: Option<(String, String)> =
             sql("SELECT id, name FROM tenants ORDER BY rowid LIMIT 1")

@@ -18,6 +18,7 @@
 //!
 //! Events are kept for an hour ([`KEPT_SECS`]): a page that reconnects after longer reloads.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -26,7 +27,7 @@ use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 
 use crate::db::{Backend, Pool, Tx, sql};
-use crate::{Error, Store};
+use crate::{Error, LiveListener, Store};
 
 /// The `PostgreSQL` channel that carries the ids of committed events.
 const CHANNEL: &str = "toolbridge_live";
@@ -83,6 +84,8 @@ pub enum Backlog {
 pub(crate) struct Feed {
     sender: broadcast::Sender<Live>,
     listener: Mutex<Option<JoinHandle<()>>>,
+    /// Whether the listener has a connection that listens now (what readiness reports).
+    connected: Arc<AtomicBool>,
 }
 
 impl Default for Feed {
@@ -90,6 +93,7 @@ impl Default for Feed {
         Feed {
             sender: broadcast::channel(BACKLOG).0,
             listener: Mutex::new(None),
+            connected: Arc::default(),
         }
     }
 }
@@ -108,6 +112,20 @@ impl Drop for Feed {
 }
 
 impl Feed {
+    /// Where the listener stands (`PostgreSQL`).
+    pub(crate) fn listener_state(&self) -> LiveListener {
+        let started = self
+            .listener
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .is_some();
+        match (started, self.connected.load(Ordering::SeqCst)) {
+            (false, _) => LiveListener::NotStarted,
+            (true, true) => LiveListener::Connected,
+            (true, false) => LiveListener::Disconnected,
+        }
+    }
+
     /// Hands committed events to the subscribers (`SQLite`: the store's own writes are all there
     /// is).
     pub(crate) fn publish(&self, events: Vec<LiveEvent>) {
@@ -186,10 +204,12 @@ impl Store {
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
             if listener.is_none() {
                 let (pool, sender) = (pool.clone(), self.live.sender.clone());
+                let connected = Arc::clone(&self.live.connected);
                 *listener = Some(tokio::spawn(async move {
                     if let Some(first) = connect(&pool).await {
+                        connected.store(true, Ordering::SeqCst);
                         let _ = sender.send(Live::Missed);
-                        relay(pool, first, sender).await;
+                        relay(pool, first, sender, &connected).await;
                     }
                 }));
             }
@@ -212,6 +232,7 @@ impl Store {
             return Ok(());
         }
         let mut listener = PgListener::connect_with(pool).await?;
+        listener.eager_reconnect(false);
         listener.listen(CHANNEL).await?;
         let mut slot = self
             .live
@@ -220,7 +241,11 @@ impl Store {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         if slot.is_none() {
             let (pool, sender) = (pool.clone(), self.live.sender.clone());
-            *slot = Some(tokio::spawn(relay(pool, listener, sender)));
+            let connected = Arc::clone(&self.live.connected);
+            connected.store(true, Ordering::SeqCst);
+            *slot = Some(tokio::spawn(async move {
+                relay(pool, listener, sender, &connected).await;
+            }));
         }
         Ok(())
     }
@@ -294,6 +319,9 @@ async fn connect(pool: &PgPool) -> Option<PgListener> {
     while !pool.is_closed() {
         let listening = async {
             let mut listener = PgListener::connect_with(pool).await?;
+            // A lost connection is told at once (`Ok(None)`), for `relay` to listen again on a
+            // new one, rather than first waited for while the listener seemed connected.
+            listener.eager_reconnect(false);
             listener.listen(CHANNEL).await?;
             Ok::<_, sqlx::Error>(listener)
         };
@@ -310,8 +338,15 @@ async fn connect(pool: &PgPool) -> Option<PgListener> {
 
 /// Hands each event whose id `listener` hears to the subscribers, until the store is dropped.
 /// When the connection is lost, listens again on a new one, then tells the subscribers that they
-/// may have missed events.
-async fn relay(pool: PgPool, mut listener: PgListener, sender: broadcast::Sender<Live>) {
+/// may have missed events. `connected` says meanwhile whether it listens.
+async fn relay(
+    pool: PgPool,
+    mut listener: PgListener,
+    sender: broadcast::Sender<Live>,
+    connected: &AtomicBool,
+) {
+    // However the relay ends (the pool closed, or the task aborted), it no longer listens.
+    let _ending = NotConnectedOnDrop(connected);
     while !pool.is_closed() {
         match listener.try_recv().await {
             Ok(Some(notification)) => {
@@ -341,14 +376,25 @@ async fn relay(pool: PgPool, mut listener: PgListener, sender: broadcast::Sender
             }
             Ok(None) | Err(_) if pool.is_closed() => return,
             Ok(None) | Err(_) => {
+                connected.store(false, Ordering::SeqCst);
                 tracing::warn!("live events: the listener lost its connection; listening again");
                 drop(listener);
                 let Some(again) = connect(&pool).await else {
                     return;
                 };
                 listener = again;
+                connected.store(true, Ordering::SeqCst);
                 let _ = sender.send(Live::Missed);
             }
         }
+    }
+}
+
+/// Marks the listener as not connected when dropped.
+struct NotConnectedOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for NotConnectedOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::SeqCst);
     }
 }

@@ -1,4 +1,4 @@
-//! The values the store hands out: tenants, users, API keys and their scopes
+//! The values the store hands out: tenants, users (and their accounts), API keys and their scopes
 //! and rate limits, idempotency records, created quotes, demo sign-ins.
 
 use std::fmt;
@@ -47,6 +47,15 @@ impl User {
             culture_code: self.culture_code.clone(),
         }
     }
+}
+
+/// A user as an operator lists them: the user, and whether they may sign in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Account {
+    /// The user.
+    pub user: User,
+    /// `false` once the user is disabled: they cannot sign in, and have no session.
+    pub active: bool,
 }
 
 /// A sign-in that the demo seed created.

@@ -15,8 +15,10 @@
 //! 3. [`Store::finish_delivery`] with what came of it: delivered on a 2xx; otherwise tried again
 //!    after the back-off the worker chooses, until [`MAX_ATTEMPTS`] attempts have failed.
 //!
-//! A worker that dies with deliveries claimed leaves them to the next claim once their leases
-//! end: delivery is at least once, and receivers drop an event id they have seen.
+//! A worker that stops with deliveries claimed but not attempted hands them back
+//! ([`Store::hand_back_delivery`]): the next claim, of any worker, takes them at once. A worker
+//! that dies with deliveries claimed leaves them to the next claim once their leases end: delivery
+//! is at least once, and receivers drop an event id they have seen.
 
 use std::fmt;
 
@@ -758,6 +760,32 @@ impl Store {
             }
         };
         status.as_deref().map(delivery_status).transpose()
+    }
+
+    /// Hands back a claimed delivery that this worker will not finish: its lease ends now, so the
+    /// next claim, of this process or another, takes it at once, rather than when the lease would
+    /// have run out. No attempt is counted.
+    ///
+    /// `lease_until` is the lease its claim gave ([`ClaimedDelivery::lease_until`]): once that
+    /// lease has run out, the delivery may have been claimed again (with a later lease) or
+    /// finished by another worker, and is then left as it is. Answers whether it was handed back.
+    ///
+    /// Hand back only a delivery whose `POST` has not started, or whose `POST` was abandoned
+    /// (its connection dropped): the next claim sends it again, so a `POST` that reached the
+    /// receiver is then received twice.
+    pub async fn hand_back_delivery(
+        &self,
+        delivery_id: &str,
+        lease_until: i64,
+    ) -> Result<bool, Error> {
+        let _turn = self.write_turn().await;
+        let handed_back = sql("UPDATE webhook_deliveries SET lease_until = NULL \
+             WHERE id = $1 AND status = 'pending' AND lease_until = $2")
+        .bind(delivery_id)
+        .bind(lease_until)
+        .execute(&self.pool)
+        .await?;
+        Ok(handed_back > 0)
     }
 
     /// Sends a delivery of the tenant's endpoint again: a new delivery of the same event (its id

@@ -13,7 +13,8 @@ use serde_json::{Map, Value, json};
 use sqlx::Row;
 use tokio::sync::oneshot;
 use toolbridge_protocol::quote::QuoteDto;
-use toolbridge_server::tools::{ToolSites, sites};
+use toolbridge_server::public_urls::PublicUrls;
+use toolbridge_server::tools::ToolSites;
 use toolbridge_server::{AppState, router};
 use toolbridge_store::Store;
 use toolbridge_testkit::{MemoryBackend, Request};
@@ -38,7 +39,7 @@ impl Server {
         store.seed_demo(PRODUCTS).await.unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
-        let state = AppState::new(store).serving_tools(ToolSites::new(sites::DEFAULT_DOMAIN, port));
+        let state = AppState::new(store).serving_tools(ToolSites::new(PublicUrls::local(port)));
         let (stop, stopped) = oneshot::channel::<()>();
         tokio::spawn(async move {
             axum::serve(listener, router(state))

@@ -12,6 +12,12 @@
 //! - `cluster`: two servers on one `PostgreSQL` database behave as one (rate limits, the sign-in
 //!   throttle, live events, idempotency, one of them killed, seeding, each webhook delivered
 //!   once).
+//! - `one_binary`: the binary copied alone into an empty folder serves the app, the SDK and the
+//!   host module it carries, and gives a demo database the example tools it carries.
+//! - `proxied`: the example deployment (`deploy/nginx.conf` with TLS in front of two servers on
+//!   `PostgreSQL`), in Chromium trusting the suite's own CA: https origins only, a tool's
+//!   handshake, live events across instances, and SIGTERM to one instance under load with
+//!   nothing lost.
 //! - `webhooks`: a delivery cut off by SIGKILL is sent again after a restart, with the same event
 //!   id (run with `crash`: its tests are `webhooks::crash::`). On each backend.
 
@@ -23,6 +29,8 @@ mod cluster;
 mod crash;
 mod db;
 mod load;
+mod one_binary;
+mod proxied;
 mod server;
 mod stats;
 mod webhooks;

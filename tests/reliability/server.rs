@@ -2,7 +2,7 @@
 //! (a `SQLite` file or a `PostgreSQL` database): started on a free port, killed with SIGKILL or stopped with Ctrl-C's signal, given keys
 //! through its own CLI, and its memory read from `/proc/<pid>/status`.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fs::{self, OpenOptions};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use crate::db::Db;
 
 /// Names the built server binary; `cargo xtask test` sets it.
-const BIN_VAR: &str = "TOOLBRIDGE_BIN";
+pub(crate) const BIN_VAR: &str = "TOOLBRIDGE_BIN";
 
 /// Names the folder the suites work in (databases, server logs); `cargo xtask test` sets it.
 const DIR_VAR: &str = "TOOLBRIDGE_RELIABILITY_DIR";
@@ -24,7 +24,7 @@ const START_WAIT: Duration = Duration::from_secs(60);
 const STOP_WAIT: Duration = Duration::from_secs(15);
 
 /// An environment variable `cargo xtask test` sets, or a panic that says how to run the suites.
-fn setting(name: &str) -> PathBuf {
+pub(crate) fn setting(name: &str) -> PathBuf {
     std::env::var_os(name)
         .filter(|value| !value.is_empty())
         .map_or_else(
@@ -48,6 +48,10 @@ pub(crate) fn work_dir(name: &str) -> PathBuf {
     fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
     dir
 }
+
+/// The demo tenant (of `--demo`), whose keys the suites make: a demo database has two tenants,
+/// so the CLI must be told which.
+const DEMO_TENANT: &str = "Harbour Flooring Ltd";
 
 /// A key made with `toolbridge keys create`.
 #[derive(Clone, Debug)]
@@ -103,37 +107,71 @@ impl Server {
 
     /// Starts the server as [`Server::spawn`] does, with `extra` arguments to `serve`.
     fn spawn_with(dir: &Path, name: &str, db: &Db, products: u32, extra: &[&str]) -> Self {
+        let products = products.to_string();
+        let no_tools = dir.join("no-example-tools");
+        let args = [
+            // Demo data on a new database: what the suites' clients read and write.
+            OsStr::new("--demo"),
+            OsStr::new("--seed-products"),
+            OsStr::new(&products),
+            // No example tools: the REST API and the app's live updates are what is under test.
+            OsStr::new("--example-tools"),
+            no_tools.as_os_str(),
+            // Webhooks may go to the suites' receivers on this machine.
+            OsStr::new("--allow-private-webhooks"),
+        ];
+        // The app and what it loads, for the suites that open it in a browser, come from the
+        // copies the binary carries: `cargo xtask test` builds it after them.
+        Self::launch(
+            dir,
+            name,
+            db,
+            free_port(),
+            "warn",
+            args.into_iter().chain(extra.iter().map(OsStr::new)),
+        )
+    }
+
+    /// Starts the server as an operator does, on `port`: no demo data (the CLI makes what the
+    /// database holds), its request log at `info`, and `extra` arguments to `serve`; webhooks
+    /// may still go to the suites' receivers on this machine. Waits until it listens.
+    pub(crate) async fn start_production(
+        dir: &Path,
+        name: &str,
+        db: &Db,
+        port: u16,
+        extra: &[&str],
+    ) -> Self {
+        let args = std::iter::once("--allow-private-webhooks").chain(extra.iter().copied());
+        let mut server = Self::launch(dir, name, db, port, "info", args.map(OsStr::new));
+        server.wait_until_listening().await;
+        server
+    }
+
+    /// Starts `toolbridge serve --port <port> --db <db> <args>` in `dir` with `RUST_LOG` at
+    /// `log_level`, its output appended to `<name>.log` there.
+    fn launch<'a>(
+        dir: &Path,
+        name: &str,
+        db: &Db,
+        port: u16,
+        log_level: &str,
+        args: impl IntoIterator<Item = &'a OsStr>,
+    ) -> Self {
         let binary = setting(BIN_VAR);
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .parent()
-            .expect("the tests crate is in the workspace");
         let log = dir.join(format!("{name}.log"));
         let log_file = OpenOptions::new()
             .create(true)
             .append(true)
             .open(&log)
             .unwrap_or_else(|e| panic!("cannot open {}: {e}", log.display()));
-        let port = free_port();
         let child = Command::new(&binary)
             .args(["serve", "--port", &port.to_string()])
-            .args(["--seed-products", &products.to_string()])
             .arg("--db")
             .arg(db.arg())
-            // No example tools: the REST API and the app's live updates are what is under test.
-            .arg("--example-tools")
-            .arg(dir.join("no-example-tools"))
-            // The app and what it loads, for the suites that open it in a browser.
-            .arg("--www-dir")
-            .arg(root.join("www"))
-            .arg("--host-dir")
-            .arg(root.join("host/dist"))
-            .arg("--sdk-dir")
-            .arg(root.join("sdk/dist"))
-            // Webhooks may go to the suites' receivers on this machine.
-            .arg("--allow-private-webhooks")
-            .args(extra)
+            .args(args)
             .current_dir(dir)
-            .env("RUST_LOG", "warn")
+            .env("RUST_LOG", log_level)
             .stdin(Stdio::null())
             .stdout(log_file.try_clone().expect("the log opens twice"))
             .stderr(log_file)
@@ -211,6 +249,8 @@ impl Server {
         let output = self.cli(&[
             "keys",
             "create",
+            "--tenant",
+            DEMO_TENANT,
             "--name",
             name,
             "--scopes",
@@ -233,9 +273,9 @@ impl Server {
         }
     }
 
-    /// Revokes a key with `toolbridge keys revoke`.
+    /// Revokes a key of the demo tenant with `toolbridge keys revoke`.
     pub(crate) fn revoke_key(&self, key: &Key) {
-        self.cli(&["keys", "revoke", &key.id]);
+        self.cli(&["keys", "revoke", "--tenant", DEMO_TENANT, &key.id]);
     }
 
     /// Runs a `toolbridge` subcommand on the server's database and returns what it printed.
@@ -264,6 +304,40 @@ impl Server {
         if let Some(mut child) = self.child.take() {
             child.kill().expect("the server can be killed");
             child.wait().expect("the killed server can be reaped");
+        }
+    }
+
+    /// Sends the server the signal `name` (`TERM`, `INT`) with the system's `kill` command (so
+    /// that this crate needs no `unsafe`).
+    pub(crate) fn signal(&self, name: &str) {
+        let sent = Command::new("kill")
+            .args([format!("-{name}"), self.pid().to_string()])
+            .status()
+            .is_ok_and(|status| status.success());
+        assert!(sent, "cannot send SIG{name} to the server");
+    }
+
+    /// Waits until the server has exited, for up to `wait`; how it exited. It is killed if it has
+    /// not, and that fails the test.
+    pub(crate) async fn wait_for_exit(&mut self, wait: Duration) -> std::process::ExitStatus {
+        let started = Instant::now();
+        loop {
+            if let Some(status) = self
+                .child_mut()
+                .try_wait()
+                .expect("the server can be polled")
+            {
+                self.child = None;
+                return status;
+            }
+            if started.elapsed() > wait {
+                let _ = self.child_mut().kill();
+                panic!(
+                    "the server did not exit within {wait:?}; see {}",
+                    self.log.display()
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
 

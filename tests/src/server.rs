@@ -35,7 +35,7 @@ pub struct ServerOptions {
     pub seed_products: u32,
     /// Origins whose pages may use the session and read responses (`--allow-origin`, each).
     pub allow_origins: Vec<String>,
-    /// Where the built SDK is (`--sdk-dir`); the server's default (`sdk/dist`) when `None`.
+    /// Where the built SDK is (`--sdk-dir`); the working tree's `sdk/dist` when `None`.
     pub sdk_dir: Option<PathBuf>,
     /// Tool folders served live from disk (`--dev-tool`, each).
     pub dev_tools: Vec<PathBuf>,
@@ -120,16 +120,30 @@ impl ToolbridgeServer {
         let port = port.release();
         let mut serve = Command::new(binary);
         serve
-            .args(["serve", "--port", &port.to_string()])
+            .args(["serve", "--demo", "--port", &port.to_string()])
             .args(["--seed-products", &options.seed_products.to_string()])
             .arg("--db")
             .arg(&db);
         for origin in &options.allow_origins {
             serve.args(["--allow-origin", origin]);
         }
-        if let Some(sdk_dir) = &options.sdk_dir {
-            serve.arg("--sdk-dir").arg(sdk_dir);
-        }
+        // The working tree's app, SDK, host module and example tools, in place of the copies
+        // the binary carries: the bench's release server builds beside bridge.js, so its copies
+        // may be older than what the suite just built.
+        let root = workspace_root();
+        let sdk_dir = options
+            .sdk_dir
+            .clone()
+            .unwrap_or_else(|| root.join("sdk/dist"));
+        serve
+            .arg("--sdk-dir")
+            .arg(sdk_dir)
+            .arg("--www-dir")
+            .arg(root.join("www"))
+            .arg("--host-dir")
+            .arg(root.join("host/dist"))
+            .arg("--example-tools")
+            .arg(root.join("example-tools"));
         for dir in &options.dev_tools {
             serve.arg("--dev-tool").arg(dir);
         }
@@ -185,12 +199,15 @@ impl ToolbridgeServer {
         &self.log
     }
 
-    /// Creates an API key with `toolbridge keys create` on the server's database and returns it.
-    /// `scopes` is comma-separated (`products:read`); `rate_limit` is like `120/60s`.
+    /// Creates an API key of the demo tenant with `toolbridge keys create` on the server's
+    /// database and returns it. `scopes` is comma-separated (`products:read`); `rate_limit` is
+    /// like `120/60s`.
     pub fn create_key(&self, name: &str, scopes: &str, rate_limit: &str) -> Result<String, Error> {
         let mut create = Command::new(&self.binary);
         create
-            .args(["keys", "create", "--name", name, "--scopes", scopes])
+            // A demo database has two tenants, so the CLI must be told which.
+            .args(["keys", "create", "--tenant", "Harbour Flooring Ltd"])
+            .args(["--name", name, "--scopes", scopes])
             .args(["--rate-limit", rate_limit, "--db"])
             .arg(&self.db)
             .stdin(Stdio::null())
@@ -250,6 +267,14 @@ impl ReservedPort {
         drop(self.listener);
         self.port
     }
+}
+
+/// The repository's root, whose folders the servers serve.
+fn workspace_root() -> PathBuf {
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest_dir
+        .parent()
+        .map_or_else(|| manifest_dir.join(".."), Path::to_path_buf)
 }
 
 /// `http://127.0.0.1:PORT`, without a trailing slash.

@@ -1,6 +1,7 @@
 //! The browsers the suites run in, and a `WebDriver` server (chromedriver, geckodriver) started
 //! on a free port for suites that open their own sessions.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -99,6 +100,17 @@ impl WebDriver {
     /// Starts `browser`'s driver, the program at `program`, on a free port with its log in `dir`
     /// (`<driver>.log`), and waits until it listens.
     pub fn start(browser: &Browser, program: &Path, dir: &Path) -> Result<Self, Error> {
+        Self::start_with_env(browser, program, dir, &[])
+    }
+
+    /// Starts the driver as [`Self::start`] does, with `env` added to its environment (and so to
+    /// its browser's): `HOME`, say, for a browser that reads its trusted certificates from there.
+    pub fn start_with_env(
+        browser: &Browser,
+        program: &Path,
+        dir: &Path,
+        env: &[(&str, &OsStr)],
+    ) -> Result<Self, Error> {
         fs_err::create_dir_all(dir)?;
         let log = dir.join(format!("{}.log", browser.driver));
         let port = ReservedPort::new()?.release();
@@ -116,6 +128,7 @@ impl WebDriver {
         };
         command
             .envs(browser.driver_env.iter().copied())
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(stdout)
             .stderr(stderr);

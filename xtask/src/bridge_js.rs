@@ -81,14 +81,19 @@ pub(crate) fn build(ctx: &Ctx) -> Result<PathBuf, Error> {
     let glue = sh.read_file(&pieces.glue)?;
     let module = sh.read_binary_file(&pieces.wasm)?;
     let script = pack::script(&sdk_version(ctx)?, &glue, &module);
-    sh.write_file(output(ctx), &script)?;
+    // Unchanged files are left as they are: the release server carries them, and cargo compiles it
+    // again when they are touched.
+    sh.create_dir(dist_dir(ctx))?;
+    let wrote = wasm::write_if_changed(ctx, &output(ctx), script.as_bytes())?;
     println!(
-        "bridge.js: wrote {} ({} bytes)",
+        "bridge.js: {} {} ({} bytes)",
+        if wrote { "wrote" } else { "unchanged," },
         ctx.shown(&output(ctx)),
         script.len()
     );
     // The typings are written by hand; the copy in sdk/dist is what the package ships.
-    sh.copy_file(TYPINGS, dist_dir(ctx).join("bridge.d.ts"))?;
+    let typings = sh.read_binary_file(TYPINGS)?;
+    wasm::write_if_changed(ctx, &dist_dir(ctx).join("bridge.d.ts"), &typings)?;
     Ok(output(ctx))
 }
 

@@ -1,10 +1,12 @@
-//! `cargo xtask build`: every build artifact of the workspace, in order.
+//! `cargo xtask build`: every build artifact of the workspace, in order: the release `toolbridge`
+//! last, so that it carries the bridge.js and host module just built (`server/src/embedded.rs`).
 
 use crate::bridge_js;
 use crate::ctx::Ctx;
 use crate::error::Error;
 use crate::npm_package;
 use crate::pins::WASM_TARGET;
+use crate::server_build;
 use crate::setup;
 use crate::wasm;
 
@@ -29,6 +31,8 @@ pub(crate) fn run(ctx: &Ctx) -> Result<(), Error> {
         ("bridge.js and bridge.d.ts", bridge_js::build(ctx)?),
         ("host module (with .wasm, .d.ts)", wasm::host_module(ctx)?),
         ("npm package @toolbridge/sdk", npm_package::build(ctx)?),
+        // After bridge.js and the host module: the binary carries them, and needs nothing else.
+        ("release toolbridge", server_build::build_release(ctx)?),
     ];
     println!("build: built");
     for (what, place) in built {

@@ -1,6 +1,10 @@
 //! `cargo xtask serve`: builds what the app serves and runs the `toolbridge` server on
-//! <http://localhost:8080>, with a demo database kept in `target/serve/` between runs, and
-//! webhooks allowed to go to receivers on this machine (`--allow-private-webhooks`).
+//! <http://localhost:8080>, with a demo database kept in `target/serve/` between runs (`--demo`
+//! fills it on the first), and webhooks allowed to go to receivers on this machine
+//! (`--allow-private-webhooks`). The server serves the working tree's folders (the app, the SDK
+//! and host module just built, the example tools), named by absolute path in place of the copies
+//! built into it: the release binary builds beside the wasm builds, so it may carry older ones,
+//! and a rebuilt SDK shows without a restart.
 
 use crate::bridge_js;
 use crate::ctx::Ctx;
@@ -29,7 +33,15 @@ pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<(), Error> {
     let serve = ctx
         .sh()
         .cmd(binary)
-        .args(["serve", "--db", &db, "--allow-private-webhooks"])
+        .args(["serve", "--demo", "--db", &db, "--allow-private-webhooks"])
+        .arg("--www-dir")
+        .arg(ctx.root().join("www"))
+        .arg("--sdk-dir")
+        .arg(bridge_js::dist_dir(ctx))
+        .arg("--host-dir")
+        .arg(wasm::host_dist(ctx))
+        .arg("--example-tools")
+        .arg(ctx.root().join("example-tools"))
         .args(args);
     Ok(serve.run()?)
 }

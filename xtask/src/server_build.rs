@@ -26,8 +26,10 @@ const SERVER: &[&str] = &["-p", "toolbridge-server", "--bin", "toolbridge"];
 /// Lines of a failed background build's log that are printed with the error.
 const FAILED_BUILD_LINES: usize = 30;
 
-/// Builds the release `toolbridge` binary (what the measurements and the reliability suites run;
-/// the tests' debug build comes from `native::build`) and returns its path.
+/// Builds the release `toolbridge` binary (what `cargo xtask build` builds last, and the
+/// reliability suites run; the tests' debug build comes from `native::build`) and returns its
+/// path. It carries `www/`, `sdk/dist`, `host/dist` and `example-tools/` as they are now
+/// (`server/src/embedded.rs`), so build bridge.js and the host module before it.
 pub(crate) fn build_release(ctx: &Ctx) -> Result<PathBuf, Error> {
     cargo_build_release(ctx, SERVER).run()?;
     Ok(release_binary(ctx))

@@ -34,9 +34,10 @@ enum Programs {
 }
 
 /// The Debian packages of every purpose: browsers for the browser test suites and the bench, the
-/// load generator of `cargo xtask bench`, and PostgreSQL for the store's tests on it (each test
-/// process starts a throwaway cluster with `initdb` and `pg_ctl`).
-const DEBIAN_PACKAGES: [Package; 5] = [
+/// load generator of `cargo xtask bench`, PostgreSQL for the store's tests on it (each test
+/// process starts a throwaway cluster with `initdb` and `pg_ctl`), and nginx and NSS's certutil
+/// for the deployment suite.
+const DEBIAN_PACKAGES: [Package; 8] = [
     Package {
         name: "chromium",
         programs: Programs::OnPath(&["chromium", "chromium-browser", "google-chrome"]),
@@ -56,6 +57,22 @@ const DEBIAN_PACKAGES: [Package; 5] = [
     Package {
         name: "postgresql",
         programs: Programs::PostgresServer(&["initdb", "pg_ctl", "postgres"]),
+    },
+    // The deployment suite: nginx terminates TLS in front of two servers, as deploy/nginx.conf
+    // says, and Chromium trusts the suite's own CA through an NSS database made with certutil.
+    Package {
+        name: "nginx-light",
+        programs: Programs::OnPath(&["nginx"]),
+    },
+    Package {
+        name: "libnss3-tools",
+        programs: Programs::OnPath(&["certutil"]),
+    },
+    // `promtool`, which checks the page of `toolbridge serve --metrics-bind` in the server's
+    // tests (installed without recommends, as every package here; Prometheus is never started).
+    Package {
+        name: "prometheus",
+        programs: Programs::OnPath(&["promtool"]),
     },
 ];
 
@@ -131,7 +148,7 @@ impl Purpose {
             .filter(|package| match self {
                 Purpose::Everything => true,
                 Purpose::Serve => false,
-                Purpose::Bench => package.name != "firefox-esr",
+                Purpose::Bench => !matches!(package.name, "firefox-esr" | "prometheus"),
             })
             .collect()
     }
@@ -557,12 +574,22 @@ mod tests {
                 "chromium-driver",
                 "firefox-esr",
                 "wrk",
-                "postgresql"
+                "postgresql",
+                "nginx-light",
+                "libnss3-tools",
+                "prometheus"
             ]
         );
         assert_eq!(
             packages(Purpose::Bench),
-            ["chromium", "chromium-driver", "wrk", "postgresql"]
+            [
+                "chromium",
+                "chromium-driver",
+                "wrk",
+                "postgresql",
+                "nginx-light",
+                "libnss3-tools"
+            ]
         );
         assert!(packages(Purpose::Serve).is_empty());
     }

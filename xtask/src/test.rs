@@ -126,9 +126,16 @@ const SUITES: &[Suite] = &[
     },
     // On SQLite, then on a throwaway PostgreSQL the test process starts under target/postgres/.
     always("crash safety", |ctx| reliability(ctx, "crash")),
+    // The release server copied alone into an empty folder serves what it carries: the same
+    // bytes as the working tree's app, bridge.js and host module, which it is built after.
+    always("one binary", one_binary),
     // Two release servers on one PostgreSQL, as behind a load balancer; one test opens the app in
     // Chromium.
     always("multi-instance", multi_instance),
+    // deploy/nginx.conf with TLS in front of two release servers on PostgreSQL, made as an
+    // operator makes them (the CLI's tenant, admin, key and tool), and Chromium trusting the
+    // suite's own CA (`tests/reliability/proxied/`).
+    always("deployment", |ctx| chromium_reliability(ctx, "proxied")),
     Suite {
         name: "bundle fuzz",
         group: Group::Fuzz,
@@ -468,12 +475,28 @@ fn reliability_suite<'a>(ctx: &'a Ctx, module: &str) -> Result<Cmd<'a>, Error> {
         .env("TOOLBRIDGE_RELIABILITY_DIR", dir))
 }
 
+/// The `one_binary::` test of the reliability suite: the release server, built after the host module
+/// (built here too for `--only`; setup has built bridge.js when it was missing), run from an
+/// empty folder of its own.
+fn one_binary(ctx: &Ctx) -> Outcome {
+    counted((|| {
+        wasm::host_module(ctx)?;
+        reliability_suite(ctx, "one_binary")
+    })())
+}
+
 /// The `cluster::` tests of the reliability suite, which also open the app (and so need the host
 /// module) in Chromium, whose driver they start from `CHROMEDRIVER`.
 fn multi_instance(ctx: &Ctx) -> Outcome {
+    chromium_reliability(ctx, "cluster")
+}
+
+/// The `module::` tests of the reliability suite with Chromium's driver named in `CHROMEDRIVER`
+/// and the host module built, for tests that open the app.
+fn chromium_reliability(ctx: &Ctx, module: &str) -> Outcome {
     counted((|| {
         wasm::host_module(ctx)?;
-        let suite = reliability_suite(ctx, "cluster")?;
+        let suite = reliability_suite(ctx, module)?;
         browser::with_backends(ctx, "browser", &CHROMIUM, &[], suite)
     })())
 }

@@ -61,21 +61,72 @@ pub(crate) fn host_dist(ctx: &Ctx) -> PathBuf {
 
 /// Builds `host/dist/`: the `toolbridge-host` crate with [`SPEED_PROFILE`], and
 /// `wasm-bindgen --target web` writing an ES module (the JavaScript the crate imports put inside
-/// it by `toolbridge_sdk_pack::inline_snippets`), its `.wasm` and its declarations. Its path.
+/// it by `toolbridge_sdk_pack::inline_snippets`), its `.wasm` and its declarations. They are made
+/// in `target/host-module/` and copied into `host/dist/` only where they differ, so that an
+/// unchanged build leaves `host/dist/` as it was: the release server carries its files, and cargo
+/// compiles it again whenever one of them, or the folder, is touched. The ES module's path.
 pub(crate) fn host_module(ctx: &Ctx) -> Result<PathBuf, Error> {
     let module = build(ctx, SPEED_PROFILE, "toolbridge-host", &["--lib"])?;
-    let dist = host_dist(ctx);
+    let staging = ctx.target_dir().join("host-module");
     let sh = ctx.sh();
-    let snippets = dist.join("snippets");
-    sh.remove_path(&snippets)?;
-    bindgen(ctx, &module, "web", &["--remove-producers-section"], &dist)?;
-    let glue = dist.join("toolbridge_host.js");
-    let read = |path: &str| sh.read_file(dist.join(path)).map_err(Error::from);
+    sh.remove_path(&staging)?;
+    bindgen(
+        ctx,
+        &module,
+        "web",
+        &["--remove-producers-section"],
+        &staging,
+    )?;
+    let glue = staging.join("toolbridge_host.js");
+    let read = |path: &str| sh.read_file(staging.join(path)).map_err(Error::from);
     let inlined = toolbridge_sdk_pack::inline_snippets(&sh.read_file(&glue)?, read)?;
     sh.write_file(&glue, inlined)?;
-    sh.remove_path(&snippets)?;
+    sh.remove_path(staging.join("snippets"))?;
+    let dist = host_dist(ctx);
+    let changed = mirror(ctx, &staging, &dist)?;
     let wasm = dist.join("toolbridge_host_bg.wasm");
     let size = sh.read_binary_file(&wasm)?.len();
-    println!("host module: wrote {} ({size} bytes)", ctx.shown(&wasm));
-    Ok(glue)
+    let shown = ctx.shown(&wasm);
+    if changed {
+        println!("host module: wrote {shown} ({size} bytes)");
+    } else {
+        println!("host module: {shown} ({size} bytes) is unchanged");
+    }
+    Ok(dist.join("toolbridge_host.js"))
+}
+
+/// Writes `bytes` to `path` unless it holds them already (leaving its modification time alone, so
+/// that cargo does not compile the release server, which carries the built files, again);
+/// whether it wrote.
+pub(crate) fn write_if_changed(ctx: &Ctx, path: &Path, bytes: &[u8]) -> Result<bool, Error> {
+    let sh = ctx.sh();
+    if sh.read_binary_file(path).ok().as_deref() == Some(bytes) {
+        return Ok(false);
+    }
+    sh.write_file(path, bytes)?;
+    Ok(true)
+}
+
+/// Makes the folder `to` hold exactly the files of the flat folder `from`, writing a file only
+/// when its bytes differ and removing files `from` lacks; whether anything changed.
+fn mirror(ctx: &Ctx, from: &Path, to: &Path) -> Result<bool, Error> {
+    let sh = ctx.sh();
+    sh.create_dir(to)?;
+    let mut changed = false;
+    for source in sh.read_dir(from)? {
+        let Some(name) = source.file_name() else {
+            continue;
+        };
+        changed |= write_if_changed(ctx, &to.join(name), &sh.read_binary_file(&source)?)?;
+    }
+    for target in sh.read_dir(to)? {
+        let kept = target
+            .file_name()
+            .is_some_and(|name| from.join(name).exists());
+        if !kept {
+            sh.remove_path(&target)?;
+            changed = true;
+        }
+    }
+    Ok(changed)
 }

@@ -2,6 +2,7 @@
 //! from the caller or from the manifest's short name, and the store replaces
 //! any earlier version of the tool in one transaction.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use toolbridge_bundle::Bundle;
@@ -9,6 +10,7 @@ use toolbridge_protocol::Error as RuleError;
 use toolbridge_protocol::manifest::SLUG_RULE;
 use toolbridge_store::{InstalledTool, Store};
 
+use crate::embedded::Embedded;
 use crate::error::{ApiError, Chain};
 
 /// What an install did.
@@ -75,6 +77,55 @@ pub async fn install_examples(store: &Store, dir: &Path) -> Vec<Result<Installed
                 .await
                 .map_err(|error| format!("{}: {}", folder.display(), Chain(&error))),
             Err(error) => Err(format!("{}: {}", folder.display(), Chain(&error))),
+        };
+        outcomes.push(outcome);
+    }
+    outcomes
+}
+
+/// Installs every example tool built into the server (`example-tools/`, see
+/// [`Embedded::ExampleTools`]), as [`install_examples`] installs them from a folder: each folder
+/// with a `manifest.json` at its root, without hidden files, in order of name; a tool that
+/// breaks a bundle rule is reported, and the others still install.
+pub async fn install_builtin_examples(store: &Store) -> Vec<Result<Installed, String>> {
+    let set = Embedded::ExampleTools;
+    // Each folder's files by their path in the bundle, or the first that could not be read.
+    let mut folders: BTreeMap<String, Result<BTreeMap<String, Vec<u8>>, String>> = BTreeMap::new();
+    for path in set.paths() {
+        // Files beside the tools' folders belong to no tool.
+        let Some((folder, name)) = path.split_once('/') else {
+            continue;
+        };
+        if path.split('/').any(|segment| segment.starts_with('.')) {
+            continue;
+        }
+        let file = set.get(&path);
+        let entry = folders
+            .entry(folder.to_owned())
+            .or_insert_with(|| Ok(BTreeMap::new()));
+        if let Ok(files) = entry {
+            match file {
+                Some(file) => {
+                    files.insert(name.to_owned(), file.data.into_owned());
+                }
+                // Only a debug build, which reads the folder from disk, can list a file that is
+                // gone when it reads it.
+                None => *entry = Err(format!("{}/{path} cannot be read", set.folder())),
+            }
+        }
+    }
+    let mut outcomes = Vec::with_capacity(folders.len());
+    for (folder, files) in folders {
+        let shown = format!("{}/{folder} (built into the server)", set.folder());
+        let outcome = match files {
+            Ok(files) if !files.contains_key(toolbridge_bundle::MANIFEST) => continue,
+            Ok(files) => match toolbridge_bundle::read_files(files) {
+                Ok(bundle) => install(store, &bundle, None)
+                    .await
+                    .map_err(|error| format!("{shown}: {}", Chain(&error))),
+                Err(error) => Err(format!("{shown}: {}", Chain(&error))),
+            },
+            Err(unreadable) => Err(format!("{shown}: {unreadable}")),
         };
         outcomes.push(outcome);
     }

@@ -5,5 +5,5 @@ pub mod install;
 pub mod listing;
 pub mod sites;
 
-pub use install::{Installed, install, install_examples};
+pub use install::{Installed, install, install_builtin_examples, install_examples};
 pub use sites::{DevTool, ToolSites};

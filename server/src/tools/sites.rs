@@ -1,5 +1,5 @@
 //! Each tool at its own origin, `http://<slug>.tools.localhost:<port>` by
-//! default: the same server answers, and the `Host` a request names picks the
+//! default or as `--tools-url` says ([`PublicUrls`]): the same server answers, and the `Host` a request names picks the
 //! tool. An origin per tool is what keeps tools apart in the browser (their
 //! own `localStorage`, no access to the app's cookies or to each other).
 //!
@@ -28,11 +28,12 @@ use crate::app::AppState;
 use crate::conditional::respond;
 use crate::digest::sha256_hex;
 use crate::error::ApiError;
+use crate::public_urls::PublicUrls;
 use crate::sdk_files;
 
 /// The default parent domain of tool origins: browsers resolve every
 /// `*.localhost` name to the loopback address.
-pub const DEFAULT_DOMAIN: &str = "tools.localhost";
+pub const DEFAULT_DOMAIN: &str = crate::public_urls::DEFAULT_TOOLS_DOMAIN;
 
 /// The path at which every tool origin serves the SDK.
 pub const SDK_PATH: &str = "/sdk/bridge.js";
@@ -62,20 +63,18 @@ pub struct DevTool {
     pub dir: PathBuf,
 }
 
-/// Where tools are served.
+/// Where tools are served: their origins, and the folders served live.
 #[derive(Debug, Clone)]
 pub struct ToolSites {
-    domain: String,
-    port: u16,
+    urls: PublicUrls,
     dev: Vec<DevTool>,
 }
 
 impl ToolSites {
-    /// Tools at `http://<slug>.<domain>:<port>`.
-    pub fn new(domain: impl Into<String>, port: u16) -> Self {
+    /// Tools at the origins `urls` gives them.
+    pub fn new(urls: PublicUrls) -> Self {
         Self {
-            domain: domain.into().to_ascii_lowercase(),
-            port,
+            urls,
             dev: Vec::new(),
         }
     }
@@ -89,22 +88,19 @@ impl ToolSites {
         self
     }
 
-    /// The origin of the tool `slug`.
-    pub fn origin(&self, slug: &str) -> String {
-        if self.port == 80 {
-            format!("http://{slug}.{}", self.domain)
-        } else {
-            format!("http://{slug}.{}:{}", self.domain, self.port)
-        }
+    /// The app's and the tools' public origins.
+    pub fn urls(&self) -> &PublicUrls {
+        &self.urls
     }
 
-    /// Every tool origin at once, as a CSP source: `http://*.<domain>:<port>`.
+    /// The origin of the tool `slug`.
+    pub fn origin(&self, slug: &str) -> String {
+        self.urls.tool_origin(slug)
+    }
+
+    /// Every tool origin at once, as a CSP source (`https://*.tools.example.com`).
     pub fn frame_source(&self) -> String {
-        if self.port == 80 {
-            format!("http://*.{}", self.domain)
-        } else {
-            format!("http://*.{}:{}", self.domain, self.port)
-        }
+        self.urls.tools_source()
     }
 
     /// The folders served live.
@@ -115,34 +111,6 @@ impl ToolSites {
     /// The folder served live as the tool `slug`, if any.
     pub fn dev_tool(&self, slug: &str) -> Option<&DevTool> {
         self.dev.iter().find(|dev| dev.slug == slug)
-    }
-
-    /// The origins of the app's own pages, which alone may frame tools.
-    fn app_origins(&self) -> [String; 2] {
-        [
-            format!("http://localhost:{}", self.port),
-            format!("http://127.0.0.1:{}", self.port),
-        ]
-    }
-
-    /// What a request's host names: `None` for the app, else the label in
-    /// front of the tools domain (which may not be a slug at all).
-    fn site_of<'h>(&self, host: &'h str) -> Option<&'h str> {
-        let name = host.rsplit_once(':').map_or(host, |(name, _port)| name);
-        let label = name
-            .len()
-            .checked_sub(self.domain.len() + 1)
-            .filter(|&cut| {
-                name.is_char_boundary(cut)
-                    && name[cut..].starts_with('.')
-                    && name[cut + 1..].eq_ignore_ascii_case(&self.domain)
-            })
-            .map(|cut| &name[..cut]);
-        match label {
-            Some(label) => Some(label),
-            None if name.eq_ignore_ascii_case(&self.domain) => Some(""),
-            None => None,
-        }
     }
 }
 
@@ -165,7 +133,7 @@ pub async fn middleware(State(state): State<AppState>, request: Request, next: N
         .map(str::to_owned);
     let Some(label) = host
         .as_deref()
-        .and_then(|host| state.tool_sites.site_of(host))
+        .and_then(|host| state.tool_sites.urls().tool_label(host))
     else {
         return next.run(request).await;
     };
@@ -182,7 +150,13 @@ pub async fn middleware(State(state): State<AppState>, request: Request, next: N
     )
     .await
     .unwrap_or_else(IntoResponse::into_response);
-    with_policy(&state, response, &connect)
+    let mut response = with_policy(&state, response, &connect);
+    // For the request log and the metrics: whatever route the path matched, a tool origin
+    // answered.
+    response
+        .extensions_mut()
+        .insert(crate::request_id::Route::TOOL_ORIGIN);
+    response
 }
 
 /// The tool's files as one source: the store, or a folder read just now.
@@ -300,6 +274,7 @@ pub(crate) async fn read_folder(dir: PathBuf) -> Result<Bundle, ApiError> {
 fn with_policy(state: &AppState, mut response: Response, connect: &[String]) -> Response {
     let ancestors: Vec<String> = state
         .tool_sites
+        .urls()
         .app_origins()
         .into_iter()
         .chain(state.allowed_origins.iter().cloned())

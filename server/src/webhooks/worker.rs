@@ -4,7 +4,9 @@
 //! It claims deliveries with a lease ([`WorkerOptions::lease`]), so that with several instances
 //! on one database each delivery is sent by one worker; should an instance die mid-attempt, the
 //! lease runs out and another worker (or the same after a restart) sends the delivery again:
-//! delivery is at least once, and the event id lets a receiver drop a repeat.
+//! delivery is at least once, and the event id lets a receiver drop a repeat. A worker that is
+//! stopped ([`Worker::drain`]) claims no more, lets its attempts finish within a grace, and hands
+//! back what it holds unfinished, so that another worker takes it at once.
 //!
 //! The worker looks for due deliveries when a live quote event is heard (on PostgreSQL those of
 //! every instance) and at least every [`WorkerOptions::poll`], so a retry goes out within about
@@ -24,14 +26,18 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use rand::Rng as _;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use reqwest::header::{CONTENT_TYPE, HeaderValue};
-use tokio::sync::{broadcast, oneshot};
+use tokio::sync::broadcast;
 use tokio::task::{JoinHandle, JoinSet};
-use toolbridge_protocol::webhooks::{EVENT_ID_HEADER, SIGNATURE_HEADER, parse_url};
+use tokio_util::sync::CancellationToken;
+use toolbridge_protocol::webhooks::{
+    EVENT_ID_HEADER, SIGNATURE_HEADER, WebhookDeliveryStatus, parse_url,
+};
 use toolbridge_store::{ClaimedDelivery, DeliveryOutcome, Live, Store};
 
 use super::destination::{self, DestinationError, Destinations};
 use super::signature;
 use crate::error::Chain;
+use crate::telemetry::{self, DeliveryAttempt};
 
 /// The `User-Agent` of every delivery.
 pub const USER_AGENT_VALUE: &str = concat!("toolbridge-webhooks/", env!("CARGO_PKG_VERSION"));
@@ -84,22 +90,107 @@ impl WorkerOptions {
     }
 }
 
-/// A running worker. [`Worker::stop`] ends it; dropping it leaves it running until the runtime
-/// ends.
+/// How long, once attempts are cut off, the worker still waits for the database to take a
+/// hand-back or an attempt's outcome before it gives up on it (the lease then runs out).
+const LAST_WRITE: Duration = Duration::from_secs(5);
+
+/// A running worker. [`Worker::drain`] or [`Worker::stop`] ends it; dropping it leaves it running
+/// until the runtime ends.
 pub struct Worker {
-    stop: Option<oneshot::Sender<()>>,
-    task: JoinHandle<()>,
+    /// Cancelled when the worker is to stop claiming.
+    stop: CancellationToken,
+    /// Cancelled when the attempts still in flight are to be cut off.
+    cut: CancellationToken,
+    task: JoinHandle<Drained>,
+}
+
+/// What stopping a worker came to ([`Worker::drain`]): what became of the deliveries it held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Drained {
+    /// Attempts in flight at the stop that ended within the grace, their outcome recorded.
+    pub finished: usize,
+    /// Deliveries handed back without being sent: claimed, but the stop came before their
+    /// `POST` began.
+    pub unsent: usize,
+    /// Deliveries whose `POST` was cut off when the grace ran out, and handed back. Such a `POST`
+    /// may have reached the receiver, which then gets the event twice (it drops the repeat by its
+    /// id).
+    pub cut: usize,
+    /// Deliveries that were not handed back (the database did not answer in time, or the lease
+    /// had run out already and another worker may have taken it), or whose outcome could not be
+    /// recorded in time: they are sent again once their leases run out.
+    pub left_to_lease: usize,
+}
+
+impl Drained {
+    /// Whether anything was cut off or left to its lease.
+    pub fn cut_anything(&self) -> bool {
+        self.cut > 0 || self.left_to_lease > 0
+    }
+
+    fn count(&mut self, ended: Ended) {
+        match ended {
+            Ended::Finished => self.finished += 1,
+            Ended::Unsent { handed_back: true } => self.unsent += 1,
+            Ended::Cut { handed_back: true } => self.cut += 1,
+            Ended::Unsent { handed_back: false }
+            | Ended::Cut { handed_back: false }
+            | Ended::Unrecorded => self.left_to_lease += 1,
+        }
+    }
+}
+
+/// How one attempt task ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ended {
+    /// Sent, and its outcome recorded (or the recording failed and was logged).
+    Finished,
+    /// Not sent: the worker was stopping before its `POST` began.
+    Unsent { handed_back: bool },
+    /// Its `POST` was cut off (the grace ran out).
+    Cut { handed_back: bool },
+    /// Sent, but its outcome was not recorded before the grace (and [`LAST_WRITE`]) ran out.
+    Unrecorded,
 }
 
 impl Worker {
-    /// Stops looking for deliveries, abandons the attempts in flight (their leases run out and
-    /// they are sent again later, by this instance after a restart or by another), and waits
-    /// until the worker has ended.
-    pub async fn stop(mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        let _ = self.task.await;
+    /// Stops at once: [`Worker::drain`] with no grace, so attempts in flight are cut off and
+    /// their deliveries handed back.
+    pub async fn stop(self) -> Drained {
+        self.drain(Duration::ZERO).await
+    }
+
+    /// Stops claiming deliveries, lets the attempts in flight finish and record their outcomes
+    /// for up to `grace`, then cuts off those left and hands their deliveries back, so that
+    /// another worker (of this instance after a restart, or of another instance now) takes them
+    /// at once rather than when their leases run out. Waits until the worker has ended: at most
+    /// `grace` and [`LAST_WRITE`].
+    ///
+    /// A delivery is handed back only when its `POST` has not begun, or has been cut off (its
+    /// connection dropped) because the grace ran out: never while the `POST` may still reach the
+    /// receiver. One that was cut off may have reached it already; it is sent again (delivery is
+    /// at least once, and the event id lets the receiver drop the repeat), as it would be when
+    /// its lease ran out.
+    pub async fn drain(self, grace: Duration) -> Drained {
+        self.drain_until(tokio::time::sleep(grace)).await
+    }
+
+    /// [`Worker::drain`], with the attempts in flight cut off when `cut_off` completes rather
+    /// than after a grace.
+    pub async fn drain_until(self, cut_off: impl Future<Output = ()>) -> Drained {
+        self.stop.cancel();
+        let mut task = self.task;
+        let ended = tokio::select! {
+            ended = &mut task => ended,
+            () = cut_off => {
+                self.cut.cancel();
+                task.await
+            }
+        };
+        ended.unwrap_or_else(|error| {
+            tracing::warn!(error = %error, "the webhook delivery worker ended abnormally");
+            Drained::default()
+        })
     }
 }
 
@@ -114,22 +205,28 @@ pub fn spawn(
     options: WorkerOptions,
 ) -> Result<Worker, reqwest::Error> {
     let sender = Sender::new(destinations, options)?;
-    let (stop, stopped) = oneshot::channel();
+    let (stop, cut) = (CancellationToken::new(), CancellationToken::new());
     let live = store.live();
-    let task = tokio::spawn(run(store, Arc::new(sender), live, stopped));
-    Ok(Worker {
-        stop: Some(stop),
-        task,
-    })
+    let task = tokio::spawn(run(
+        store,
+        Arc::new(sender),
+        live,
+        stop.clone(),
+        cut.clone(),
+    ));
+    Ok(Worker { stop, cut, task })
 }
 
-/// The worker's loop: claim what is due when woken, keep up to `concurrency` attempts in flight.
+/// The worker's loop: claim what is due when woken, keep up to `concurrency` attempts in flight;
+/// once `stop` is cancelled, claim no more and wait for the attempts in flight (which `cut`
+/// cuts off).
 async fn run(
     store: Store,
     sender: Arc<Sender>,
     mut live: broadcast::Receiver<Live>,
-    mut stopped: oneshot::Receiver<()>,
-) {
+    stop: CancellationToken,
+    cut: CancellationToken,
+) -> Drained {
     let options = sender.options;
     let lease_secs = u32::try_from(options.lease.as_secs())
         .unwrap_or(u32::MAX)
@@ -147,7 +244,7 @@ async fn run(
             .concurrency
             .max(1)
             .saturating_sub(u32::try_from(in_flight.len()).unwrap_or(u32::MAX));
-        if look && room > 0 {
+        if look && room > 0 && !stop.is_cancelled() {
             look = false;
             match store.claim_deliveries(room, lease_secs).await {
                 Ok(claimed) => {
@@ -155,7 +252,10 @@ async fn run(
                     look = u32::try_from(claimed.len()).unwrap_or(u32::MAX) >= room;
                     for delivery in claimed {
                         let (store, sender) = (store.clone(), Arc::clone(&sender));
-                        in_flight.spawn(async move { attempt(&store, &sender, delivery).await });
+                        let (stop, cut) = (stop.clone(), cut.clone());
+                        in_flight.spawn(async move {
+                            attempt(&store, &sender, delivery, &stop, &cut).await
+                        });
                     }
                 }
                 Err(error) => {
@@ -164,7 +264,8 @@ async fn run(
             }
         }
         tokio::select! {
-            _ = &mut stopped => break,
+            biased;
+            () = stop.cancelled() => break,
             Some(_) = in_flight.join_next(), if !in_flight.is_empty() => {}
             heard = live.recv(), if listening => match heard {
                 Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => look = true,
@@ -174,13 +275,105 @@ async fn run(
             _ = tick.tick() => look = true,
         }
     }
-    in_flight.abort_all();
-    while in_flight.join_next().await.is_some() {}
+    // No more claims. Each attempt in flight finishes, or hands its delivery back when `cut`.
+    let mut drained = Drained::default();
+    while let Some(joined) = in_flight.join_next().await {
+        drained.count(joined.unwrap_or(Ended::Unrecorded));
+    }
+    drained
 }
 
-/// One attempt at `delivery`, and its outcome recorded.
-async fn attempt(store: &Store, sender: &Sender, delivery: ClaimedDelivery) {
-    let outcome = sender.send(&delivery).await;
+/// One attempt at `delivery`, and its outcome recorded; or, when the worker is stopping before
+/// the `POST` begins, or `cut` cuts the `POST` off, the delivery handed back.
+async fn attempt(
+    store: &Store,
+    sender: &Sender,
+    delivery: ClaimedDelivery,
+    stop: &CancellationToken,
+    cut: &CancellationToken,
+) -> Ended {
+    if stop.is_cancelled() {
+        let handed_back =
+            hand_back(store, &delivery, "it was not sent: the worker is stopping").await;
+        return Ended::Unsent { handed_back };
+    }
+    let outcome = tokio::select! {
+        biased;
+        outcome = sender.send(&delivery) => outcome,
+        () = cut.cancelled() => {
+            // The `POST` is dropped here, its connection closed, before the hand-back: nothing
+            // more of it reaches the receiver once another worker may send it again.
+            let handed_back = hand_back(
+                store,
+                &delivery,
+                "its POST was cut off: the grace to finish ran out",
+            )
+            .await;
+            return Ended::Cut { handed_back };
+        }
+    };
+    // The outcome is known: it is recorded (never handed back, which would send it again), with
+    // a last few seconds for the database to take it once the grace has run out.
+    let give_up = async {
+        cut.cancelled().await;
+        tokio::time::sleep(LAST_WRITE).await;
+    };
+    tokio::select! {
+        () = record(store, &delivery, outcome) => Ended::Finished,
+        () = give_up => {
+            tracing::warn!(
+                delivery = %delivery.id,
+                event = %delivery.event_id,
+                "the outcome of a webhook delivery attempt was not recorded in time; it is sent again when its lease ends"
+            );
+            telemetry::delivery_attempt(DeliveryAttempt::Unrecorded);
+            Ended::Unrecorded
+        }
+    }
+}
+
+/// Hands `delivery` back to the queue ([`Store::hand_back_delivery`]), `why` as the log says,
+/// within [`LAST_WRITE`]; whether it was handed back (if not, its lease runs out).
+async fn hand_back(store: &Store, delivery: &ClaimedDelivery, why: &str) -> bool {
+    let handed_back = tokio::time::timeout(
+        LAST_WRITE,
+        store.hand_back_delivery(&delivery.id, delivery.lease_until),
+    )
+    .await;
+    match handed_back {
+        Ok(Ok(true)) => {
+            tracing::info!(
+                delivery = %delivery.id,
+                event = %delivery.event_id,
+                "handed a webhook delivery back to the queue ({why})"
+            );
+            true
+        }
+        // Its lease had run out: another worker has it, or had it. Nothing of ours to give back.
+        Ok(Ok(false)) => false,
+        Ok(Err(error)) => {
+            tracing::warn!(
+                delivery = %delivery.id,
+                event = %delivery.event_id,
+                error = %Chain(&error),
+                "cannot hand a webhook delivery back ({why}); it is sent again when its lease ends"
+            );
+            false
+        }
+        Err(_) => {
+            tracing::warn!(
+                delivery = %delivery.id,
+                event = %delivery.event_id,
+                "the database did not take a webhook delivery's hand-back within {} ({why}); it is sent again when its lease ends",
+                seconds(LAST_WRITE)
+            );
+            false
+        }
+    }
+}
+
+/// Records what came of an attempt at `delivery`.
+async fn record(store: &Store, delivery: &ClaimedDelivery, outcome: DeliveryOutcome) {
     if let DeliveryOutcome::Failed {
         status,
         error,
@@ -198,14 +391,24 @@ async fn attempt(store: &Store, sender: &Sender, delivery: ClaimedDelivery) {
             "a webhook delivery attempt failed"
         );
     }
-    if let Err(error) = store.finish_delivery(&delivery.id, &outcome).await {
-        tracing::warn!(
-            delivery = %delivery.id,
-            event = %delivery.event_id,
-            error = %Chain(&error),
-            "cannot record a webhook delivery attempt; it is tried again when its lease ends"
-        );
-    }
+    let counted = match store.finish_delivery(&delivery.id, &outcome).await {
+        Ok(Some(WebhookDeliveryStatus::Delivered)) => DeliveryAttempt::Delivered,
+        Ok(Some(WebhookDeliveryStatus::Pending)) => DeliveryAttempt::Retrying,
+        Ok(Some(WebhookDeliveryStatus::Failed)) => DeliveryAttempt::GaveUp,
+        // No longer pending (another worker, whose lease this attempt outlived, finished it) or
+        // gone (its endpoint was deleted).
+        Ok(None) => DeliveryAttempt::Unrecorded,
+        Err(error) => {
+            tracing::warn!(
+                delivery = %delivery.id,
+                event = %delivery.event_id,
+                error = %Chain(&error),
+                "cannot record a webhook delivery attempt; it is tried again when its lease ends"
+            );
+            DeliveryAttempt::Unrecorded
+        }
+    };
+    telemetry::delivery_attempt(counted);
 }
 
 /// What sends: the HTTP client and the rules it follows.

@@ -1,7 +1,7 @@
-//! The `toolbridge tool` commands and the first start, run as a user runs
-//! them: the built binary, its output and its exit status.
+//! The `toolbridge tool`, `tenants`, `users` and `keys` commands and the first start, run as a
+//! user runs them: the built binary, its output and its exit status.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -12,6 +12,10 @@ fn examples() -> PathBuf {
 
 /// The environment variable that names the database when `--db` does not.
 const DATABASE_VAR: &str = "TOOLBRIDGE_DATABASE_URL";
+
+/// The demo tenant (of `serve --demo`), which the `keys` commands must name: a demo database has
+/// two tenants.
+const HARBOUR: &str = "Harbour Flooring Ltd";
 
 /// `toolbridge args…` in `dir`, with no database named by the environment (the tests' own
 /// environment may name one).
@@ -166,6 +170,7 @@ fn the_first_start_installs_the_example_tools() {
         work.path(),
         &[
             "serve",
+            "--demo",
             "--port",
             "0",
             "--seed-products",
@@ -217,6 +222,7 @@ impl Serving {
             work,
             &[
                 "serve",
+                "--demo",
                 "--port",
                 "0",
                 "--seed-products",
@@ -461,6 +467,7 @@ fn commands_run_on_a_postgres_database_named_by_the_flag_or_the_variable() {
             work.path(),
             &[
                 "serve",
+                "--demo",
                 "--port",
                 "0",
                 "--seed-products",
@@ -484,6 +491,8 @@ fn commands_run_on_a_postgres_database_named_by_the_flag_or_the_variable() {
         &[
             "keys",
             "create",
+            "--tenant",
+            HARBOUR,
             "--name",
             "on-postgres",
             "--scopes",
@@ -493,7 +502,7 @@ fn commands_run_on_a_postgres_database_named_by_the_flag_or_the_variable() {
         ],
     );
     assert!(created.status.success(), "{}", text(&created));
-    let listed = toolbridge_on(work.path(), &url, &["keys", "list"]);
+    let listed = toolbridge_on(work.path(), &url, &["keys", "list", "--tenant", HARBOUR]);
     assert!(listed.status.success(), "{}", text(&listed));
     assert!(
         text(&listed).contains("on-postgres") && text(&listed).contains("quotes:read"),
@@ -528,12 +537,13 @@ fn commands_run_on_a_postgres_database_named_by_the_flag_or_the_variable() {
         text(&listed)
     );
 
-    // A second first start finds the data there and seeds nothing.
+    // A second first start, with --demo again, finds the data there and seeds nothing.
     let said = first_start({
         let mut serve = command(
             work.path(),
             &[
                 "serve",
+                "--demo",
                 "--port",
                 "0",
                 "--example-tools",
@@ -604,4 +614,684 @@ fn a_database_that_is_neither_a_sqlite_path_nor_a_postgres_url_is_refused_with_w
         0,
         "no database file was made"
     );
+}
+
+/// Runs `command` with `input` on its standard input.
+fn with_input(command: &mut Command, input: &str) -> Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Dropped at once: the command reads to the end of its input.
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// Runs `toolbridge args…` in `dir` with `input` on its standard input.
+fn toolbridge_with_input(dir: &Path, args: &[&str], input: &str) -> Output {
+    with_input(&mut command(dir, args), input)
+}
+
+/// What a command that must succeed printed.
+fn succeeds(output: &Output) -> String {
+    assert!(output.status.success(), "{}", text(output));
+    text(output)
+}
+
+/// What a command that must be refused (a non-zero exit) printed.
+fn is_refused(output: &Output) -> String {
+    assert!(
+        !output.status.success(),
+        "expected a refusal: {}",
+        text(output)
+    );
+    text(output)
+}
+
+/// A server started as an operator starts it, until dropped.
+struct Started {
+    child: std::process::Child,
+    address: String,
+}
+
+impl Started {
+    /// Starts `serve` and waits until it listens; the server, and what it printed until then.
+    fn start(mut serve: Command) -> (Self, String) {
+        let mut child = serve
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut said = String::new();
+        let mut address = None;
+        for line in lines.by_ref() {
+            let line = line.unwrap();
+            said.push_str(&line);
+            said.push('\n');
+            address = line
+                .strip_prefix("toolbridge listening on ")
+                .and_then(|rest| rest.split_whitespace().next())
+                .map(str::to_owned);
+            if address.is_some() {
+                break;
+            }
+        }
+        // Keep reading, so that the server never blocks on a full pipe.
+        std::thread::spawn(move || lines.for_each(drop));
+        let address = address.unwrap_or_else(|| panic!("the server did not listen:\n{said}"));
+        (Self { child, address }, said)
+    }
+
+    /// What `serve` prints until it listens; the server is stopped then.
+    fn said(serve: Command) -> String {
+        Self::start(serve).1
+    }
+
+    /// `POST /api/session`: the status, the session cookie and the body.
+    async fn sign_in(
+        &self,
+        email: &str,
+        password: &str,
+    ) -> (u16, Option<String>, serde_json::Value) {
+        let response = reqwest::Client::new()
+            .post(format!("{}/api/session", self.address))
+            .header("sec-fetch-site", "same-origin")
+            .json(&serde_json::json!({"email": email, "password": password}))
+            .send()
+            .await
+            .unwrap();
+        let status = response.status().as_u16();
+        let cookie = response
+            .headers()
+            .get("set-cookie")
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.split(';').next())
+            .map(str::to_owned);
+        let body = response.json().await.unwrap_or_default();
+        (status, cookie, body)
+    }
+
+    /// `GET /api/session` with a session cookie: its status.
+    async fn session(&self, cookie: &str) -> u16 {
+        reqwest::Client::new()
+            .get(format!("{}/api/session", self.address))
+            .header("sec-fetch-site", "same-origin")
+            .header("cookie", cookie)
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    }
+}
+
+impl Drop for Started {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The commands `serve` prints on an empty database, with ` --db …` when they need it.
+fn first_steps_commands(db: &str) -> [String; 2] {
+    [
+        format!("  toolbridge tenants create --name 'Your Company'{db}\n"),
+        format!(
+            "  toolbridge users create --tenant 'Your Company' --email you@example.com --role admin --password-stdin{db}\n"
+        ),
+    ]
+}
+
+/// Asserts that `said` holds each of `expected`.
+fn says_all(said: &str, expected: &[String]) {
+    for expected in expected {
+        assert!(said.contains(expected.as_str()), "{expected:?} in {said}");
+    }
+}
+
+/// The password of the first admin in these tests.
+const ADA_PASSWORD: &str = "tidal kettle lantern";
+
+/// `toolbridge users create` of `email` in Acme Ltd with `role`, the password on standard input.
+fn create_user(dir: &Path, email: &str, role: &str, input: &str) -> Output {
+    let args = [
+        "users",
+        "create",
+        "--tenant",
+        "Acme Ltd",
+        "--email",
+        email,
+        "--role",
+        role,
+        "--password-stdin",
+    ];
+    toolbridge_with_input(dir, &args, input)
+}
+
+/// Makes the tenant Acme Ltd and its admin Ada@Acme.test with the CLI, on the default database
+/// in `dir`.
+fn make_acme_and_ada(dir: &Path) {
+    let made = succeeds(&toolbridge(
+        dir,
+        &["tenants", "create", "--name", "Acme Ltd"],
+    ));
+    assert!(made.contains("Created the tenant Acme Ltd ("), "{made}");
+    assert!(
+        made.contains(
+            "toolbridge users create --tenant 'Acme Ltd' --email you@example.com --role admin --password-stdin\n"
+        ),
+        "{made}"
+    );
+    let made = succeeds(&create_user(
+        dir,
+        "Ada@Acme.test",
+        "admin",
+        &format!("{ADA_PASSWORD}\n"),
+    ));
+    assert!(
+        made.contains("Created the user Ada@Acme.test (Ada, Admin) in Acme Ltd."),
+        "{made}"
+    );
+    assert!(!made.contains(ADA_PASSWORD), "{made}");
+}
+
+/// The line of `users list --tenant "Acme Ltd"` for `email`.
+fn listed_user(dir: &Path, email: &str) -> String {
+    let listed = succeeds(&toolbridge(dir, &["users", "list", "--tenant", "Acme Ltd"]));
+    listed
+        .lines()
+        .find(|line| line.starts_with(&format!("{email} ")))
+        .unwrap_or_else(|| panic!("{email} is not listed: {listed}"))
+        .to_owned()
+}
+
+#[tokio::test]
+async fn without_demo_an_empty_database_stays_empty_and_the_server_says_how_to_begin() {
+    let work = tempfile::tempdir().unwrap();
+    std::fs::create_dir(work.path().join("data")).unwrap();
+    let (server, said) = Started::start(command(
+        work.path(),
+        &["serve", "--port", "0", "--db", "data/tb.sqlite3"],
+    ));
+    assert!(
+        said.contains("The database data/tb.sqlite3 is empty: it has no tenant and no user"),
+        "{said}"
+    );
+    says_all(&said, &first_steps_commands(" --db data/tb.sqlite3"));
+    assert!(said.contains("toolbridge serve --demo"), "{said}");
+    assert!(!said.contains("Created"), "{said}");
+    assert!(!said.contains("Installed the example tool"), "{said}");
+    assert!(!said.contains("Tool "), "no tool is installed: {said}");
+
+    // Nobody can sign in: the demo users are not there.
+    let (status, _, _) = server.sign_in("admin@harbour.test", "demo-password").await;
+    assert_eq!(status, 401);
+    drop(server);
+    let listed = succeeds(&toolbridge(
+        work.path(),
+        &["tenants", "list", "--db", "data/tb.sqlite3"],
+    ));
+    assert!(listed.contains("There are no tenants yet"), "{listed}");
+
+    // On the default database, the commands need no --db.
+    let said = Started::said(command(work.path(), &["serve", "--port", "0"]));
+    says_all(&said, &first_steps_commands(""));
+}
+
+#[tokio::test]
+async fn the_first_admin_made_with_the_cli_signs_in_and_a_new_password_ends_their_sessions() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    make_acme_and_ada(dir);
+    let listed = listed_user(dir, "Ada@Acme.test");
+    assert!(
+        listed.contains("Admin") && listed.ends_with("active"),
+        "{listed}"
+    );
+
+    // A database with a tenant is not empty: the server says nothing of first steps.
+    let (server, said) = Started::start(command(dir, &["serve", "--port", "0"]));
+    assert!(!said.contains("is empty"), "{said}");
+    let (status, cookie, me) = server.sign_in("ada@acme.test", ADA_PASSWORD).await;
+    assert_eq!(status, 200, "{me}");
+    assert_eq!(me["userRole"], "admin");
+    assert_eq!(me["tenantName"], "Acme Ltd");
+    assert_eq!(me["cultureCode"], "en-NZ");
+    let cookie = cookie.expect("a session cookie");
+    assert_eq!(server.session(&cookie).await, 200);
+
+    // A new password ends the session, and only it signs in.
+    let args = [
+        "users",
+        "set-password",
+        "--email",
+        "ada@acme.test",
+        "--password-stdin",
+    ];
+    let set = succeeds(&toolbridge_with_input(
+        dir,
+        &args,
+        "a brand new sentence\r\n",
+    ));
+    assert!(
+        set.contains("Set a new password for Ada@Acme.test; 1 session ended."),
+        "{set}"
+    );
+    assert_eq!(server.session(&cookie).await, 401);
+    let (status, _, _) = server.sign_in("ada@acme.test", ADA_PASSWORD).await;
+    assert_eq!(status, 401);
+    let (status, _, _) = server
+        .sign_in("ada@acme.test", "a brand new sentence")
+        .await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test]
+async fn a_disabled_user_cannot_sign_in_and_a_made_password_is_printed_once() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    make_acme_and_ada(dir);
+    let (server, _) = Started::start(command(dir, &["serve", "--port", "0"]));
+    let (status, cookie, _) = server.sign_in("ada@acme.test", ADA_PASSWORD).await;
+    assert_eq!(status, 200);
+    let cookie = cookie.expect("a session cookie");
+
+    // Disabled: the session ends, and signing in fails.
+    let disabled = succeeds(&toolbridge(
+        dir,
+        &["users", "disable", "--email", "ADA@acme.test"],
+    ));
+    assert!(
+        disabled.contains(
+            "Disabled Ada@Acme.test of Acme Ltd: they can no longer sign in; 1 session ended."
+        ),
+        "{disabled}"
+    );
+    assert_eq!(server.session(&cookie).await, 401);
+    let (status, _, _) = server.sign_in("ada@acme.test", ADA_PASSWORD).await;
+    assert_eq!(status, 401);
+    assert!(listed_user(dir, "Ada@Acme.test").ends_with("disabled"));
+
+    // Without --password-stdin a password is made, printed once, and signs in.
+    let made = succeeds(&toolbridge(
+        dir,
+        &[
+            "users",
+            "create",
+            "--tenant",
+            "Acme Ltd",
+            "--email",
+            "finn@acme.test",
+            "--role",
+            "field",
+            "--name",
+            "Finn Field",
+        ],
+    ));
+    let password = made
+        .lines()
+        .skip_while(|line| !line.starts_with("Their password, shown only now"))
+        .skip(1)
+        .map(str::trim)
+        .find(|line| !line.is_empty())
+        .unwrap_or_else(|| panic!("no password printed: {made}"))
+        .to_owned();
+    assert_eq!(password.chars().count(), 20, "{password:?}");
+    let (status, _, me) = server.sign_in("finn@acme.test", &password).await;
+    assert_eq!(status, 200, "{me}");
+    assert_eq!(me["userRole"], "field");
+    assert_eq!(me["userName"], "Finn Field");
+
+    // Enabled again, with the password they had.
+    succeeds(&toolbridge(
+        dir,
+        &["users", "enable", "--email", "ada@acme.test"],
+    ));
+    let (status, _, _) = server.sign_in("ada@acme.test", ADA_PASSWORD).await;
+    assert_eq!(status, 200);
+}
+
+#[test]
+fn unknown_and_taken_tenants_and_bad_settings_are_refused_with_the_reason() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    let said = is_refused(&create_user(
+        dir,
+        "ada@acme.test",
+        "admin",
+        "tidal kettle lantern\n",
+    ));
+    assert!(
+        said.contains("no tenant named \"Acme Ltd\"; `toolbridge tenants list` shows them"),
+        "{said}"
+    );
+
+    succeeds(&toolbridge(
+        dir,
+        &["tenants", "create", "--name", "Acme Ltd"],
+    ));
+    let said = is_refused(&toolbridge(
+        dir,
+        &["tenants", "create", "--name", "ACME LTD"],
+    ));
+    assert!(
+        said.contains("a tenant named \"ACME LTD\" exists already"),
+        "{said}"
+    );
+    let said = is_refused(&toolbridge(
+        dir,
+        &["tenants", "create", "--name", "Bravo", "--tax-rate", "15"],
+    ));
+    assert!(
+        said.contains("--tax-rate: must be a fraction from 0 to 1 (0.15 is 15%); got 15"),
+        "{said}"
+    );
+    let said = is_refused(&toolbridge(
+        dir,
+        &[
+            "tenants",
+            "create",
+            "--name",
+            "Bravo",
+            "--culture-code",
+            "english",
+        ],
+    ));
+    assert!(
+        said.contains("--culture-code: \"english\" is not a culture code"),
+        "{said}"
+    );
+    let said = is_refused(&toolbridge(dir, &["users", "list", "--tenant", "Nope"]));
+    assert!(said.contains("no tenant named \"Nope\""), "{said}");
+
+    // The refusals made nothing.
+    let listed = succeeds(&toolbridge(dir, &["tenants", "list"]));
+    assert!(
+        listed.contains("Acme Ltd") && listed.contains("0 users"),
+        "{listed}"
+    );
+    assert_eq!(listed.lines().count(), 1, "{listed}");
+}
+
+#[test]
+fn weak_passwords_unknown_roles_and_taken_emails_are_refused_with_the_reason() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    succeeds(&toolbridge(
+        dir,
+        &["tenants", "create", "--name", "Acme Ltd"],
+    ));
+    for (input, reason) in [
+        ("short\n", "the password is 5 characters; use at least 12"),
+        (
+            "Password1234\n",
+            "the password is one of the most common passwords",
+        ),
+        ("", "no password on standard input"),
+        ("\n", "no password on standard input"),
+    ] {
+        let said = is_refused(&create_user(dir, "ada@acme.test", "admin", input));
+        assert!(said.contains(reason), "{input:?}: {reason:?} in {said}");
+    }
+    let said = is_refused(&create_user(
+        dir,
+        "ada@acme.test",
+        "boss",
+        "tidal kettle lantern\n",
+    ));
+    assert!(said.contains("'boss'"), "{said}");
+    assert!(
+        said.contains("[possible values: admin, office, field, super]"),
+        "{said}"
+    );
+    let said = is_refused(&create_user(
+        dir,
+        "not-an-email",
+        "admin",
+        "tidal kettle lantern\n",
+    ));
+    assert!(
+        said.contains("--email: \"not-an-email\" is not an email address"),
+        "{said}"
+    );
+
+    succeeds(&create_user(
+        dir,
+        "ada@acme.test",
+        "admin",
+        "tidal kettle lantern\n",
+    ));
+    let said = is_refused(&create_user(
+        dir,
+        "ADA@acme.test",
+        "office",
+        "another long one\n",
+    ));
+    assert!(
+        said.contains("a user with the email ADA@acme.test exists already"),
+        "{said}"
+    );
+    let said = is_refused(&toolbridge_with_input(
+        dir,
+        &[
+            "users",
+            "set-password",
+            "--email",
+            "ada@acme.test",
+            "--password-stdin",
+        ],
+        "qwertyuiop12\n",
+    ));
+    assert!(
+        said.contains("the password is one of the most common passwords"),
+        "{said}"
+    );
+    let said = is_refused(&toolbridge(
+        dir,
+        &["users", "disable", "--email", "nobody@acme.test"],
+    ));
+    assert!(
+        said.contains("no user has the email nobody@acme.test"),
+        "{said}"
+    );
+
+    // The refusals made nothing more.
+    let listed = succeeds(&toolbridge(dir, &["users", "list", "--tenant", "Acme Ltd"]));
+    assert_eq!(listed.lines().count(), 1, "{listed}");
+}
+
+#[test]
+fn keys_need_a_tenant_named_once_the_database_has_several() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    let create_key = |name: &str, tenant: Option<&str>| {
+        let mut args = vec!["keys", "create", "--name", name, "--scopes", "quotes:read"];
+        if let Some(tenant) = tenant {
+            args.extend(["--tenant", tenant]);
+        }
+        toolbridge(dir, &args)
+    };
+    let said = is_refused(&create_key("first", None));
+    assert!(
+        said.contains(
+            "the database has no tenant yet; create one with `toolbridge tenants create --name NAME`"
+        ),
+        "{said}"
+    );
+
+    // One tenant: that one.
+    succeeds(&toolbridge(
+        dir,
+        &["tenants", "create", "--name", "Acme Ltd"],
+    ));
+    let made = succeeds(&create_key("first", None));
+    assert!(made.contains("(first) for Acme Ltd."), "{made}");
+
+    // Two: say which.
+    succeeds(&toolbridge(dir, &["tenants", "create", "--name", "Bravo"]));
+    let said = is_refused(&create_key("second", None));
+    assert!(
+        said.contains(
+            "the database has 2 tenants (\"Acme Ltd\", \"Bravo\"); say which with --tenant NAME"
+        ),
+        "{said}"
+    );
+    let made = succeeds(&create_key("second", Some("bravo")));
+    assert!(made.contains("(second) for Bravo."), "{made}");
+    let id = made
+        .split_once("Created API key ")
+        .and_then(|(_, rest)| rest.split_whitespace().next())
+        .unwrap()
+        .to_owned();
+    let said = is_refused(&create_key("third", Some("Charlie")));
+    assert!(said.contains("no tenant named \"Charlie\""), "{said}");
+
+    is_refused(&toolbridge(dir, &["keys", "list"]));
+    let bravo = succeeds(&toolbridge(dir, &["keys", "list", "--tenant", "Bravo"]));
+    assert!(
+        bravo.contains("second") && !bravo.contains("first"),
+        "{bravo}"
+    );
+    let acme = succeeds(&toolbridge(dir, &["keys", "list", "--tenant", "Acme Ltd"]));
+    assert!(acme.contains("first") && !acme.contains("second"), "{acme}");
+
+    // Another tenant's key is not found in this one.
+    let said = is_refused(&toolbridge(
+        dir,
+        &["keys", "revoke", &id, "--tenant", "Acme Ltd"],
+    ));
+    assert!(said.contains(&format!("no key {id} in Acme Ltd")), "{said}");
+    is_refused(&toolbridge(dir, &["keys", "revoke", &id]));
+    let revoked = succeeds(&toolbridge(
+        dir,
+        &["keys", "revoke", &id, "--tenant", "Bravo"],
+    ));
+    assert!(revoked.contains(&format!("Revoked {id}.")), "{revoked}");
+}
+
+/// A fresh PostgreSQL database: its URL, that URL as shown (password hidden), and the password.
+fn postgres() -> (toolbridge_test_postgres::Database, String, String, String) {
+    let database = toolbridge_test_postgres::database().unwrap_or_else(|e| panic!("{e}"));
+    let url = database.url();
+    // postgres://postgres:<password>@127.0.0.1:<port>/<name>
+    let (user_info, rest) = url.split_once('@').unwrap();
+    let (user, password) = user_info.rsplit_once(':').unwrap();
+    let shown = format!("{user}:***@{rest}");
+    let password = password.to_owned();
+    (database, url, shown, password)
+}
+
+#[test]
+fn on_an_empty_postgres_database_the_commands_name_it_without_its_password() {
+    let (_database, url, shown, password) = postgres();
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+
+    // Named by the flag: the commands name it too, without its password.
+    let said = Started::said(command(dir, &["serve", "--port", "0", "--db", &url]));
+    says_all(&said, &first_steps_commands(&format!(" --db '{shown}'")));
+    assert!(said.contains("*** stands for the password"), "{said}");
+    assert!(!said.contains(&password), "{said}");
+
+    // Named by the variable: the commands need no --db, and say to set it.
+    let said = Started::said({
+        let mut serve = command(dir, &["serve", "--port", "0"]);
+        serve.env(DATABASE_VAR, &url);
+        serve
+    });
+    says_all(&said, &first_steps_commands(""));
+    assert!(
+        said.contains(&format!("Run them with {DATABASE_VAR} set")),
+        "{said}"
+    );
+    assert!(!work.path().join("toolbridge.sqlite3").exists());
+}
+
+#[tokio::test]
+async fn the_first_tenant_and_admin_are_made_and_sign_in_on_postgres() {
+    let (_database, url, _, _) = postgres();
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    succeeds(&toolbridge(
+        dir,
+        &["tenants", "create", "--name", "Acme Ltd", "--db", &url],
+    ));
+    let made = succeeds(&with_input(
+        command(
+            dir,
+            &[
+                "users",
+                "create",
+                "--tenant",
+                "Acme Ltd",
+                "--email",
+                "ada@acme.test",
+                "--role",
+                "super",
+                "--password-stdin",
+            ],
+        )
+        .env(DATABASE_VAR, &url),
+        &format!("{ADA_PASSWORD}\n"),
+    ));
+    assert!(made.contains("(ada, Super User) in Acme Ltd."), "{made}");
+    let said = is_refused(&toolbridge_on(
+        dir,
+        &url,
+        &["tenants", "create", "--name", "acme ltd"],
+    ));
+    assert!(
+        said.contains("a tenant named \"acme ltd\" exists already"),
+        "{said}"
+    );
+
+    let (server, said) = Started::start(command(dir, &["serve", "--port", "0", "--db", &url]));
+    assert!(!said.contains("is empty"), "{said}");
+    let (status, _, me) = server.sign_in("ada@acme.test", ADA_PASSWORD).await;
+    assert_eq!(status, 200, "{me}");
+    assert_eq!(me["userRole"], "super_user");
+
+    // Two tenants: keys say which, and reach that tenant's data.
+    succeeds(&toolbridge_on(
+        dir,
+        &url,
+        &["tenants", "create", "--name", "Bravo"],
+    ));
+    let key = [
+        "keys",
+        "create",
+        "--name",
+        "sync",
+        "--scopes",
+        "quotes:read",
+    ];
+    let said = is_refused(&toolbridge_on(dir, &url, &key));
+    assert!(said.contains("say which with --tenant NAME"), "{said}");
+    let made = succeeds(&toolbridge_on(
+        dir,
+        &url,
+        &[&key[..], &["--tenant", "Acme Ltd"]].concat(),
+    ));
+    let token = made
+        .split_whitespace()
+        .find(|word| word.starts_with("tbk_"))
+        .unwrap()
+        .to_owned();
+    let quotes = reqwest::Client::new()
+        .get(format!("{}/api/v1/quotes", server.address))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(quotes.status(), 200);
+    assert!(!work.path().join("toolbridge.sqlite3").exists());
 }

@@ -6,6 +6,7 @@ use reqwest::{Client, Method, RequestBuilder, Response};
 use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
+use toolbridge_server::public_urls::PublicUrls;
 use toolbridge_server::tools::{ToolSites, sites};
 use toolbridge_server::{AppState, router};
 use toolbridge_store::{RateLimit, Scope, Store};
@@ -61,7 +62,7 @@ impl Server {
         let base = format!("http://127.0.0.1:{port}");
         let (stop, stopped) = oneshot::channel::<()>();
         let state =
-            AppState::new(store.clone()).serving_tools(ToolSites::new(sites::DEFAULT_DOMAIN, port));
+            AppState::new(store.clone()).serving_tools(ToolSites::new(PublicUrls::local(port)));
         let app = router(configure(state));
         let task = tokio::spawn(async move {
             axum::serve(listener, app)

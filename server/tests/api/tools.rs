@@ -187,16 +187,16 @@ async fn an_installed_tool_is_served_at_its_own_origin_with_its_policy() {
     let (status, _) = tool_get(&server, "demo", "/sdk/ui.d.ts").await;
     assert_eq!(status, 404);
 
-    // The app's own origin does not serve tool files.
-    let (status, _) = json(
-        server
-            .request(Method::GET, "/index.html")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    // The app's own origin does not serve tool files: its index.html is the app's page.
+    let (status, _) = json(server.request(Method::GET, "/app.js").send().await.unwrap()).await;
     assert_eq!(status, 404);
+    let page = server
+        .request(Method::GET, "/index.html")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    assert_ne!(page.text().await.unwrap(), ENTRY_HTML);
 }
 
 #[tokio::test]

@@ -22,14 +22,17 @@ macro_rules! on_both {
     };
 }
 
+mod accounts;
 mod auth;
 mod catalog;
 mod common;
 mod concurrency;
+mod health;
 mod limits;
 mod live;
 mod quotes;
 mod reads;
 mod seed;
+mod stats;
 mod tools;
 mod webhooks;

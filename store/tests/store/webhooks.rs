@@ -578,6 +578,68 @@ async fn a_rotated_secret_signs_the_deliveries_claimed_after_it(backend: Backend
     );
 }
 
+on_both!(a_handed_back_delivery_is_claimed_at_once_by_another_worker);
+async fn a_handed_back_delivery_is_claimed_at_once_by_another_worker(backend: Backend) {
+    let demo = demo(backend).await;
+    let t1 = &demo.harbour.id;
+    let (every, _) = endpoint(&demo.store, t1, &ALL, true).await;
+    new_draft(&demo).await;
+    let first = claim(&demo.store).await.remove(0);
+    // Another process's worker finds nothing while the lease holds (a minute)...
+    let other = demo.db.open().await;
+    assert!(claim(&other).await.is_empty());
+    // ...and the delivery at once when the first worker hands it back, unsent: no attempt is
+    // counted, and it carries what it carried.
+    assert!(
+        demo.store
+            .hand_back_delivery(&first.id, first.lease_until)
+            .await
+            .unwrap()
+    );
+    let again = claim(&other).await;
+    assert_eq!(again.len(), 1, "{again:?}");
+    assert_eq!(
+        (
+            &again[0].id,
+            &again[0].event_id,
+            &again[0].payload,
+            again[0].attempts
+        ),
+        (&first.id, &first.event_id, &first.payload, 0)
+    );
+    let logged = &log(&demo, t1, &every).await[0];
+    assert_eq!(
+        (logged.status, logged.attempts),
+        (WebhookDeliveryStatus::Pending, 0)
+    );
+    // A lease that is not the one the delivery has now is not handed back: the other worker
+    // keeps it.
+    assert!(
+        !demo
+            .store
+            .hand_back_delivery(&first.id, again[0].lease_until - 61)
+            .await
+            .unwrap()
+    );
+    assert!(claim(&demo.store).await.is_empty());
+    // Nor is a delivery that is done.
+    other
+        .finish_delivery(&again[0].id, &DeliveryOutcome::Delivered { status: 200 })
+        .await
+        .unwrap();
+    assert!(
+        !other
+            .hand_back_delivery(&again[0].id, again[0].lease_until)
+            .await
+            .unwrap()
+    );
+    assert!(claim(&demo.store).await.is_empty());
+    assert_eq!(
+        log(&demo, t1, &every).await[0].status,
+        WebhookDeliveryStatus::Delivered
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn workers_of_two_processes_claiming_at_once_never_claim_one_delivery_twice() {
     const DELIVERIES: usize = 400;

@@ -1,8 +1,9 @@
-//! `toolbridge keys`: API keys of the demo tenant.
+//! `toolbridge keys`: a tenant's API keys.
 
 use clap::Subcommand;
-use toolbridge_store::{RateLimit, Scope, Store};
+use toolbridge_store::{RateLimit, Scope};
 
+use crate::tenants::resolve;
 use crate::{Database, Failure, open};
 
 /// `toolbridge keys …`.
@@ -21,10 +22,14 @@ pub(crate) enum KeysCommand {
         #[arg(long, default_value = "120/60s")]
         rate_limit: String,
         #[command(flatten)]
+        tenant: TenantArg,
+        #[command(flatten)]
         database: Database,
     },
-    /// Lists the keys of the demo tenant.
+    /// Lists a tenant's keys.
     List {
+        #[command(flatten)]
+        tenant: TenantArg,
         #[command(flatten)]
         database: Database,
     },
@@ -33,8 +38,19 @@ pub(crate) enum KeysCommand {
         /// The key's id (from `keys list`).
         id: String,
         #[command(flatten)]
+        tenant: TenantArg,
+        #[command(flatten)]
         database: Database,
     },
+}
+
+/// The tenant whose keys a command works on.
+#[derive(Debug, clap::Args)]
+pub(crate) struct TenantArg {
+    /// The tenant, by name or id (`toolbridge tenants list`); needed when the database has more
+    /// than one.
+    #[arg(long, value_name = "NAME-OR-ID")]
+    tenant: Option<String>,
 }
 
 /// Runs a `keys` subcommand.
@@ -44,6 +60,7 @@ pub(crate) async fn run(command: KeysCommand) -> Result<(), Failure> {
             name,
             scopes,
             rate_limit,
+            tenant,
             database,
         } => {
             let scopes = scopes
@@ -61,7 +78,7 @@ pub(crate) async fn run(command: KeysCommand) -> Result<(), Failure> {
             let rate_limit = RateLimit::parse(&rate_limit)
                 .map_err(|e| format!("--rate-limit {rate_limit}: {e}"))?;
             let store = open(&database).await?;
-            let tenant = demo_tenant(&store).await?;
+            let tenant = resolve(&store, tenant.tenant.as_deref()).await?;
             let created = store
                 .create_api_key(&tenant.id, &name, &scopes, rate_limit)
                 .await
@@ -76,9 +93,9 @@ pub(crate) async fn run(command: KeysCommand) -> Result<(), Failure> {
             );
             Ok(())
         }
-        KeysCommand::List { database } => {
+        KeysCommand::List { tenant, database } => {
             let store = open(&database).await?;
-            let tenant = demo_tenant(&store).await?;
+            let tenant = resolve(&store, tenant.tenant.as_deref()).await?;
             let keys = store
                 .list_api_keys(&tenant.id)
                 .await
@@ -107,9 +124,13 @@ pub(crate) async fn run(command: KeysCommand) -> Result<(), Failure> {
             }
             Ok(())
         }
-        KeysCommand::Revoke { id, database } => {
+        KeysCommand::Revoke {
+            id,
+            tenant,
+            database,
+        } => {
             let store = open(&database).await?;
-            let tenant = demo_tenant(&store).await?;
+            let tenant = resolve(&store, tenant.tenant.as_deref()).await?;
             if store
                 .revoke_api_key(&tenant.id, &id)
                 .await
@@ -126,16 +147,4 @@ pub(crate) async fn run(command: KeysCommand) -> Result<(), Failure> {
             }
         }
     }
-}
-
-async fn demo_tenant(store: &Store) -> Result<toolbridge_store::Tenant, Failure> {
-    store
-        .default_tenant()
-        .await
-        .map_err(|e| Failure::because("cannot read the tenants", e))?
-        .ok_or_else(|| {
-            "the database has no tenant yet; run `toolbridge serve` once to create it"
-                .to_owned()
-                .into()
-        })
 }

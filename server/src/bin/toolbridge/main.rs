@@ -2,14 +2,17 @@
 
 mod keys;
 mod serve;
+mod tenants;
 mod tool;
+mod users;
 
 use std::fmt;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::str::FromStr;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use toolbridge_server::error::Chain;
 use toolbridge_store::{Cause, Error as StoreError, Location, Store};
 use tracing_subscriber::filter::{LevelFilter, Targets};
@@ -17,19 +20,47 @@ use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
 /// The toolbridge backend: REST API, session API, tool origins, and the CLI
-/// for keys and tool bundles.
+/// for tenants, users, keys and tool bundles.
 #[derive(Debug, Parser)]
 #[command(name = "toolbridge", version, about)]
 struct Cli {
+    /// How log lines are written to standard error: `text` (coloured when it is a terminal) or
+    /// `json` (one object per line, for a log collector).
+    #[arg(
+        long,
+        global = true,
+        env = "TOOLBRIDGE_LOG_FORMAT",
+        value_enum,
+        default_value_t = LogFormat::Text
+    )]
+    log_format: LogFormat,
     #[command(subcommand)]
     command: Command,
 }
 
+/// `--log-format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum LogFormat {
+    /// Lines for people.
+    Text,
+    /// One JSON object per line, the event's fields at its top level.
+    Json,
+}
+
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Runs the server (creating the database, with demo data and the
-    /// example tools, on first start).
-    Serve(serve::ServeArgs),
+    /// Runs the server (creating and migrating the database; an empty one
+    /// stays empty, or with --demo gets demo data and the example tools)
+    /// until SIGTERM or SIGINT, which drain it: /readyz answers 503, requests
+    /// in flight finish, and it exits 0.
+    // Boxed: its many options would make every command as large.
+    Serve(Box<serve::ServeArgs>),
+    /// Creates and lists tenants.
+    #[command(subcommand)]
+    Tenants(tenants::TenantsCommand),
+    /// Creates and lists a tenant's users, sets passwords, disables users.
+    #[command(subcommand)]
+    Users(users::UsersCommand),
     /// Manages API keys.
     #[command(subcommand)]
     Keys(keys::KeysCommand),
@@ -40,6 +71,10 @@ enum Command {
 
 /// The environment variable that names the database when `--db` does not.
 const DATABASE_VAR: &str = "TOOLBRIDGE_DATABASE_URL";
+
+/// The database when neither `--db` nor the variable names one: a SQLite file in the working
+/// directory.
+const DEFAULT_DATABASE: &str = "toolbridge.sqlite3";
 
 /// The database a command works on.
 #[derive(Debug, Args)]
@@ -55,7 +90,7 @@ struct Database {
         long,
         env = DATABASE_VAR,
         hide_env_values = true,
-        default_value = "toolbridge.sqlite3"
+        default_value = DEFAULT_DATABASE
     )]
     db: PathBuf,
 }
@@ -99,21 +134,46 @@ fn log_filter() -> (Targets, Option<String>) {
     }
 }
 
+/// Logs to standard error in `format`, what `filter` lets through; colours only on a terminal.
+fn init_logging(format: LogFormat, filter: Targets) {
+    let registry = tracing_subscriber::registry().with(filter);
+    match format {
+        LogFormat::Text => registry
+            .with(
+                tracing_subscriber::fmt::layer()
+                    .with_writer(std::io::stderr)
+                    .with_ansi(std::io::stderr().is_terminal()),
+            )
+            .init(),
+        LogFormat::Json => registry
+            .with(
+                tracing_subscriber::fmt::layer()
+                    .json()
+                    .flatten_event(true)
+                    .with_current_span(false)
+                    .with_span_list(false)
+                    .with_writer(std::io::stderr)
+                    .with_ansi(false),
+            )
+            .init(),
+    }
+}
+
 #[tokio::main]
 async fn main() -> ExitCode {
+    // The command line first: it says how to log (and `--help` needs no logging).
+    let cli = Cli::parse();
     let (filter, bad_filter) = log_filter();
-    tracing_subscriber::registry()
-        .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
-        .with(filter)
-        .init();
+    init_logging(cli.log_format, filter);
     if let Some(problem) = bad_filter {
         tracing::warn!("{LOG_VAR} is ignored: {problem}");
     }
-    let cli = Cli::parse();
     let outcome = match cli.command {
-        Command::Serve(args) => serve::run(args).await,
+        Command::Serve(args) => serve::run(*args).await,
         Command::Keys(command) => keys::run(command).await,
         Command::Tool(command) => tool::run(command).await,
+        Command::Tenants(command) => tenants::run(command).await,
+        Command::Users(command) => users::run(command).await,
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -102,9 +102,8 @@ pub(crate) async fn run(command: ToolCommand) -> Result<(), Failure> {
                 ),
             }
             println!(
-                "A server on this database serves it at http://{}.{}:<port>/ (`toolbridge serve` prints the address).",
-                tool.slug,
-                tools::sites::DEFAULT_DOMAIN
+                "A server on this database serves it at its own origin, named {} in front of the tools' domain (`toolbridge serve` prints the address).",
+                tool.slug
             );
             if let Some(origins) = talks_to(&tool.manifest) {
                 println!("It {origins}, as its manifest declares.");
