@@ -61,7 +61,7 @@ export function renderSignIn(root, { onSignedIn, notice }) {
     form,
     h("details", { class: "hint" },
       h("summary", {}, "Demo accounts"),
-      h("p", {}, "admin@harbour.test, office@harbour.test or field@harbour.test, password demo-password."))));
+      h("p", {}, "On a server started with demo data (toolbridge serve --demo, as cargo xtask serve does): admin@harbour.test, office@harbour.test or field@harbour.test, password demo-password. Elsewhere, your administrator gives you your sign-in."))));
   focusHeading(root);
   email.focus();
   return {};
