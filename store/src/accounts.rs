@@ -12,7 +12,7 @@ use toolbridge_protocol::limits::TEXT_MAX_CHARS;
 use toolbridge_protocol::{Decimal, Violation};
 
 use crate::auth::{USER_COLUMNS, UserRow, hash_password, user_from_row};
-use crate::db::{Turn, Tx, sql};
+use crate::db::{Arg, Turn, Tx, sql};
 use crate::password::{check_password, password_problem};
 use crate::util::{new_id, now_iso};
 use crate::{Account, Error, Record, Store, Tenant, Unique, User};
@@ -325,17 +325,7 @@ impl Store {
         check_password(password)?;
         let hash = hash_password(password).await?;
         let mut tx = self.begin_write().await?;
-        let changed = sql("UPDATE users SET password_hash = $1 WHERE id = $2")
-            .bind(hash)
-            .bind(user_id)
-            .execute(&mut *tx)
-            .await?;
-        if changed == 0 {
-            return Err(Error::NotFound {
-                what: Record::User,
-                id: user_id.to_owned(),
-            });
-        }
+        update_user(&mut tx, user_id, "password_hash", hash).await?;
         let ended = end_sessions(&mut tx, user_id).await?;
         tx.commit().await?;
         Ok(ended)
@@ -357,17 +347,7 @@ impl Store {
     /// Makes the user active or not; when not, ends their sessions (how many it ended).
     async fn set_active(&self, user_id: &str, active: bool) -> Result<u64, Error> {
         let mut tx = self.begin_write().await?;
-        let changed = sql("UPDATE users SET active = $1 WHERE id = $2")
-            .bind(active)
-            .bind(user_id)
-            .execute(&mut *tx)
-            .await?;
-        if changed == 0 {
-            return Err(Error::NotFound {
-                what: Record::User,
-                id: user_id.to_owned(),
-            });
-        }
+        update_user(&mut tx, user_id, "active", active).await?;
         let ended = if active {
             0
         } else {
@@ -376,6 +356,28 @@ impl Store {
         tx.commit().await?;
         Ok(ended)
     }
+}
+
+/// Sets `column` of the user `user_id` to `value` (`UPDATE users SET column = $1 WHERE id = $2`);
+/// [`Error::NotFound`] for an unknown user.
+async fn update_user<'q>(
+    tx: &mut Tx,
+    user_id: &'q str,
+    column: &str,
+    value: impl Into<Arg<'q>>,
+) -> Result<(), Error> {
+    let changed = sql(format!("UPDATE users SET {column} = $1 WHERE id = $2"))
+        .bind(value)
+        .bind(user_id)
+        .execute(&mut *tx)
+        .await?;
+    if changed == 0 {
+        return Err(Error::NotFound {
+            what: Record::User,
+            id: user_id.to_owned(),
+        });
+    }
+    Ok(())
 }
 
 /// Ends every session of the user; how many there were.

@@ -27,6 +27,7 @@ use toolbridge_e2e::webhook_receiver::{Received, WebhookReceiver};
 
 use crate::client::{self, Api, Fixtures, Reply, Rng};
 use crate::db::{Backend, Db};
+use crate::page::{self, until};
 use crate::server::{self, Server};
 
 /// Products in the demo catalog.
@@ -619,25 +620,6 @@ async fn two_instances_started_together_on_an_empty_database_seed_it_once() {
     drop((a, b, one));
 }
 
-/// Waits until `script` (an expression) is true in the page, for up to 20 s.
-async fn until(client: &fantoccini::Client, what: &str, script: &str) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let done = client
-            .execute(&format!("return Boolean({script});"), vec![])
-            .await
-            .unwrap_or_else(|e| panic!("{what}: {e}"));
-        if done == Value::Bool(true) {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{what}: `{script}` not true within 20 s"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
 /// Ends every instance's listener connection on the database at `url`; how many there were.
 async fn end_listeners(url: &str) -> usize {
     let mut admin = PgConnection::connect(url)
@@ -657,7 +639,7 @@ async fn end_listeners(url: &str) -> usize {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_app_reloads_what_it_shows_when_its_stream_resyncs() {
-    use fantoccini::{ClientBuilder, Locator};
+    use fantoccini::ClientBuilder;
     use toolbridge_e2e::webdriver::{CHROMIUM, WebDriver, driver_from_env};
 
     let pair = Pair::start("cluster-app").await;
@@ -679,25 +661,13 @@ async fn the_app_reloads_what_it_shows_when_its_stream_resyncs() {
     let steps = {
         let client = client.clone();
         tokio::spawn(async move {
-            client.goto(&app).await.expect("the app opens");
-            for (field, text) in [("#signin-email", USER.0), ("#signin-password", USER.1)] {
-                client
-                    .wait()
-                    .for_element(Locator::Css(field))
-                    .await
-                    .unwrap_or_else(|e| panic!("{field}: {e}"))
-                    .send_keys(text)
-                    .await
-                    .expect("the field takes the text");
-            }
-            client
-                .find(Locator::Css("form.signin-form button[type=submit]"))
-                .await
-                .expect("the sign-in button")
-                .click()
-                .await
-                .expect("the button can be clicked");
-            until(&client, "the quotes page", "document.querySelector('#main h1')?.textContent === 'Quotes' && document.querySelector('#main tbody tr')").await;
+            page::sign_in(&client, &app, USER).await;
+            until(
+                &client,
+                "the quotes page's rows",
+                "document.querySelector('#main tbody tr')",
+            )
+            .await;
             // A mark on what is shown now: a view rendered again is a new element, without it.
             client
                 .execute(

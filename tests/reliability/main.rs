@@ -30,6 +30,7 @@ mod crash;
 mod db;
 mod load;
 mod one_binary;
+mod page;
 mod proxied;
 mod server;
 mod stats;

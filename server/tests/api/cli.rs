@@ -5,6 +5,8 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use crate::serving::{self, DEMO, Serving};
+
 /// The repository's example tools.
 fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../example-tools")
@@ -17,11 +19,11 @@ const DATABASE_VAR: &str = "TOOLBRIDGE_DATABASE_URL";
 /// two tenants.
 const HARBOUR: &str = "Harbour Flooring Ltd";
 
-/// `toolbridge args…` in `dir`, with no database named by the environment (the tests' own
-/// environment may name one).
+/// `toolbridge args…` in `dir`, without the tests' own `TOOLBRIDGE_*` variables (one may name a
+/// database) and `RUST_LOG`: see [`serving::toolbridge`].
 fn command(dir: &Path, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_toolbridge"));
-    command.args(args).current_dir(dir).env_remove(DATABASE_VAR);
+    let mut command = serving::toolbridge(dir);
+    command.args(args);
     command
 }
 
@@ -208,82 +210,6 @@ fn the_first_start_installs_the_example_tools() {
     }
 }
 
-/// A server started as a user starts it, with a folder served live, read
-/// as it prints.
-struct Serving {
-    child: std::process::Child,
-    address: String,
-    stderr: std::sync::mpsc::Receiver<String>,
-}
-
-impl Serving {
-    fn start(work: &Path, dev_tool: &Path) -> Self {
-        let mut child = command(
-            work,
-            &[
-                "serve",
-                "--demo",
-                "--port",
-                "0",
-                "--seed-products",
-                "20",
-                "--example-tools",
-                "none",
-            ],
-        )
-        .arg("--dev-tool")
-        .arg(dev_tool)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let mut address = None;
-        for line in BufReader::new(stdout).lines() {
-            let line = line.unwrap();
-            if let Some(rest) = line.strip_prefix("toolbridge listening on ") {
-                address = rest.split_whitespace().next().map(str::to_owned);
-                break;
-            }
-        }
-        let stderr = child.stderr.take().unwrap();
-        let (lines, received) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if lines.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Self {
-            child,
-            address: address.expect("the server said where it listens"),
-            stderr: received,
-        }
-    }
-
-    /// The next stderr line that starts with `prefix`, if one comes within
-    /// `wait`.
-    fn next_stderr_line(&self, prefix: &str, wait: std::time::Duration) -> Option<String> {
-        let until = std::time::Instant::now() + wait;
-        while let Some(left) = until.checked_duration_since(std::time::Instant::now()) {
-            match self.stderr.recv_timeout(left) {
-                Ok(line) if line.starts_with(prefix) => return Some(line),
-                Ok(_) => {}
-                Err(_) => break,
-            }
-        }
-        None
-    }
-}
-
-impl Drop for Serving {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[tokio::test]
 async fn serve_prints_a_dev_tools_refusal_with_what_to_change() {
     let work = tempfile::tempdir().unwrap();
@@ -299,11 +225,12 @@ async fn serve_prints_a_dev_tools_refusal_with_what_to_change() {
         "<!doctype html><script>go()</script>",
     )
     .unwrap();
-    let server = Serving::start(work.path(), &folder);
+    let dev_tool = ["--dev-tool", folder.to_str().unwrap()];
+    let server = Serving::start(work.path(), &[&DEMO[..], &dev_tool].concat(), &[]);
 
     let client = reqwest::Client::new();
     let signed_in = client
-        .post(format!("{}/api/session", server.address))
+        .post(format!("{}/api/session", server.base))
         .header("sec-fetch-site", "same-origin")
         .json(&serde_json::json!({"email": "office@harbour.test", "password": "demo-password"}))
         .send()
@@ -314,7 +241,7 @@ async fn serve_prints_a_dev_tools_refusal_with_what_to_change() {
     let cookie = cookie.split(';').next().unwrap().to_owned();
     let report = |slug: &str, body: serde_json::Value| {
         client
-            .post(format!("{}/api/dev-tools/{slug}/blocked", server.address))
+            .post(format!("{}/api/dev-tools/{slug}/blocked", server.base))
             .header("cookie", &cookie)
             .header("sec-fetch-site", "same-origin")
             .json(&body)

@@ -1,10 +1,7 @@
 //! Running in production, as an operator runs it: the built binary with `--metrics-bind`,
 //! `--log-format json` and `--trust-proxy`, its metrics page scraped and its log read.
 
-use std::io::{BufRead, BufReader};
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use reqwest::Client;
@@ -12,18 +9,10 @@ use serde_json::{Value, json};
 use toolbridge_e2e::webhook_receiver::WebhookReceiver;
 use toolbridge_store::{RateLimit, Scope, Store};
 
+use crate::serving::{Serving, toolbridge};
+
 /// How long a test waits for what should come within seconds.
 const WAIT: Duration = Duration::from_secs(20);
-
-/// The variables that would change what these servers do, unset for them.
-const VARIABLES: [&str; 6] = [
-    "TOOLBRIDGE_DATABASE_URL",
-    "TOOLBRIDGE_TRUST_PROXY",
-    "TOOLBRIDGE_METRICS_BIND",
-    "TOOLBRIDGE_LOG_FORMAT",
-    "TOOLBRIDGE_PUBLIC_URL",
-    "RUST_LOG",
-];
 
 /// A database with the demo data and two keys of the demo tenant: one with every scope and a
 /// generous limit, one allowed a single request a minute.
@@ -64,102 +53,17 @@ impl Seeded {
         }
     }
 
-    fn db(&self) -> std::path::PathBuf {
-        self.dir.path().join("toolbridge.sqlite3")
-    }
-}
-
-/// `toolbridge serve` on `db` with `args`, read as it prints.
-struct Serving {
-    child: Child,
-    base: String,
-    metrics: Option<String>,
-    stderr: mpsc::Receiver<String>,
-}
-
-impl Serving {
-    fn start(work: &Path, db: &Path, args: &[&str], env: &[(&str, &str)]) -> Self {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_toolbridge"));
-        command.current_dir(work);
-        for variable in VARIABLES {
-            command.env_remove(variable);
-        }
-        command
-            .envs(env.iter().copied())
-            .arg("serve")
-            .args(["--demo", "--port", "0", "--example-tools", "none", "--db"])
-            .arg(db)
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = command.spawn().unwrap();
-        let stderr = child.stderr.take().unwrap();
-        let (lines, received) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if lines.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
-        let (mut base, mut metrics) = (None, None);
-        for line in stdout.by_ref() {
-            let line = line.unwrap();
-            if let Some(rest) = line.strip_prefix("toolbridge metrics on ") {
-                metrics = Some(rest.trim().to_owned());
-            }
-            if let Some(rest) = line.strip_prefix("toolbridge listening on ") {
-                base = rest.split_whitespace().next().map(str::to_owned);
-                break;
-            }
-        }
-        // Whatever it prints later must not fill the pipe.
-        std::thread::spawn(move || for _ in stdout.map_while(Result::ok) {});
-        let base = base.unwrap_or_else(|| {
-            let said: Vec<String> = received.try_iter().collect();
-            panic!("the server did not say where it listens: {said:?}")
-        });
-        Self {
-            child,
-            base,
-            metrics,
-            stderr: received,
-        }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base)
-    }
-
-    /// The JSON log line of the request whose `X-Request-Id` is `id`.
-    fn request_line(&self, id: &str) -> Value {
-        let until = Instant::now() + WAIT;
-        let mut seen = Vec::new();
-        while let Some(left) = until.checked_duration_since(Instant::now()) {
-            let Ok(line) = self.stderr.recv_timeout(left) else {
-                break;
-            };
-            let parsed: Value = serde_json::from_str(&line)
-                .unwrap_or_else(|e| panic!("not a JSON log line ({e}): {line}"));
-            if parsed["request_id"] == id {
-                return parsed;
-            }
-            seen.push(line);
-        }
-        panic!("no log line for {id}; saw {seen:#?}")
-    }
-
-    /// Every stderr line printed so far.
-    fn lines_so_far(&self) -> Vec<String> {
-        self.stderr.try_iter().collect()
-    }
-}
-
-impl Drop for Serving {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+    /// `toolbridge serve --demo` on this database, with `args` and the variables `env`.
+    fn serve(&self, args: &[&str], env: &[(&str, &str)]) -> Serving {
+        let db = self.dir.path().join("toolbridge.sqlite3");
+        let on = [
+            "--demo",
+            "--example-tools",
+            "none",
+            "--db",
+            db.to_str().unwrap(),
+        ];
+        Serving::start(self.dir.path(), &[&on[..], args].concat(), env)
     }
 }
 
@@ -270,9 +174,7 @@ fn get_of(route: &'static str, status: &'static str) -> [(&'static str, &'static
 #[tokio::test]
 async fn metrics_count_requests_limits_streams_and_webhooks_on_their_own_listener() {
     let seeded = Seeded::new().await;
-    let server = Serving::start(
-        seeded.dir.path(),
-        &seeded.db(),
+    let server = seeded.serve(
         &["--allow-private-webhooks", "--metrics-bind", "127.0.0.1:0"],
         &[],
     );
@@ -509,12 +411,7 @@ async fn webhook_attempts_count_by_outcome(watched: &Watched) {
 #[tokio::test]
 async fn the_metrics_page_passes_promtool() {
     let seeded = Seeded::new().await;
-    let server = Serving::start(
-        seeded.dir.path(),
-        &seeded.db(),
-        &["--metrics-bind", "127.0.0.1:0"],
-        &[],
-    );
+    let server = seeded.serve(&["--metrics-bind", "127.0.0.1:0"], &[]);
     let client = Client::new();
     // Some traffic, so that every kind of series is on the page.
     for path in ["/api/v1/customers", "/api/v1/openapi.json", "/nope"] {
@@ -563,9 +460,7 @@ async fn the_json_log_names_the_client_behind_a_trusted_proxy_only() {
     let client = Client::new();
 
     // Behind a proxy on 127.0.0.1: the address it forwards is the client's.
-    let trusting = Serving::start(
-        seeded.dir.path(),
-        &seeded.db(),
+    let trusting = seeded.serve(
         &["--log-format", "json", "--trust-proxy", "127.0.0.1/32"],
         &[],
     );
@@ -581,7 +476,7 @@ async fn the_json_log_names_the_client_behind_a_trusted_proxy_only() {
         .to_str()
         .unwrap()
         .to_owned();
-    let line = trusting.request_line(&id);
+    let line = trusting.request_line(&id, WAIT);
     assert_eq!(line["client"], "203.0.113.7", "{line}");
     assert_eq!(line["tenant"], seeded.tenant.as_str(), "{line}");
     assert_eq!(line["route"], "/api/v1/customers", "{line}");
@@ -605,7 +500,7 @@ async fn the_json_log_names_the_client_behind_a_trusted_proxy_only() {
         .to_str()
         .unwrap()
         .to_owned();
-    let line = trusting.request_line(&id);
+    let line = trusting.request_line(&id, WAIT);
     assert_eq!(line["client"], "203.0.113.8", "{line}");
     assert!(line.get("tenant").is_none(), "{line}");
     let port = trusting.base.rsplit(':').next().unwrap().to_owned();
@@ -616,28 +511,23 @@ async fn the_json_log_names_the_client_behind_a_trusted_proxy_only() {
         .await
         .unwrap();
     let id = tool.headers()["x-request-id"].to_str().unwrap().to_owned();
-    let line = trusting.request_line(&id);
+    let line = trusting.request_line(&id, WAIT);
     assert_eq!(line["route"], "(tool origin)", "{line}");
 
-    // Nothing secret in the log: not the key, not the password, not the query string.
+    // Nothing secret anywhere in the log: not the key, not the password, not the query string.
     assert_eq!(
         sign_in(&client, &trusting, "demo-password").await.status(),
         200
     );
     std::thread::sleep(Duration::from_millis(300));
-    let rest = trusting.lines_so_far().join("\n");
-    assert!(!rest.contains(&seeded.key), "{rest}");
-    assert!(!rest.contains("demo-password"), "{rest}");
-    assert!(!rest.contains("not-logged"), "{rest}");
+    let log = trusting.stderr();
+    assert!(!log.contains(&seeded.key), "{log}");
+    assert!(!log.contains("demo-password"), "{log}");
+    assert!(!log.contains("not-logged"), "{log}");
     drop(trusting);
 
     // Without --trust-proxy (and json from the variable): the header is a forgery, ignored.
-    let direct = Serving::start(
-        seeded.dir.path(),
-        &seeded.db(),
-        &[],
-        &[("TOOLBRIDGE_LOG_FORMAT", "json")],
-    );
+    let direct = seeded.serve(&[], &[("TOOLBRIDGE_LOG_FORMAT", "json")]);
     let response = client
         .get(direct.url("/api/v1/openapi.json"))
         .header("x-forwarded-for", "203.0.113.7")
@@ -650,7 +540,7 @@ async fn the_json_log_names_the_client_behind_a_trusted_proxy_only() {
         .to_str()
         .unwrap()
         .to_owned();
-    let line = direct.request_line(&id);
+    let line = direct.request_line(&id, WAIT);
     assert_eq!(line["client"], "127.0.0.1", "{line}");
     assert_eq!(line["route"], "/api/v1/openapi.json", "{line}");
 }
@@ -659,12 +549,7 @@ async fn the_json_log_names_the_client_behind_a_trusted_proxy_only() {
 fn a_bad_trusted_proxy_is_refused_at_start_with_the_reason() {
     let work = tempfile::tempdir().unwrap();
     let refused = |args: &[&str], env: &[(&str, &str)]| {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_toolbridge"));
-        for variable in VARIABLES {
-            command.env_remove(variable);
-        }
-        let output = command
-            .current_dir(work.path())
+        let output = toolbridge(work.path())
             .envs(env.iter().copied())
             .args(["serve", "--port", "0"])
             .args(args)

@@ -9,6 +9,7 @@ use toolbridge_server::public_urls::PublicUrls;
 use toolbridge_server::tools::{self, ToolSites};
 
 use crate::harness::{Server, json};
+use crate::serving::toolbridge;
 
 const APP: &str = "https://app.example.test";
 const TOOLS: &str = "https://{slug}.tools.example.test";
@@ -182,13 +183,9 @@ async fn the_local_defaults_keep_plain_http_without_hsts() {
 /// whether it succeeded. Every case here is refused before it listens.
 fn serve_refused(args: &[&str]) -> String {
     let work = tempfile::tempdir().unwrap();
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_toolbridge"))
+    let output = toolbridge(work.path())
         .args(["serve", "--port", "0", "--db", "db.sqlite3"])
         .args(args)
-        .current_dir(work.path())
-        .env_remove("TOOLBRIDGE_DATABASE_URL")
-        .env_remove("TOOLBRIDGE_PUBLIC_URL")
-        .env_remove("TOOLBRIDGE_TOOLS_URL")
         .output()
         .unwrap();
     assert!(!output.status.success(), "{args:?} was taken");

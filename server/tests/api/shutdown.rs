@@ -4,10 +4,7 @@
 //! exits 0. Run in process through `lifecycle::serve`, and as a user runs it: the built binary,
 //! signalled with `kill`.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use reqwest::Method;
@@ -20,6 +17,7 @@ use toolbridge_server::{AppState, router};
 use toolbridge_store::{RateLimit, Scope, Store};
 
 use crate::harness::{Server, json, quote_body};
+use crate::serving::{DEMO, Serving};
 
 /// Serves `state` as `toolbridge serve` does, through [`lifecycle::serve`], on a free port of
 /// loopback: its base URL, and the task that ends with the drain.
@@ -225,150 +223,23 @@ async fn event_streams_end_when_the_drain_starts_and_new_ones_end_at_once() {
     ends_within(&mut again, Duration::from_secs(2)).await;
 }
 
-/// `toolbridge serve` as a user runs it, on a fresh SQLite file, its output read as it comes.
-struct Serving {
-    child: Child,
-    base: String,
-    db: PathBuf,
-    stderr: Arc<Mutex<Vec<String>>>,
-    _dir: tempfile::TempDir,
-}
-
-impl Serving {
-    /// Starts `toolbridge serve --port 0 … args` and waits until it listens.
-    fn start(args: &[&str]) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join("toolbridge.sqlite3");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_toolbridge"))
-            .args([
-                "serve",
-                "--demo",
-                "--port",
-                "0",
-                "--seed-products",
-                "20",
-                "--example-tools",
-                "none",
-            ])
-            .arg("--db")
-            .arg(&db)
-            .args(args)
-            .current_dir(dir.path())
-            .env_remove("TOOLBRIDGE_DATABASE_URL")
-            .env_remove("TOOLBRIDGE_DRAIN_DELAY_SECS")
-            .env_remove("TOOLBRIDGE_SHUTDOWN_GRACE_SECS")
-            .env("RUST_LOG", "info")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stderr = Arc::new(Mutex::new(Vec::new()));
-        {
-            let lines = BufReader::new(child.stderr.take().unwrap());
-            let stderr = Arc::clone(&stderr);
-            std::thread::spawn(move || {
-                for line in lines.lines().map_while(Result::ok) {
-                    stderr.lock().unwrap().push(line);
-                }
-            });
-        }
-        let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
-        let mut base = None;
-        for line in stdout.by_ref() {
-            let line = line.unwrap();
-            if let Some(rest) = line.strip_prefix("toolbridge listening on ") {
-                base = rest.split_whitespace().next().map(str::to_owned);
-                break;
-            }
-        }
-        // Whatever it prints later is read too, so that it never writes to a closed pipe.
-        std::thread::spawn(move || for _ in stdout.map_while(Result::ok) {});
-        let base = base.unwrap_or_else(|| {
-            panic!(
-                "the server did not say where it listens: {:?}",
-                stderr.lock().unwrap()
-            )
-        });
-        Self {
-            child,
-            base,
-            db,
-            stderr,
-            _dir: dir,
-        }
-    }
-
-    /// Sends `signal` (`TERM`, `INT`) to the server, as `kill` does.
-    fn signal(&self, signal: &str) {
-        let sent = Command::new("kill")
-            .arg(format!("-{signal}"))
-            .arg(self.child.id().to_string())
-            .status()
-            .unwrap();
-        assert!(sent.success(), "kill -{signal}");
-    }
-
-    /// Whether the process still runs.
-    fn running(&mut self) -> bool {
-        self.child.try_wait().unwrap().is_none()
-    }
-
-    /// Waits up to `limit` for the process to exit; its status.
-    async fn exits_within(&mut self, limit: Duration) -> ExitStatus {
-        let started = Instant::now();
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(
-                started.elapsed() < limit,
-                "still running {limit:?} after the signal: {:?}",
-                self.stderr()
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    }
-
-    /// What it has logged so far.
-    fn stderr(&self) -> String {
-        self.stderr.lock().unwrap().join("\n")
-    }
-
-    /// Whether a new connection to it is refused now.
-    async fn refuses_connections(&self) -> bool {
-        let address = self.base.trim_start_matches("http://");
-        tokio::net::TcpStream::connect(address).await.is_err()
-    }
-
-    /// `GET /readyz` on a connection of its own: the status and body, or `None` when no
-    /// connection could be made.
-    async fn readyz(&self) -> Option<(u16, Value)> {
-        let client = reqwest::Client::builder()
-            .pool_max_idle_per_host(0)
-            .build()
-            .unwrap();
-        let response = client
-            .get(format!("{}/readyz", self.base))
-            .send()
-            .await
-            .ok()?;
-        Some(json(response).await)
-    }
-}
-
-impl Drop for Serving {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// `toolbridge serve` as a user runs it, on a fresh SQLite file in a folder of its own, with
+/// `args`: the folder (there until dropped), the file, and the server.
+fn serve_demo(args: &[&str]) -> (tempfile::TempDir, PathBuf, Serving) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("toolbridge.sqlite3");
+    let on = ["--db", db.to_str().unwrap()];
+    let server = Serving::start(dir.path(), &[&DEMO[..], &on, args].concat(), &[]);
+    (dir, db, server)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_drains_finishing_the_request_in_flight_and_exits_0() {
     const DELAY: Duration = Duration::from_secs(2);
-    let mut server = Serving::start(&["--drain-delay-secs", "2", "--shutdown-grace-secs", "30"]);
+    let (_dir, db, mut server) =
+        serve_demo(&["--drain-delay-secs", "2", "--shutdown-grace-secs", "30"]);
     assert_eq!(server.readyz().await.unwrap().0, 200);
-    let store = Store::open(&server.db).await.unwrap();
+    let store = Store::open(&db).await.unwrap();
     let (key, customer, product) = key_and_ids(&store, &server.base).await;
     let client = reqwest::Client::new();
     let mut stream = reqwest::Client::new()
@@ -381,7 +252,7 @@ async fn sigterm_drains_finishing_the_request_in_flight_and_exits_0() {
     assert_eq!(stream.status(), 200);
 
     // A write that waits for another process's write lock: in flight when the signal comes.
-    let lock = hold_write_lock(&server.db).await;
+    let lock = hold_write_lock(&db).await;
     let write = create_quote_later(&server.base, &key, &customer, &product);
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(!write.is_finished());
@@ -458,7 +329,7 @@ async fn session_cookie(client: &reqwest::Client, base: &str) -> String {
 
 #[tokio::test]
 async fn sigint_drains_and_exits_0() {
-    let mut server = Serving::start(&[]);
+    let (_dir, _, mut server) = serve_demo(&[]);
     assert_eq!(server.readyz().await.unwrap().0, 200);
     server.signal("INT");
     let exit = server.exits_within(Duration::from_secs(10)).await;
@@ -470,10 +341,10 @@ async fn sigint_drains_and_exits_0() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn when_the_grace_runs_out_the_server_cuts_what_is_left_and_still_exits_0() {
-    let mut server = Serving::start(&["--shutdown-grace-secs", "1"]);
-    let store = Store::open(&server.db).await.unwrap();
+    let (_dir, db, mut server) = serve_demo(&["--shutdown-grace-secs", "1"]);
+    let store = Store::open(&db).await.unwrap();
     let (key, customer, product) = key_and_ids(&store, &server.base).await;
-    let lock = hold_write_lock(&server.db).await;
+    let lock = hold_write_lock(&db).await;
     let write = create_quote_later(&server.base, &key, &customer, &product);
     tokio::time::sleep(Duration::from_millis(300)).await;
     let signalled = Instant::now();

@@ -5,17 +5,16 @@
 use std::any::Any;
 use std::future::Future;
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
 use toolbridge_e2e::webdriver::{CHROMIUM, WebDriver, driver_from_env};
 
+use crate::page::element;
+pub(super) use crate::page::{sign_in, until};
+
 use super::Deployment;
 use super::proxy::DOMAIN;
-
-/// How long a step in the page may take.
-const PATIENCE: Duration = Duration::from_secs(20);
 
 /// A Chromium session through chromedriver, closed by [`Chromium::run`].
 pub(super) struct Chromium {
@@ -101,93 +100,44 @@ fn certutil(args: &[&str]) {
     );
 }
 
-/// Waits until `script` (an expression) is true in the page.
-pub(super) async fn until(client: &Client, what: &str, script: &str) {
-    let deadline = Instant::now() + PATIENCE;
-    loop {
-        let done = client
-            .execute(&format!("return Boolean({script});"), vec![])
-            .await
-            .unwrap_or_else(|e| panic!("{what}: {e}"));
-        if done == Value::Bool(true) {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{what}: `{script}` not true within {PATIENCE:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-/// Opens the app at `app` and signs in as `user` (email, password), up to the quotes list.
-pub(super) async fn sign_in(client: &Client, app: &str, user: (&str, &str)) {
-    client
-        .goto(&format!("{app}/"))
-        .await
-        .unwrap_or_else(|e| panic!("the app does not open at {app}: {e}"));
-    for (field, text) in [("#signin-email", user.0), ("#signin-password", user.1)] {
-        client
-            .wait()
-            .at_most(PATIENCE)
-            .for_element(Locator::Css(field))
-            .await
-            .unwrap_or_else(|e| panic!("{field}: {e}"))
-            .send_keys(text)
-            .await
-            .unwrap();
-    }
-    client
-        .find(Locator::Css("form.signin-form button[type=submit]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    until(
-        client,
-        "the quotes page",
-        "document.querySelector('#main h1')?.textContent === 'Quotes'",
-    )
-    .await;
-}
-
 /// Opens quote `id` in the editor and the tool called `name` from its Tools menu.
 pub(super) async fn open_tool_on_quote(client: &Client, app: &str, id: &str, name: &str) {
     client.goto(&format!("{app}/#/quotes/{id}")).await.unwrap();
-    client
-        .wait()
-        .at_most(PATIENCE)
-        .for_element(Locator::Css("button[aria-controls^=tools-menu]"))
-        .await
-        .unwrap_or_else(|e| panic!("the editor's Tools menu: {e}"))
-        .click()
-        .await
-        .unwrap();
+    element(
+        client,
+        Locator::Css("button[aria-controls^=tools-menu]"),
+        "the editor's Tools menu",
+    )
+    .await
+    .click()
+    .await
+    .unwrap();
     let item = format!(
         "//button[contains(@class,'menu-item')][.//*[contains(@class,'menu-title')][normalize-space()={name:?}]]"
     );
-    client
-        .wait()
-        .at_most(PATIENCE)
-        .for_element(Locator::XPath(&item))
-        .await
-        .unwrap_or_else(|e| panic!("{name} in the Tools menu: {e}"))
-        .click()
-        .await
-        .unwrap();
+    element(
+        client,
+        Locator::XPath(&item),
+        &format!("{name} in the Tools menu"),
+    )
+    .await
+    .click()
+    .await
+    .unwrap();
 }
 
 /// In the probe's frame: waits for its handshake (it names the signed-in `user`), presses its
 /// button, and waits until the editor shows the line it added.
 pub(super) async fn add_probe_line(client: &Client, user: &str) {
-    let frame = client
-        .wait()
-        .at_most(PATIENCE)
-        .for_element(Locator::Css(".tool-panel iframe"))
-        .await
-        .unwrap_or_else(|e| panic!("the tool's frame: {e}"));
-    frame.enter_frame().await.unwrap();
+    element(
+        client,
+        Locator::Css(".tool-panel iframe"),
+        "the tool's frame",
+    )
+    .await
+    .enter_frame()
+    .await
+    .unwrap();
     until(
         client,
         "the probe's handshake",
