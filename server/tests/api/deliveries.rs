@@ -43,7 +43,12 @@ async fn start(destinations: Destinations, options: WorkerOptions) -> (Server, W
 }
 
 /// Creates an endpoint at `url` for `types` over REST: its id and secret.
-async fn endpoint(server: &Server, key: &str, url: &str, types: &[&str]) -> (String, String) {
+pub(crate) async fn endpoint(
+    server: &Server,
+    key: &str,
+    url: &str,
+    types: &[&str],
+) -> (String, String) {
     let body = json!({"url": url, "eventTypes": types});
     let (status, created) = send(
         server,
@@ -61,7 +66,7 @@ async fn endpoint(server: &Server, key: &str, url: &str, types: &[&str]) -> (Str
 }
 
 /// Creates a quote over REST and returns its id.
-async fn create_quote(server: &Server, key: &str) -> String {
+pub(crate) async fn create_quote(server: &Server, key: &str) -> String {
     let (customer, product) = customer_and_product(server, key).await;
     let (status, quote) = json(
         server
@@ -74,7 +79,7 @@ async fn create_quote(server: &Server, key: &str) -> String {
 }
 
 /// The endpoint's delivery log over REST, newest first.
-async fn log(server: &Server, key: &str, endpoint: &str) -> Vec<Value> {
+pub(crate) async fn log(server: &Server, key: &str, endpoint: &str) -> Vec<Value> {
     let (status, page) = send(
         server,
         key,

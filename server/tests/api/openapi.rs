@@ -18,7 +18,7 @@ use toolbridge_store::KEY_NAME_MAX_CHARS;
 use crate::harness::{Server, customer_and_product, json, quote_body};
 
 /// The document the server serves.
-async fn document() -> Value {
+pub(crate) async fn document() -> Value {
     let server = Server::start().await;
     let (status, document) = json(
         server

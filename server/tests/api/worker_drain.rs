@@ -6,14 +6,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use reqwest::Method;
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use toolbridge_e2e::webhook_receiver::{Answer, WebhookReceiver};
 use toolbridge_server::webhooks::destination::Destinations;
 use toolbridge_server::webhooks::worker::{self, Drained, WorkerOptions};
 
-use crate::harness::{Server, customer_and_product, json, quote_body, send};
+use crate::deliveries::{create_quote, endpoint, log};
+use crate::harness::Server;
 
 /// How long a test waits for what should come within seconds.
 const WAIT: Duration = Duration::from_secs(20);
@@ -36,54 +36,15 @@ async fn start() -> (Server, String) {
     (server, key)
 }
 
-/// An endpoint at `url` receiving `quote.created`: its id.
-async fn endpoint(server: &Server, key: &str, url: &str) -> String {
-    let body = json!({"url": url, "eventTypes": ["quote.created"]});
-    let (status, created) = send(
-        server,
-        key,
-        Method::POST,
-        "/api/v1/webhook-endpoints",
-        Some(&body),
-    )
-    .await;
-    assert_eq!(status, 201, "{created}");
-    created["endpoint"]["id"].as_str().unwrap().to_owned()
-}
-
-/// Creates a quote over REST.
-async fn create_quote(server: &Server, key: &str) {
-    let (customer, product) = customer_and_product(server, key).await;
-    let (status, quote) = json(
-        server
-            .post(key, "/api/v1/quotes", &quote_body(&customer, &product))
-            .await,
-    )
-    .await;
-    assert_eq!(status, 201, "{quote}");
-}
-
-/// The endpoint's delivery log, newest first.
-async fn log(server: &Server, key: &str, endpoint: &str) -> Vec<Value> {
-    let (status, page) = send(
-        server,
-        key,
-        Method::GET,
-        &format!("/api/v1/webhook-endpoints/{endpoint}/deliveries?pageSize=100"),
-        None,
-    )
-    .await;
-    assert_eq!(status, 200, "{page}");
-    page["items"].as_array().unwrap().clone()
-}
-
 #[tokio::test]
 async fn stopping_the_worker_hands_back_the_delivery_it_was_sending() {
     let (server, key) = start().await;
     let receiver = WebhookReceiver::start().unwrap();
     // The receiver never answers: the attempt is in flight until it is cut off.
     receiver.answer(Answer::Never);
-    let hook = endpoint(&server, &key, &receiver.url()).await;
+    let hook = endpoint(&server, &key, &receiver.url(), &["quote.created"])
+        .await
+        .0;
     let worker =
         worker::spawn(server.store.clone(), Destinations::AllowPrivate, patient()).unwrap();
     create_quote(&server, &key).await;
@@ -123,7 +84,7 @@ async fn a_held_delivery_waits_for_its_lease_until_the_worker_stops() {
     let (server, key) = start().await;
     let receiver = WebhookReceiver::start().unwrap();
     receiver.answer(Answer::Never);
-    endpoint(&server, &key, &receiver.url()).await;
+    endpoint(&server, &key, &receiver.url(), &["quote.created"]).await;
     let worker =
         worker::spawn(server.store.clone(), Destinations::AllowPrivate, patient()).unwrap();
     create_quote(&server, &key).await;
@@ -171,7 +132,7 @@ async fn slow_receiver(delay: Duration) -> (String, Arc<AtomicUsize>) {
 async fn a_draining_worker_finishes_its_attempt_and_claims_no_more() {
     let (server, key) = start().await;
     let (url, received) = slow_receiver(Duration::from_secs(1)).await;
-    let hook = endpoint(&server, &key, &url).await;
+    let hook = endpoint(&server, &key, &url, &["quote.created"]).await.0;
     let worker =
         worker::spawn(server.store.clone(), Destinations::AllowPrivate, patient()).unwrap();
     create_quote(&server, &key).await;
