@@ -38,7 +38,8 @@ pub struct BlockedReportBody {
 #[utoipa::path(post, path = "/api/dev-tools/{slug}/blocked", tag = "session", operation_id = "reportDevToolBlocked",
     params(("slug" = String, Path, description = "the slug of a tool served with --dev-tool")),
     request_body = BlockedReportBody,
-    responses((status = 204, description = "printed on the server's stderr"), BodyErrors, (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "an API key; reports come from the app's pages", body = Problem, content_type = "application/problem+json"), (status = 404, description = "no folder is served as this tool (installed tools take no reports)", body = Problem, content_type = "application/problem+json"), (status = 422, description = "not a report: errors[] names the field", body = Problem, content_type = "application/problem+json")))]
+    responses((status = 204, description = "printed on the server's stderr"), BodyErrors, (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "an API key; reports come from the app's pages", body = Problem, content_type = "application/problem+json"), (status = 404, description = "no folder is served as this tool (installed tools take no reports)", body = Problem, content_type = "application/problem+json"), (status = 422, description = "not a report: errors[] names the field", body = Problem, content_type = "application/problem+json")),
+    security(("session" = [])))]
 pub async fn blocked(
     State(state): State<AppState>,
     headers: HeaderMap,

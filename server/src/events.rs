@@ -109,7 +109,8 @@ fn last_event_id(headers: &HeaderMap) -> Option<i64> {
 /// after it, or with `resync` when that is no longer known.
 #[utoipa::path(get, path = "/api/events", tag = "session",
     params(("Last-Event-ID" = Option<String>, Header, description = "the id of the last event heard, which a reconnecting EventSource sends: the stream first sends what came after it, or `resync`")),
-    responses((status = 200, description = "text/event-stream: `quote` events (data: QuoteEvent), `toolSettings` events (data: ToolSettingsEvent) and `resync` events, each with an id", content_type = "text/event-stream"), (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "an API key; this stream is for the app's pages", body = Problem, content_type = "application/problem+json")))]
+    responses((status = 200, description = "text/event-stream: `quote` events (data: QuoteEvent), `toolSettings` events (data: ToolSettingsEvent) and `resync` events, each with an id", content_type = "text/event-stream"), (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "an API key; this stream is for the app's pages", body = Problem, content_type = "application/problem+json")),
+    security(("session" = [])))]
 pub async fn stream(
     State(state): State<AppState>,
     headers: HeaderMap,

@@ -22,12 +22,12 @@ use toolbridge_protocol::webhooks::{
     EVENT_ID_HEADER, EVENT_ID_START, MAX_ATTEMPTS, SIGNATURE_HEADER, WebhookEventType,
 };
 use utoipa::openapi::path::Operation;
-use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{RefOr, Response as ResponseDoc};
 use utoipa::{Modify, OpenApi, ToSchema};
 
 use crate::api::{catalog, directory, quotes, webhooks};
-use crate::auth::KeyedAnswers;
+use crate::auth::{KeyedAnswers, SECURE_SESSION_COOKIE, SESSION_COOKIE};
 use crate::error::{ApiError, ErrorHeaders};
 use crate::request_id::RequestIdHeader;
 use crate::{dev_reports, events, health, session, settings, tools};
@@ -66,7 +66,7 @@ use crate::{dev_reports, events, health, session, settings, tools};
         toolbridge_protocol::webhooks::WebhookEventType,
     )),
     // In this order: the key middleware adds responses the next two decorate.
-    modifiers(&BearerKeys, &KeyedAnswers, &ErrorHeaders, &RequestIdHeader),
+    modifiers(&SecuritySchemes, &KeyedAnswers, &ErrorHeaders, &RequestIdHeader),
     tags(
         (name = "customers"), (name = "catalog"), (name = "jobs"), (name = "quotes"),
         (name = "webhooks", description = "the tenant's webhook endpoints and their delivery logs; the events themselves are in the document's `webhooks`"),
@@ -77,10 +77,12 @@ use crate::{dev_reports, events, health, session, settings, tools};
 )]
 pub struct ApiDoc;
 
-/// Declares the `api_key` bearer scheme the paths refer to.
-struct BearerKeys;
+/// Declares the two schemes the operations refer to: `api_key`, the bearer API key of the REST
+/// API, and `session`, the app's session cookie, which the session API's operations (and the
+/// REST API, from the app's own pages) take.
+struct SecuritySchemes;
 
-impl Modify for BearerKeys {
+impl Modify for SecuritySchemes {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
         let components = openapi.components.get_or_insert_with(Default::default);
         components.add_security_scheme(
@@ -93,6 +95,17 @@ impl Modify for BearerKeys {
                     ))
                     .build(),
             ),
+        );
+        components.add_security_scheme(
+            "session",
+            SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::with_description(
+                SESSION_COOKIE,
+                &format!(
+                    "the app's session, set by `POST /api/session` (named `{SECURE_SESSION_COOKIE}` \
+                     when the app is served over https); it counts only on requests from the \
+                     app's own pages"
+                ),
+            ))),
         );
     }
 }

@@ -81,7 +81,8 @@ pub async fn sign_in(
 
 /// `GET /api/session`: the signed-in user.
 #[utoipa::path(get, path = "/api/session", tag = "session",
-    responses((status = 200, body = BridgeContextDto), (status = 401, description = "not signed in (or an unknown or revoked API key)", body = Problem, content_type = "application/problem+json"), (status = 403, description = "an API key, which has no user; or a session request from another origin", body = Problem, content_type = "application/problem+json")))]
+    responses((status = 200, body = BridgeContextDto), (status = 401, description = "not signed in (or an unknown or revoked API key)", body = Problem, content_type = "application/problem+json"), (status = 403, description = "an API key, which has no user; or a session request from another origin", body = Problem, content_type = "application/problem+json")),
+    security(("session" = [])))]
 pub async fn current(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -92,7 +93,8 @@ pub async fn current(
 
 /// `DELETE /api/session`: signs out.
 #[utoipa::path(delete, path = "/api/session", tag = "session",
-    responses((status = 204, description = "signed out (also when no one was signed in)", headers(("Set-Cookie" = String, description = "clears the session cookie")))))]
+    responses((status = 204, description = "signed out (also when no one was signed in)", headers(("Set-Cookie" = String, description = "clears the session cookie")))),
+    security((), ("session" = [])))]
 pub async fn sign_out(
     State(state): State<AppState>,
     headers: HeaderMap,

@@ -16,7 +16,8 @@ use crate::error::ApiError;
 
 /// `GET /api/v1/me`: the signed-in user (session only).
 #[utoipa::path(get, path = "/api/v1/me", tag = "session",
-    responses((status = 200, body = BridgeContextDto), (status = 403, description = "an API key, which has no user; or a session request from another origin", body = Problem, content_type = "application/problem+json")))]
+    responses((status = 200, body = BridgeContextDto), (status = 403, description = "an API key, which has no user; or a session request from another origin", body = Problem, content_type = "application/problem+json")),
+    security(("session" = [])))]
 pub async fn me(
     Extension(principal): Extension<Principal>,
 ) -> Result<Json<BridgeContextDto>, ApiError> {

@@ -97,7 +97,8 @@ impl From<ApiKey> for KeyListing {
 
 /// `GET /api/settings/keys`: the tenant's keys, revoked ones included.
 #[utoipa::path(get, path = "/api/settings/keys", tag = "settings", operation_id = "listApiKeys",
-    responses((status = 200, body = [KeyListing]), AdminRefusals))]
+    responses((status = 200, body = [KeyListing]), AdminRefusals),
+    security(("session" = [])))]
 pub async fn list(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -109,7 +110,8 @@ pub async fn list(
 
 /// `POST /api/settings/keys`: a new key of the tenant.
 #[utoipa::path(post, path = "/api/settings/keys", tag = "settings", operation_id = "createApiKey", request_body = NewKey,
-    responses((status = 201, body = CreatedKey), BodyErrors, AdminRefusals, (status = 422, description = "the request breaks a rule; errors[] lists each with its path", body = Problem, content_type = "application/problem+json")))]
+    responses((status = 201, body = CreatedKey), BodyErrors, AdminRefusals, (status = 422, description = "the request breaks a rule; errors[] lists each with its path", body = Problem, content_type = "application/problem+json")),
+    security(("session" = [])))]
 pub async fn create(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -157,7 +159,8 @@ pub async fn create(
 /// `DELETE /api/settings/keys/{id}`: revokes the key at once.
 #[utoipa::path(delete, path = "/api/settings/keys/{id}", tag = "settings", operation_id = "revokeApiKey",
     params(("id" = String, Path, description = "key id")),
-    responses((status = 204), AdminRefusals, (status = 404, description = "no such key in this tenant", body = Problem, content_type = "application/problem+json")))]
+    responses((status = 204), AdminRefusals, (status = 404, description = "no such key in this tenant", body = Problem, content_type = "application/problem+json")),
+    security(("session" = [])))]
 pub async fn revoke(
     State(state): State<AppState>,
     headers: HeaderMap,

@@ -97,7 +97,8 @@ pub struct Toggle {
 
 /// `GET /api/settings/tools`: every installed tool, by slug.
 #[utoipa::path(get, path = "/api/settings/tools", tag = "settings", operation_id = "listInstalledTools",
-    responses((status = 200, body = [InstalledListing]), AdminRefusals))]
+    responses((status = 200, body = [InstalledListing]), AdminRefusals),
+    security(("session" = [])))]
 pub async fn list(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -124,7 +125,8 @@ pub async fn list(
         (BundleBytes = "application/zip"),
         (BundleBytes = "application/octet-stream"),
     )),
-    responses((status = 201, body = Upload), AdminRefusals, (status = 413, description = "the body is over 10 MB", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the bundle breaks a rule: errors[] names each entry and rule", body = Problem, content_type = "application/problem+json")))]
+    responses((status = 201, body = Upload), AdminRefusals, (status = 413, description = "the body is over 10 MB", body = Problem, content_type = "application/problem+json"), (status = 422, description = "the bundle breaks a rule: errors[] names each entry and rule", body = Problem, content_type = "application/problem+json")),
+    security(("session" = [])))]
 pub async fn upload(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -160,7 +162,8 @@ pub async fn upload(
 /// `PATCH /api/settings/tools/{slug}`: enables or disables the tool.
 #[utoipa::path(patch, path = "/api/settings/tools/{slug}", tag = "settings", operation_id = "toggleTool", request_body = Toggle,
     params(("slug" = String, Path, description = "the tool's slug")),
-    responses((status = 200, body = InstalledListing), BodyErrors, (status = 422, description = "the body is not `{enabled}` (errors[] says where)", body = Problem, content_type = "application/problem+json"), ToolRefusals))]
+    responses((status = 200, body = InstalledListing), BodyErrors, (status = 422, description = "the body is not `{enabled}` (errors[] says where)", body = Problem, content_type = "application/problem+json"), ToolRefusals),
+    security(("session" = [])))]
 pub async fn toggle(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -182,7 +185,8 @@ pub async fn toggle(
 #[utoipa::path(put, path = "/api/settings/tools/{slug}/settings", tag = "settings", operation_id = "setToolSettings",
     params(("slug" = String, Path, description = "the tool's slug")),
     request_body(description = "every value, by the key its manifest declares (string, number or boolean); not secret: every user of the tenant's tools reads them", content((BTreeMap<String, SettingValue> = "application/json"))),
-    responses((status = 200, body = InstalledListing), BodyErrors, ToolRefusals, (status = 422, description = "a value breaks its declaration: errors[] names each by its key", body = Problem, content_type = "application/problem+json")))]
+    responses((status = 200, body = InstalledListing), BodyErrors, ToolRefusals, (status = 422, description = "a value breaks its declaration: errors[] names each by its key", body = Problem, content_type = "application/problem+json")),
+    security(("session" = [])))]
 pub async fn set_settings(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -213,7 +217,8 @@ async fn listing(state: &AppState, user: &User, slug: &str) -> Result<InstalledL
 /// `DELETE /api/settings/tools/{slug}`: removes the tool and its files.
 #[utoipa::path(delete, path = "/api/settings/tools/{slug}", tag = "settings", operation_id = "removeTool",
     params(("slug" = String, Path, description = "the tool's slug")),
-    responses((status = 204), ToolRefusals))]
+    responses((status = 204), ToolRefusals),
+    security(("session" = [])))]
 pub async fn remove(
     State(state): State<AppState>,
     headers: HeaderMap,

@@ -81,7 +81,8 @@ impl ToolListing {
 /// `GET /api/tools`: the enabled tools, by slug; folders served live replace
 /// an installed tool of the same slug.
 #[utoipa::path(get, path = "/api/tools", tag = "session", operation_id = "listTools",
-    responses((status = 200, body = [ToolListing]), (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "an API key; this endpoint is for the app's signed-in users", body = Problem, content_type = "application/problem+json")))]
+    responses((status = 200, body = [ToolListing]), (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "an API key; this endpoint is for the app's signed-in users", body = Problem, content_type = "application/problem+json")),
+    security(("session" = [])))]
 pub async fn list(
     State(state): State<AppState>,
     headers: HeaderMap,

@@ -685,3 +685,45 @@ async fn the_documented_webhook_url_pattern_is_the_servers_rule() {
         );
     }
 }
+
+#[tokio::test]
+async fn every_operation_says_how_it_is_authorised() {
+    let document = document().await;
+    assert_eq!(
+        document["components"]["securitySchemes"]["session"],
+        json!({
+            "type": "apiKey",
+            "in": "cookie",
+            "name": "tb_session",
+            "description": document["components"]["securitySchemes"]["session"]["description"],
+        })
+    );
+    // Open to anyone: signing in, and the health checks.
+    let open = [
+        ("/api/session", "post"),
+        ("/healthz", "get"),
+        ("/readyz", "get"),
+    ];
+    let mut session_operations = 0;
+    for (path, method, operation) in operations(&document) {
+        let security = &operation["security"];
+        if open.contains(&(path.as_str(), method.as_str())) {
+            assert!(security.is_null(), "{method} {path}: {security}");
+        } else if path.starts_with("/api/v1/") && path != "/api/v1/me" {
+            assert!(
+                security[0]["api_key"].is_array(),
+                "{method} {path}: {security}"
+            );
+        } else if (path.as_str(), method.as_str()) == ("/api/session", "delete") {
+            // Signing out works signed in or not.
+            assert_eq!(security, &json!([{}, {"session": []}]), "{method} {path}");
+            session_operations += 1;
+        } else {
+            assert_eq!(security, &json!([{"session": []}]), "{method} {path}");
+            session_operations += 1;
+        }
+    }
+    // The session API: reading and ending the session, the signed-in user (`/api/v1/me`), the
+    // tool list, the event stream, the settings of keys and tools, the dev tools' reports.
+    assert_eq!(session_operations, 14, "{document}");
+}
