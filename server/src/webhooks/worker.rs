@@ -516,8 +516,19 @@ impl Sender {
             }
             source = cause.source();
         }
-        // reqwest's own words start with what it was doing and name the URL; the chain says why.
-        Chain(error).to_string()
+        // reqwest's own words name the URL, whose path or query may hold a credential of the
+        // receiver's, and this goes to the log: say what failed without it, then why.
+        let what = if error.is_connect() {
+            "cannot connect"
+        } else if error.is_body() || error.is_decode() {
+            "the answer could not be read"
+        } else {
+            "the request failed"
+        };
+        match error.source() {
+            Some(cause) => format!("{what}: {}", Chain(cause)),
+            None => what.to_owned(),
+        }
     }
 }
 
@@ -691,6 +702,27 @@ mod tests {
         );
         assert_eq!(status, None);
         assert!(error.starts_with("cannot connect"), "{error}");
+        server.abort();
+    }
+
+    #[tokio::test]
+    async fn a_receiver_that_closes_without_answering_is_told_without_its_url() {
+        let (port, server) = answering(String::new()).await;
+        let sender = Sender::new(Destinations::AllowPrivate, WorkerOptions::default()).unwrap();
+        let (status, error, _) = failure(
+            &sender
+                .send(&delivery(&format!(
+                    "http://127.0.0.1:{port}/hook?token=receivers-secret"
+                )))
+                .await,
+        );
+        assert_eq!(status, None);
+        assert!(error.starts_with("the request failed: "), "{error}");
+        // What is logged and kept names no part of the URL, which may hold a credential.
+        assert!(
+            !error.contains("receivers-secret") && !error.contains("/hook"),
+            "{error}"
+        );
         server.abort();
     }
 
