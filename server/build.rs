@@ -1,6 +1,6 @@
 //! Tells cargo to compile the server again when a file it carries changes (`src/embedded.rs`).
 //!
-//! A release build embeds `www/`, `sdk/dist`, `host/dist` and `example-tools/` with rust-embed,
+//! A release build embeds `www/`, `sdk/dist`, `host/dist`, `docs/book` and `example-tools/` with rust-embed,
 //! whose `include_bytes!` makes cargo notice a change to a file it embedded, but not a file added
 //! to one of those folders. Naming each folder here makes cargo scan it (every file and folder's
 //! modification time) before each build. A folder not there yet (`sdk/dist` before
@@ -11,7 +11,7 @@
 use std::path::Path;
 
 /// The folders the binary carries, relative to the repository's root.
-const FOLDERS: [&str; 4] = ["www", "sdk/dist", "host/dist", "example-tools"];
+const FOLDERS: [&str; 5] = ["www", "sdk/dist", "host/dist", "docs/book", "example-tools"];
 
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");

@@ -222,7 +222,7 @@ impl HostFigures {
 /// (at a lower priority, so that a server build beside it goes first), then starts the server
 /// (a fresh catalog of [`CATALOG_PRODUCTS`] in `bench.dir`), runs the test with `bench.samples`
 /// samples per figure, and reads its report; then measures the bytes the same server sends over
-/// HTTP ([`transfer`](crate::transfer)), against the same catalog.
+/// HTTP ([`transfer`]), against the same catalog.
 pub(crate) fn measure(
     bench: &HostBench,
     server: &mut ServerBinary,

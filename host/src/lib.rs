@@ -8,19 +8,21 @@
 //!
 //! - accepts a tool's hello only from the frame it mounted, at the tool's
 //!   registered origin, and welcomes it with a private `MessagePort`
-//!   ([`handshake`]);
-//! - answers the bridge calls on that port ([`dispatch`]): `context.get`
+//!   (`handshake`);
+//! - answers the bridge calls on that port (`dispatch`): `context.get`
 //!   from `GET /me` (kept), the lists with their paging checked first,
 //!   `quotes.create` checked by `toolbridge-protocol` and then posted, and
 //!   `quotes.addLines` (only for `quoting_extension` tools) merged into the
-//!   open quote in memory with no network call ([`editor`]);
+//!   open quote in memory with no network call (`editor`);
 //! - answers `settings.get` from the install settings the page mounted the
 //!   tool with, and tells it of each [`Host::set_tool_settings`] with
-//!   `settings.changed` ([`tool_events`]);
-//! - maps backend answers to bridge error codes in one place ([`backend`]),
+//!   `settings.changed` (`tool_events`);
+//! - maps backend answers to bridge error codes in one place (`backend`),
 //!   reaching the REST API with the browser's `fetch` or through the page's
 //!   own `backend.fetch(request)`;
-//! - records every call and every dropped message ([`debug`]).
+//! - records every call and every dropped message (`debug`).
+//!
+//! The names in parentheses are the host's private modules that do each part.
 //!
 //! ```js
 //! import init, { Host } from "/host/toolbridge_host.js";

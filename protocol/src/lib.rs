@@ -36,6 +36,7 @@ pub mod context;
 pub mod create_quote;
 pub mod customer;
 pub mod error;
+pub mod error_reference;
 pub mod handshake;
 mod id_index;
 mod input;

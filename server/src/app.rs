@@ -39,6 +39,8 @@ pub struct AppState {
     pub www_files: Arc<Source>,
     /// The built host module (`host/dist`): the binary's copy, or a folder in its place.
     pub host_files: Arc<Source>,
+    /// The built documentation (`docs/book`): the binary's copy, or a folder in its place.
+    pub docs_files: Arc<Source>,
     /// Where webhooks may be sent (`--allow-private-webhooks` allows private addresses).
     pub webhook_destinations: Destinations,
     /// The static files served (SDK, host module, app), each compressed once per version.
@@ -59,6 +61,7 @@ impl AppState {
             tool_sites: Arc::new(ToolSites::new(PublicUrls::local(8080))),
             www_files: Arc::new(Source::Embedded(Embedded::App)),
             host_files: Arc::new(Source::Embedded(Embedded::Host)),
+            docs_files: Arc::new(Source::Embedded(Embedded::Docs)),
             webhook_destinations: Destinations::PublicOnly,
             assets: Arc::new(AssetCache::new()),
             trusted_proxies: TrustedProxies::default(),
@@ -93,6 +96,14 @@ impl AppState {
     #[must_use]
     pub fn serving_host_from(mut self, dir: PathBuf) -> Self {
         self.host_files = Arc::new(Source::Disk(dir));
+        self
+    }
+
+    /// The same state, serving the documentation from the folder `dir` in place of the binary's
+    /// copy.
+    #[must_use]
+    pub fn serving_docs_from(mut self, dir: PathBuf) -> Self {
+        self.docs_files = Arc::new(Source::Disk(dir));
         self
     }
 

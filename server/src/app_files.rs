@@ -59,6 +59,9 @@ pub async fn fallback(State(state): State<AppState>, request: Request) -> Respon
         return ApiError::not_found(format!("{path} takes no {}", request.method()))
             .into_response();
     }
+    if path == crate::docs_files::PREFIX || path.starts_with("/docs/") {
+        return crate::docs_files::answer(&state, path, request.headers()).await;
+    }
     let answer = match path.strip_prefix("/host/") {
         Some(name) => host_file(&state, name, request.headers()).await,
         None => app_file(&state, path, request.headers()).await,
@@ -140,7 +143,7 @@ fn media_type(name: &str) -> Option<&'static str> {
 
 /// Whether `name` stays inside the folder on every system: relative, no
 /// empty, `.` or `..` segments, no backslashes, colons or control characters.
-fn is_plain_relative(name: &str) -> bool {
+pub(crate) fn is_plain_relative(name: &str) -> bool {
     !name.is_empty()
         && name.split('/').all(|segment| {
             !segment.is_empty()

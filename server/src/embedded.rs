@@ -1,17 +1,18 @@
 //! The files the `toolbridge` binary carries, so that one file is all a deployment needs: the
-//! reference web app (`www/`), the built SDK (`sdk/dist`), the built host module (`host/dist`)
-//! and the example tools a demo database starts with (`example-tools/`).
+//! reference web app (`www/`), the built SDK (`sdk/dist`), the built host module (`host/dist`),
+//! the built documentation (`docs/book`) and the example tools a demo database starts with
+//! (`example-tools/`).
 //!
 //! A release build embeds each folder as it was when the server was compiled (`build.rs` makes
 //! cargo compile it again when a file in one of them changes, appears or goes). A debug build
 //! reads the same folders from disk on each request instead, at their absolute place in the
 //! checkout it was built from: a debug server serves the working tree as it is now, from any
-//! working directory. `sdk/dist` and `host/dist` are build outputs (`cargo xtask build`); a
+//! working directory. `sdk/dist`, `host/dist` and `docs/book` are build outputs (`cargo xtask build`); a
 //! server compiled before they existed carries none of their files and says so when asked for
 //! one ([`Source`]).
 //!
 //! Where the served files come from is a [`Source`]: the binary's copy, or a folder on disk that
-//! overrides it (`--www-dir`, `--sdk-dir`, `--host-dir`), read on each request so that an edit or
+//! overrides it (`--www-dir`, `--sdk-dir`, `--host-dir`, `--docs-dir`), read on each request so that an edit or
 //! a rebuild shows at once.
 
 use std::borrow::Cow;
@@ -40,6 +41,11 @@ struct SdkDist;
 struct HostDist;
 
 #[derive(Embed)]
+#[folder = "../docs/book"]
+#[allow_missing = true]
+struct DocsBook;
+
+#[derive(Embed)]
 #[folder = "../example-tools"]
 #[allow_missing = true]
 struct ExampleTools;
@@ -53,6 +59,8 @@ pub enum Embedded {
     Sdk,
     /// The built host module, `host/dist`.
     Host,
+    /// The built documentation, `docs/book`: the book and the API reference.
+    Docs,
     /// The example tools, `example-tools/`: one folder per tool.
     ExampleTools,
 }
@@ -64,13 +72,15 @@ impl Embedded {
             Self::App => "www",
             Self::Sdk => "sdk/dist",
             Self::Host => "host/dist",
+            Self::Docs => "docs/book",
             Self::ExampleTools => "example-tools",
         }
     }
 
-    /// Whether the folder is a build output (`sdk/dist`, `host/dist`) rather than source.
+    /// Whether the folder is a build output (`sdk/dist`, `host/dist`, `docs/book`) rather than
+    /// source.
     fn is_built(self) -> bool {
-        matches!(self, Self::Sdk | Self::Host)
+        matches!(self, Self::Sdk | Self::Host | Self::Docs)
     }
 
     /// The `toolbridge serve` flag that serves a folder on disk in its place.
@@ -79,6 +89,7 @@ impl Embedded {
             Self::App => "--www-dir",
             Self::Sdk => "--sdk-dir",
             Self::Host => "--host-dir",
+            Self::Docs => "--docs-dir",
             Self::ExampleTools => "--example-tools",
         }
     }
@@ -90,6 +101,7 @@ impl Embedded {
             Self::App => Www::get(path),
             Self::Sdk => SdkDist::get(path),
             Self::Host => HostDist::get(path),
+            Self::Docs => DocsBook::get(path),
             Self::ExampleTools => ExampleTools::get(path),
         }
     }
@@ -100,6 +112,7 @@ impl Embedded {
             Self::App => Www::iter().collect(),
             Self::Sdk => SdkDist::iter().collect(),
             Self::Host => HostDist::iter().collect(),
+            Self::Docs => DocsBook::iter().collect(),
             Self::ExampleTools => ExampleTools::iter().collect(),
         };
         let mut paths: Vec<String> = paths.into_iter().map(Cow::into_owned).collect();

@@ -103,9 +103,9 @@ fn last_event_id(headers: &HeaderMap) -> Option<i64> {
         .ok()
 }
 
-/// `GET /api/events`: `quote` events with a `QuoteEvent` as JSON data, `toolSettings` events
-/// with a `ToolSettingsEvent`, and `resync` events (reload what is shown: events may have been
-/// missed). Every event has an id; sent back as `Last-Event-ID`, the stream starts with what came
+/// `GET /api/events`: the tenant's live events, as Server-Sent Events. `quote` events with a
+/// `QuoteEvent` as JSON data, `toolSettings` events with a `ToolSettingsEvent`, and `resync`
+/// events (reload what is shown: events may have been missed). Every event has an id; sent back as `Last-Event-ID`, the stream starts with what came
 /// after it, or with `resync` when that is no longer known.
 #[utoipa::path(get, path = "/api/events", tag = "session",
     params(("Last-Event-ID" = Option<String>, Header, description = "the id of the last event heard, which a reconnecting EventSource sends: the stream first sends what came after it, or `resync`")),

@@ -112,7 +112,7 @@ fn answer(status: StatusCode, body: impl Serialize) -> Response {
     response
 }
 
-/// `GET /healthz`: 200 `{"status":"ok"}` while the process serves.
+/// `GET /healthz`: whether the process serves (liveness): 200 `{"status":"ok"}` while it does.
 #[utoipa::path(get, path = "/healthz", tag = "operations", operation_id = "healthz",
     responses((status = 200, description = "the process serves requests (liveness); no authentication", body = Liveness,
         headers(("Cache-Control" = String, description = "`no-store`")))))]
@@ -120,7 +120,8 @@ pub async fn live() -> Response {
     answer(StatusCode::OK, Liveness { status: Alive::Ok })
 }
 
-/// `GET /readyz`: 200 when this instance can serve, 503 with the reason when it cannot.
+/// `GET /readyz`: whether this instance can serve (readiness): 200 when it can, 503 with the
+/// reason when it cannot.
 #[utoipa::path(get, path = "/readyz", tag = "operations", operation_id = "readyz",
     responses(
         (status = 200, description = "ready: the database answers, its migrations are applied, on PostgreSQL the live-event listener is connected, and the instance is not draining", body = Readiness,

@@ -19,6 +19,7 @@ pub mod conditional;
 pub mod cors;
 pub mod dev_reports;
 pub mod digest;
+mod docs_files;
 pub mod embedded;
 pub mod error;
 pub mod events;

@@ -66,7 +66,7 @@ use crate::{dev_reports, events, health, session, settings, tools};
         toolbridge_protocol::webhooks::WebhookEventType,
     )),
     // In this order: the key middleware adds responses the next two decorate.
-    modifiers(&SecuritySchemes, &KeyedAnswers, &ErrorHeaders, &RequestIdHeader),
+    modifiers(&SecuritySchemes, &KeyedAnswers, &ErrorHeaders, &RequestIdHeader, &Summaries),
     tags(
         (name = "customers"), (name = "catalog"), (name = "jobs"), (name = "quotes"),
         (name = "webhooks", description = "the tenant's webhook endpoints and their delivery logs; the events themselves are in the document's `webhooks`"),
@@ -108,6 +108,54 @@ impl Modify for SecuritySchemes {
             ))),
         );
     }
+}
+
+/// Makes each operation's summary a short line for a reader of the reference: the handlers'
+/// doc comments open with `` `GET /api/v1/customers`: the tenant's customers, paged. ``, whose
+/// first paragraph utoipa takes as the summary, line breaks and all. The summary becomes the
+/// first sentence (or clause) after the method and path, capitalised and as plain text ("The tenant's
+/// customers, paged"); the whole paragraph goes first in the description.
+struct Summaries;
+
+impl Modify for Summaries {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        each_operation(openapi, |_, operation| {
+            let Some((summary, paragraph)) = operation.summary.as_deref().and_then(split_summary)
+            else {
+                return;
+            };
+            operation.description = Some(match operation.description.take() {
+                Some(rest) if !rest.trim().is_empty() => format!("{paragraph}\n\n{rest}"),
+                _ => paragraph,
+            });
+            operation.summary = Some(summary);
+        });
+    }
+}
+
+/// The summary line and the whole paragraph, one line, of a doc comment's first paragraph that
+/// opens with its method and path in backticks; `None` for any other.
+fn split_summary(text: &str) -> Option<(String, String)> {
+    let rest = text.strip_prefix('`')?;
+    let (_, after) = rest.split_once("`:")?;
+    let paragraph = after.split_whitespace().collect::<Vec<_>>().join(" ");
+    // Its first sentence, or the first clause of a long one.
+    let first = paragraph
+        .split_once(". ")
+        .map_or(paragraph.as_str(), |(first, _)| first);
+    let first = first.split_once("; ").map_or(first, |(clause, _)| clause);
+    let first = first.trim_end_matches('.');
+    // A summary is shown as plain text: no code spans.
+    let first = first.replace('`', "");
+    let mut letters = first.chars();
+    let summary = letters.next()?.to_uppercase().chain(letters).collect();
+    let mut paragraph_letters = paragraph.chars();
+    let paragraph = paragraph_letters
+        .next()?
+        .to_uppercase()
+        .chain(paragraph_letters)
+        .collect();
+    Some((summary, paragraph))
 }
 
 /// Calls `f` with the path and each operation of the document.
@@ -161,10 +209,11 @@ const SOMETIMES_SENT: [&str; 4] = [
 ];
 
 /// The document as JSON, with what utoipa 5.5 cannot write itself: every
-/// response header outside [`SOMETIMES_SENT`] marked required (its header
-/// type has no such field), the fields of response links in camelCase
-/// (`operationId`; it writes `operation_id`, which no client reads), and the
-/// [`request_rules`] its attributes cannot state.
+/// response header marked required (its header type has no such field)
+/// except the rate-limit headers and `Idempotent-Replayed`, which are not
+/// always sent, the fields of response links in camelCase (`operationId`; it
+/// writes `operation_id`, which no client reads), and the rules on requests
+/// that its attributes cannot state.
 pub fn document_json() -> Result<Value, serde_json::Error> {
     let mut document = serde_json::to_value(ApiDoc::openapi())?;
     if let Some(schemas) = document

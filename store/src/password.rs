@@ -28,7 +28,8 @@ pub const PASSWORD_MAX_CHARS: usize = 1024;
 /// as one another (`0`/`O`, `1`/`l`/`I`).
 const GENERATED_ALPHABET: &[u8] = b"abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789";
 
-/// Characters of a generated password: about 117 bits from [`GENERATED_ALPHABET`].
+/// Characters of a generated password: about 117 bits from the 57 letters and digits that are
+/// not easily read as one another.
 pub const GENERATED_PASSWORD_CHARS: usize = 20;
 
 /// The list of common passwords the policy refuses: lower-cased, one a line, `#` lines are

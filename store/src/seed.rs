@@ -484,7 +484,7 @@ impl Store {
                     role: *role,
                 };
                 // Inserted here, in the seed's one transaction, and so past the password policy
-                // of `Store::create_user`: the demo password is published (README, sign-in page),
+                // of `Store::create_user`: the demo password is published (README, the book, sign-in page),
                 // which suits demo data, made for trying toolbridge on one's own machine only.
                 let hash = hashes.get(email).map_or("", String::as_str);
                 insert_user(&mut tx, &tenant_id, &user, hash).await?;

@@ -28,8 +28,9 @@ pub(crate) fn now_iso() -> String {
     iso(OffsetDateTime::now_utc())
 }
 
-/// Unix seconds as [`iso`] writes a moment (times the store keeps as numbers, shown as text
-/// beside its others); the nearest representable moment for seconds out of `time`'s range.
+/// Unix seconds as ISO 8601 UTC to the second, `2025-01-31T09:30:00Z` (times the store keeps as
+/// numbers, shown as text beside its others); the nearest representable moment for seconds out of
+/// `time`'s range.
 pub fn iso_from_unix(unix_secs: i64) -> String {
     let moment = OffsetDateTime::from_unix_timestamp(unix_secs).unwrap_or(if unix_secs < 0 {
         OffsetDateTime::UNIX_EPOCH

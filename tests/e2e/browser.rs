@@ -18,7 +18,7 @@ pub(crate) const PATIENCE: Duration = Duration::from_secs(20);
 const WINDOW: (u32, u32) = (1280, 900);
 
 /// An environment variable `cargo xtask test` sets.
-fn setting(name: &str) -> String {
+pub(crate) fn setting(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| {
         panic!("{name} is not set: run these suites with `cargo xtask test --only \"e2e in\"`")
     })
@@ -105,6 +105,8 @@ pub(crate) fn screenshots() -> PathBuf {
 /// one session at a time).
 pub(crate) struct Browser {
     pub(crate) client: Client,
+    /// The origin of the app it works on, `http://localhost:<port>`.
+    origin: String,
     /// The driver's address, `http://127.0.0.1:PORT`.
     webdriver: String,
     /// The session's id, until [`Browser::close`] ends it.
@@ -112,8 +114,15 @@ pub(crate) struct Browser {
 }
 
 impl Browser {
-    /// A new headless window of the browser `cargo xtask test` names, 1280 × 900.
+    /// A new headless window of the browser `cargo xtask test` names, 1280 × 900, on the suite's
+    /// server.
     pub(crate) async fn open() -> Self {
+        Self::open_on(app()).await
+    }
+
+    /// A new headless window like [`Browser::open`], on the app at `origin` (a server of the
+    /// test's own).
+    pub(crate) async fn open_on(origin: String) -> Self {
         let engine = Engine::current();
         let webdriver = setting("TOOLBRIDGE_E2E_WEBDRIVER");
         let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
@@ -126,6 +135,7 @@ impl Browser {
         let session = client.session_id().await.unwrap();
         let browser = Self {
             client,
+            origin,
             webdriver,
             session,
         };
@@ -138,7 +148,10 @@ impl Browser {
 
     /// Goes to `path` on the app.
     pub(crate) async fn go(&self, path: &str) {
-        self.client.goto(&format!("{}{path}", app())).await.unwrap();
+        self.client
+            .goto(&format!("{}{path}", self.origin))
+            .await
+            .unwrap();
     }
 
     /// The element `css`, once it is there.

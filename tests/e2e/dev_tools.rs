@@ -1,5 +1,5 @@
-//! A tool author's first minutes: the README's own example tool, written by `cargo xtask test`
-//! from the README's blocks into a folder that the server serves with `--dev-tool`, shows its
+//! A tool author's first minutes: the book's first tool, written by `cargo xtask test` from the
+//! blocks of `docs/src/tools/first-tool.md` into a folder that the server serves with `--dev-tool`, shows its
 //! products in the app; the same page with its script inline is refused by the tool origin's
 //! policy, and the app and the server's output both tell the author what to change.
 
@@ -32,7 +32,7 @@ async fn server_printed(needle: &str) -> String {
 }
 
 #[tokio::test]
-async fn the_readme_tool_lists_products_as_written() {
+async fn the_books_first_tool_lists_products_as_written() {
     let browser = Browser::open().await;
     sign_in(&browser, "office@harbour.test", "Olivia Office").await;
     browser.go("/#/tools").await;
@@ -40,7 +40,7 @@ async fn the_readme_tool_lists_products_as_written() {
     browser.enter_frame("#sidebar-frame iframe").await;
     browser
         .until(
-            "the README tool's products",
+            "the first tool's products",
             "document.getElementById('out').textContent.split(', ').length === 5",
         )
         .await;
@@ -62,7 +62,7 @@ async fn the_readme_tool_lists_products_as_written() {
             .unwrap(),
         "the dev report panel is shown for a tool that was refused nothing"
     );
-    browser.screenshot("readme-tool").await;
+    browser.screenshot("first-tool").await;
     browser.close().await;
 }
 

@@ -9,6 +9,7 @@
 mod browser;
 mod catalog_text;
 mod dev_tools;
+mod docs;
 mod extensions;
 mod hostile_tool;
 mod install_settings;
@@ -16,4 +17,5 @@ mod quick_quote;
 mod quote_editor;
 mod settings;
 mod signin;
+mod tour;
 mod webhooks;

@@ -1,6 +1,6 @@
 //! One file to deploy: the release binary copied alone into an empty folder outside the
-//! checkout, started there with `--demo` and no folder flags, serves the app, bridge.js and the
-//! host module from the copies it carries (the same bytes as the working tree's, which
+//! checkout, started there with `--demo` and no folder flags, serves the app, bridge.js, the
+//! host module and the documentation from the copies it carries (the same bytes as the working tree's, which
 //! `cargo xtask test` built before it), compressed when asked, and gives the demo database the
 //! example tools it carries.
 
@@ -202,8 +202,35 @@ async fn serves_the_checkouts_file(
     assert_eq!(again.status(), 304, "GET {path} with If-None-Match: {etag}");
 }
 
+/// What the binary carries, by address: the file of the working tree it must answer with, and
+/// its media type. The app's page and stylesheet; the SDK; the host module; the documentation's
+/// start page, its error code page at the address problems name, and the API reference's
+/// renderer.
+const CARRIED: [(&str, &str, &str); 8] = [
+    ("/", "www/index.html", "text/html"),
+    ("/css/app.css", "www/css/app.css", "text/css"),
+    ("/sdk/bridge.js", "sdk/dist/bridge.js", "text/javascript"),
+    (
+        "/host/toolbridge_host.js",
+        "host/dist/toolbridge_host.js",
+        "text/javascript",
+    ),
+    (
+        "/host/toolbridge_host_bg.wasm",
+        "host/dist/toolbridge_host_bg.wasm",
+        "application/wasm",
+    ),
+    ("/docs/", "docs/book/index.html", "text/html"),
+    ("/docs/errors", "docs/book/errors.html", "text/html"),
+    (
+        "/docs/api/redoc.standalone.js",
+        "docs/book/api/redoc.standalone.js",
+        "text/javascript",
+    ),
+];
+
 #[tokio::test]
-async fn the_release_binary_alone_serves_the_app_the_sdk_the_host_and_the_example_tools() {
+async fn the_release_binary_alone_serves_the_app_the_sdk_the_host_the_docs_and_the_example_tools() {
     let logs = work_dir("one-binary");
     // Outside the checkout: no `www` or `sdk/dist` the server could find by a relative path.
     let folder = tempfile::tempdir().expect("a temporary folder");
@@ -224,41 +251,9 @@ async fn the_release_binary_alone_serves_the_app_the_sdk_the_host_and_the_exampl
         );
         assert!(body(page).await == checkout_file("www/index.html"));
     }
-    serves_the_checkouts_file(&client, &server, "/", "www/index.html", "text/html").await;
-    serves_the_checkouts_file(
-        &client,
-        &server,
-        "/css/app.css",
-        "www/css/app.css",
-        "text/css",
-    )
-    .await;
-    // The SDK, from the app's origin and from a tool's.
-    serves_the_checkouts_file(
-        &client,
-        &server,
-        "/sdk/bridge.js",
-        "sdk/dist/bridge.js",
-        "text/javascript",
-    )
-    .await;
-    // The host module.
-    serves_the_checkouts_file(
-        &client,
-        &server,
-        "/host/toolbridge_host.js",
-        "host/dist/toolbridge_host.js",
-        "text/javascript",
-    )
-    .await;
-    serves_the_checkouts_file(
-        &client,
-        &server,
-        "/host/toolbridge_host_bg.wasm",
-        "host/dist/toolbridge_host_bg.wasm",
-        "application/wasm",
-    )
-    .await;
+    for (path, file, media_type) in CARRIED {
+        serves_the_checkouts_file(&client, &server, path, file, media_type).await;
+    }
 
     // The demo database got the example tools the binary carries: the app lists them, and each
     // tool's origin serves its page.

@@ -147,7 +147,8 @@ pub fn page_ids(page: &Value) -> Vec<String> {
 /// `hooks`, and counts a 413 (a body over the server's limit, such as the 10 001 lines past a
 /// quote's `maxItems` that the coverage phase sends) as refusing a request the document forbids,
 /// as the statuses `negative_data_rejection` takes by default do. New webhook endpoints and
-/// changes of one name [`WEBHOOK_URL`] half of the time.
+/// changes of one name `https://192.0.2.1/hook` (a public address routed nowhere) half of the
+/// time.
 pub fn known_ids_config(customers: &[String], products: &[String], hooks: &Path) -> String {
     let list = |ids: &[String]| {
         ids.iter()

@@ -127,7 +127,7 @@ impl ToolbridgeServer {
         for origin in &options.allow_origins {
             serve.args(["--allow-origin", origin]);
         }
-        // The working tree's app, SDK, host module and example tools, in place of the copies
+        // The working tree's app, SDK, host module, documentation and example tools, in place of the copies
         // the binary carries: the bench's release server builds beside bridge.js, so its copies
         // may be older than what the suite just built.
         let root = workspace_root();
@@ -142,6 +142,8 @@ impl ToolbridgeServer {
             .arg(root.join("www"))
             .arg("--host-dir")
             .arg(root.join("host/dist"))
+            .arg("--docs-dir")
+            .arg(root.join("docs/book"))
             .arg("--example-tools")
             .arg(root.join("example-tools"));
         for dir in &options.dev_tools {

@@ -31,7 +31,7 @@ use crate::server::base_url;
 pub const EVENT_ID_HEADER: &str = "toolbridge-event-id";
 /// The header that carries the signature, `t=<unix seconds>,v1=<hex>`.
 pub const SIGNATURE_HEADER: &str = "toolbridge-signature";
-/// How far a signature's timestamp may be from the time of receipt, as the README tells
+/// How far a signature's timestamp may be from the time of receipt, as the book's webhooks page tells
 /// receivers: five minutes.
 pub const TOLERANCE: Duration = Duration::from_secs(5 * 60);
 /// The longest body the receiver reads.

@@ -3,6 +3,7 @@
 
 use crate::bridge_js;
 use crate::ctx::Ctx;
+use crate::docs;
 use crate::error::Error;
 use crate::npm_package;
 use crate::pins::WASM_TARGET;
@@ -31,7 +32,9 @@ pub(crate) fn run(ctx: &Ctx) -> Result<(), Error> {
         ("bridge.js and bridge.d.ts", bridge_js::build(ctx)?),
         ("host module (with .wasm, .d.ts)", wasm::host_module(ctx)?),
         ("npm package @toolbridge/sdk", npm_package::build(ctx)?),
-        // After bridge.js and the host module: the binary carries them, and needs nothing else.
+        ("documentation (/docs/)", docs::build(ctx)?),
+        // After bridge.js, the host module and the documentation: the binary carries them, and
+        // needs nothing else.
         ("release toolbridge", server_build::build_release(ctx)?),
     ];
     println!("build: built");

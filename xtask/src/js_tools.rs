@@ -1,7 +1,8 @@
 //! The JavaScript tools the build, the checks and the bench use, pinned in one npm project
 //! (`sdk/js-tools/package.json`): `tsc` for the typings checks and binaryen's `wasm-opt` and
-//! `terser` for the size of bridge.js, run with `node`; and Penpal and Comlink, the bridges
-//! `cargo xtask bench` compares toolbridge with, loaded by its pages.
+//! `terser` for the size of bridge.js, run with `node`; Penpal and Comlink, the bridges
+//! `cargo xtask bench` compares toolbridge with, loaded by its pages; and Redoc, whose standalone
+//! script the API reference page of the documentation loads.
 
 use std::path::PathBuf;
 
@@ -55,8 +56,14 @@ pub(crate) const COMLINK: Tool = Tool {
     script: "dist/umd/comlink.min.js",
 };
 
+/// Redoc: its standalone build, which renders the API reference page at `/docs/api/`.
+pub(crate) const REDOC: Tool = Tool {
+    package: "redoc",
+    script: "bundles/redoc.standalone.js",
+};
+
 /// Every tool the project pins.
-pub(crate) const ALL: [Tool; 5] = [TSC, WASM_OPT, TERSER, PENPAL, COMLINK];
+pub(crate) const ALL: [Tool; 6] = [TSC, WASM_OPT, TERSER, PENPAL, COMLINK, REDOC];
 
 /// The version `package.json` pins for `tool` in `devDependencies`, without a leading `=`, `^`,
 /// `~` or `v`.

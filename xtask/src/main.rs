@@ -10,6 +10,7 @@ mod bridge_js;
 mod browser;
 mod build_cmd;
 mod ctx;
+mod docs;
 mod error;
 mod fuzz;
 mod js_tools;
@@ -38,22 +39,27 @@ commands:
                           wasm-bindgen-cli (the version Cargo.lock pins), wasm-pack, Chromium,
                           chromedriver, Firefox ESR, geckodriver, wrk, the Node
                           tools pinned in sdk/js-tools (TypeScript, wasm-opt, terser, Penpal,
-                          Comlink), schemathesis (in a
+                          Comlink, Redoc), mdbook and lychee, schemathesis (in a
                           Python virtualenv under target/tools), and sdk/dist/bridge.js when
                           it is missing; re-running installs nothing
   test [--fuzz] [--long] [--only TEXT]
                           run setup, then every check suite (fmt, clippy, native tests, wasm32
                           builds, the SDK and the host module in Chromium and Firefox, the
                           typings, the npm package in a scratch TypeScript project, the example
-                          tools' own tests, the app end to end, API conformance, the release
+                          tools' own tests, the documentation's links and examples, the app end
+                          to end, API conformance, the release
                           server killed mid-write); ends with `N passed, N failed` (--fuzz adds the
                           fuzz targets, 60 s each; --long runs them 5 min each and adds the
                           release server under load with faults; --only runs just the suites
                           whose name contains TEXT, e.g. --only 'host in chromium')
   build                   build the workspace, the protocol crate for wasm32, the SDK as
                           sdk/dist/bridge.js with sdk/dist/bridge.d.ts, the host module in
-                          host/dist, and the npm package @toolbridge/sdk (bridge.js, its types
-                          and the test kit) as target/npm/toolbridge-sdk-<SDK version>.tgz
+                          host/dist, the npm package @toolbridge/sdk (bridge.js, its types
+                          and the test kit) as target/npm/toolbridge-sdk-<SDK version>.tgz,
+                          the documentation (the book and the API reference) in docs/book,
+                          and the release server, which carries them
+  docs                    build the documentation alone into docs/book: the book (docs/src, with
+                          mdBook), the error code page and the API reference page
   bench [--quick]         measure the budgets: bridge.js size (gzip -9), the host module's
                           addLines, context.get() and opening a quote in Chromium (against the
                           release server with 100 000 products), and the REST API under load
@@ -64,7 +70,8 @@ commands:
                           100); runs the part of setup it uses first (not Firefox or schemathesis)
   serve [ARGS]            run the part of setup the builds use (no browsers, no schemathesis),
                           then the builds, then the toolbridge server on
-                          http://localhost:8080 with demo data (database in target/serve/);
+                          http://localhost:8080 with demo data (database in target/serve/)
+                          and the documentation at http://localhost:8080/docs/;
                           ARGS go to `toolbridge serve`, e.g. --port 9000
   help                    print this text
 ";
@@ -122,6 +129,17 @@ fn dispatch(args: &[String]) -> Result<ExitCode, Error> {
         "build" => {
             no_arguments(command, rest)?;
             build_cmd::run(&Ctx::new()?).map(|()| ExitCode::SUCCESS)
+        }
+        "docs" => {
+            no_arguments(command, rest)?;
+            let ctx = Ctx::new()?;
+            let book = docs::build(&ctx)?;
+            println!(
+                "docs: built {}; a running server serves it at /docs/ (with --docs-dir {0} it \
+                 serves this copy at once)",
+                ctx.shown(&book)
+            );
+            Ok(ExitCode::SUCCESS)
         }
         "bench" => {
             let scratch = Scratch::create()?;

@@ -9,6 +9,14 @@ pub(crate) const WASM_TARGET: &str = "wasm32-unknown-unknown";
 /// The `wasm-pack` release `cargo xtask setup` installs.
 pub(crate) const WASM_PACK: &str = "0.15.1";
 
+/// The `mdbook` release that builds the book in `docs/` (`cargo xtask setup` installs it, with only
+/// the `search` feature: the book is built, never served by mdBook).
+pub(crate) const MDBOOK: &str = "0.5.4";
+
+/// The `lychee` release whose `--offline` link check runs over the built book in the docs suite
+/// (installed without its e-mail check: the check is offline).
+pub(crate) const LYCHEE: &str = "0.24.2";
+
 /// The `cargo-fuzz` release `cargo xtask test --fuzz` installs.
 pub(crate) const CARGO_FUZZ: &str = "0.13.2";
 

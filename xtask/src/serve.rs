@@ -1,13 +1,14 @@
 //! `cargo xtask serve`: builds what the app serves and runs the `toolbridge` server on
 //! <http://localhost:8080>, with a demo database kept in `target/serve/` between runs (`--demo`
 //! fills it on the first), and webhooks allowed to go to receivers on this machine
-//! (`--allow-private-webhooks`). The server serves the working tree's folders (the app, the SDK
-//! and host module just built, the example tools), named by absolute path in place of the copies
+//! (`--allow-private-webhooks`). The server serves the working tree's folders (the app, the SDK,
+//! host module and documentation just built, the example tools), named by absolute path in place of the copies
 //! built into it: the release binary builds beside the wasm builds, so it may carry older ones,
 //! and a rebuilt SDK shows without a restart.
 
 use crate::bridge_js;
 use crate::ctx::Ctx;
+use crate::docs;
 use crate::error::Error;
 use crate::server_build::BackgroundBuild;
 use crate::setup;
@@ -26,6 +27,7 @@ pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<(), Error> {
     let yielding = ctx.yielding();
     bridge_js::build(&yielding)?;
     wasm::host_module(&yielding)?;
+    docs::build(ctx)?;
     let binary = server.wait(ctx)?;
     let db = ctx.shown(&db_dir.join("toolbridge.sqlite3"));
     println!("serve: Ctrl-C stops the server");
@@ -40,6 +42,8 @@ pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<(), Error> {
         .arg(bridge_js::dist_dir(ctx))
         .arg("--host-dir")
         .arg(wasm::host_dist(ctx))
+        .arg("--docs-dir")
+        .arg(docs::output_dir(ctx))
         .arg("--example-tools")
         .arg(ctx.root().join("example-tools"))
         .args(args);

@@ -9,7 +9,9 @@ use crate::bridge_js;
 use crate::ctx::{self, Ctx, Stream};
 use crate::error::Error;
 use crate::js_tools;
-use crate::pins::{self, CARGO_FUZZ, GECKODRIVER, SCHEMATHESIS, WASM_PACK, WASM_TARGET};
+use crate::pins::{
+    self, CARGO_FUZZ, GECKODRIVER, LYCHEE, MDBOOK, SCHEMATHESIS, WASM_PACK, WASM_TARGET,
+};
 
 /// The label of the step that builds bridge.js.
 const BRIDGE_JS_STEP: &str = "sdk/dist/bridge.js (what the SDK browser tests load)";
@@ -36,8 +38,8 @@ enum Programs {
 /// The Debian packages of every purpose: browsers for the browser test suites and the bench, the
 /// load generator of `cargo xtask bench`, PostgreSQL for the store's tests on it (each test
 /// process starts a throwaway cluster with `initdb` and `pg_ctl`), and nginx and NSS's certutil
-/// for the deployment suite.
-const DEBIAN_PACKAGES: [Package; 8] = [
+/// for the deployment suite, and jq for the book's examples.
+const DEBIAN_PACKAGES: [Package; 9] = [
     Package {
         name: "chromium",
         programs: Programs::OnPath(&["chromium", "chromium-browser", "google-chrome"]),
@@ -73,6 +75,11 @@ const DEBIAN_PACKAGES: [Package; 8] = [
     Package {
         name: "prometheus",
         programs: Programs::OnPath(&["promtool"]),
+    },
+    // The book's examples that run (the docs suite) read JSON answers with jq, as a reader would.
+    Package {
+        name: "jq",
+        programs: Programs::OnPath(&["jq"]),
     },
 ];
 
@@ -148,7 +155,7 @@ impl Purpose {
             .filter(|package| match self {
                 Purpose::Everything => true,
                 Purpose::Serve => false,
-                Purpose::Bench => !matches!(package.name, "firefox-esr" | "prometheus"),
+                Purpose::Bench => !matches!(package.name, "firefox-esr" | "prometheus" | "jq"),
             })
             .collect()
     }
@@ -174,14 +181,25 @@ pub(crate) fn run(ctx: &Ctx, purpose: Purpose) -> Result<(), Error> {
     all_ok &= match pins::wasm_bindgen_version(ctx) {
         Ok(version) => report(
             &format!("wasm-bindgen-cli {version}"),
-            cargo_tool(ctx, "wasm-bindgen-cli", "wasm-bindgen", &version),
+            cargo_tool(ctx, "wasm-bindgen-cli", "wasm-bindgen", &version, &[]),
         ),
         Err(error) => report("wasm-bindgen-cli", Step::Failed(error.to_string())),
     };
     if everything {
         all_ok &= report(
             &format!("wasm-pack {WASM_PACK}"),
-            cargo_tool(ctx, "wasm-pack", "wasm-pack", WASM_PACK),
+            cargo_tool(ctx, "wasm-pack", "wasm-pack", WASM_PACK, &[]),
+        );
+    }
+    // `serve` builds the book too.
+    all_ok &= report(
+        &format!("mdbook {MDBOOK}"),
+        cargo_tool(ctx, "mdbook", "mdbook", MDBOOK, MDBOOK_FEATURES),
+    );
+    if everything {
+        all_ok &= report(
+            &format!("lychee {LYCHEE}"),
+            cargo_tool(ctx, "lychee", "lychee", LYCHEE, &["--no-default-features"]),
         );
     }
     let packages = purpose.debian_packages();
@@ -195,7 +213,7 @@ pub(crate) fn run(ctx: &Ctx, purpose: Purpose) -> Result<(), Error> {
     if everything {
         all_ok &= report(
             &format!("geckodriver {GECKODRIVER}"),
-            cargo_tool(ctx, "geckodriver", "geckodriver", GECKODRIVER),
+            cargo_tool(ctx, "geckodriver", "geckodriver", GECKODRIVER, &[]),
         );
     }
     all_ok &= report(
@@ -231,7 +249,7 @@ pub(crate) fn ensure_fuzz_tools(ctx: &Ctx) -> bool {
         fuzz_toolchain(ctx),
     ) && report(
         &format!("cargo-fuzz {CARGO_FUZZ}"),
-        cargo_tool(ctx, "cargo-fuzz", "cargo-fuzz", CARGO_FUZZ),
+        cargo_tool(ctx, "cargo-fuzz", "cargo-fuzz", CARGO_FUZZ, &[]),
     )
 }
 
@@ -318,7 +336,12 @@ fn wasm_target(ctx: &Ctx) -> Step {
 
 /// A binary installed with `cargo install --locked <krate> --version =<version>`, checked with
 /// `<binary> --version`. A different installed version is replaced.
-fn cargo_tool(ctx: &Ctx, krate: &str, binary: &str, version: &str) -> Step {
+/// mdBook's features: search in the built book, without its own server and file watcher.
+const MDBOOK_FEATURES: &[&str] = &["--no-default-features", "--features", "search"];
+
+/// `cargo install KRATE --version =VERSION` (with `options`, such as features) unless `BINARY
+/// --version` already says VERSION.
+fn cargo_tool(ctx: &Ctx, krate: &str, binary: &str, version: &str, options: &[&str]) -> Step {
     let found = installed_version(ctx, binary);
     if found.as_deref() == Some(version) {
         return Step::Ok;
@@ -328,7 +351,10 @@ fn cargo_tool(ctx: &Ctx, krate: &str, binary: &str, version: &str) -> Step {
         None => format!("{krate} {version}"),
     };
     let exact = format!("={version}");
-    let cargo_install = || ctx.cargo().args(["install", krate, "--version", &exact]);
+    let cargo_install = || {
+        let install = ctx.cargo().args(["install", krate, "--version", &exact]);
+        install.args(options)
+    };
     let locked = cargo_install().arg("--locked");
     println!("setup: {what} ... installing: {locked}");
     let mut unresolvable = false;
@@ -577,7 +603,8 @@ mod tests {
                 "postgresql",
                 "nginx-light",
                 "libnss3-tools",
-                "prometheus"
+                "prometheus",
+                "jq"
             ]
         );
         assert_eq!(

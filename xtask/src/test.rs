@@ -12,6 +12,7 @@ use xshell::Cmd;
 
 use crate::browser::{self, Browser, CHROMIUM, FIREFOX};
 use crate::ctx::{self, Ctx, Stream};
+use crate::docs;
 use crate::error::Error;
 use crate::fuzz;
 use crate::js_tools;
@@ -111,6 +112,10 @@ const SUITES: &[Suite] = &[
     always("tools in firefox", |ctx| {
         tool_tests(ctx, &FIREFOX, EXAMPLES)
     }),
+    // The book built into docs/book (as `cargo xtask build` does), its links and anchors checked
+    // offline, and its code blocks: each says what it is, and each page's `run` blocks run
+    // against a demo server (`tests/docs/`).
+    always("docs", docs_suite),
     // Each browser against a fresh server of its own.
     always("e2e in chromium", |ctx| e2e_in_browser(ctx, &CHROMIUM)),
     always("e2e in firefox", |ctx| e2e_in_browser(ctx, &FIREFOX)),
@@ -414,7 +419,7 @@ fn parse_test_result(line: &str) -> Option<Outcome> {
 
 /// The tool author's kit (`testkit/tests/tool_tests/`): the tests whose names contain `filter`
 /// (`package::` or `example_tools`) in one headless browser, on the npm package as built (its
-/// staged files and its tarball), through `with-backends tools` (the driver, and the README's
+/// staged files and its tarball), through `with-backends tools` (the driver, and the book's
 /// example under `target/tool-tests/`). One check for the package's build, and every test.
 fn tool_tests(ctx: &Ctx, browser: &Browser, filter: &str) -> Outcome {
     let tarball = match npm_package::build(ctx) {
@@ -443,12 +448,43 @@ fn e2e_suite<'a>(ctx: &'a Ctx, suite: &str) -> Cmd<'a> {
 fn e2e_in_browser(ctx: &Ctx, browser: &Browser) -> Outcome {
     counted((|| {
         wasm::host_module(ctx)?;
+        docs::build(ctx)?;
         let server = native::build(ctx)?.server;
         let dir = ctx.target_dir().join("e2e");
         let suite = e2e_suite(ctx, "e2e").args(["--no-fail-fast", "--", "--test-threads=1"]);
         let args = server_args(&server, &dir);
         browser::with_backends(ctx, "e2e", browser, &args, suite)
     })())
+}
+
+/// Four checks and the tests of `tests/docs/`: the book builds; lychee finds no broken link or
+/// anchor in it (`--offline`: only links inside the built documentation); the crates' API
+/// documentation builds without a warning (`cargo doc --no-deps --workspace`, warnings denied);
+/// every code block says what it is, and the `run` blocks run against a fresh debug server per
+/// page, with their logs in `target/docs-examples/`.
+fn docs_suite(ctx: &Ctx) -> Outcome {
+    let built = docs::build(ctx);
+    let links = match &built {
+        Ok(book) => checked(docs::check_links(ctx, book)),
+        Err(_) => Outcome::FAIL,
+    };
+    let mut outcome = checked(built);
+    outcome += links;
+    outcome += single_check(
+        &ctx.cargo()
+            .args(["doc", "--no-deps", "--workspace"])
+            .env("RUSTDOCFLAGS", "-D warnings"),
+    );
+    outcome += counted(native::build(ctx).map(|binaries| {
+        e2e_suite(ctx, "docs")
+            .args(["--", "--test-threads=1", "--nocapture"])
+            .env("TOOLBRIDGE_BIN", binaries.server)
+            .env(
+                "TOOLBRIDGE_DOCS_DIR",
+                ctx.target_dir().join("docs-examples"),
+            )
+    }));
+    outcome
 }
 
 /// A reliability suite (`tests/reliability/`, the tests of module `module`): the release server
@@ -476,11 +512,12 @@ fn reliability_suite<'a>(ctx: &'a Ctx, module: &str) -> Result<Cmd<'a>, Error> {
 }
 
 /// The `one_binary::` test of the reliability suite: the release server, built after the host module
-/// (built here too for `--only`; setup has built bridge.js when it was missing), run from an
-/// empty folder of its own.
+/// and the documentation (built here too for `--only`; setup has built bridge.js when it was
+/// missing), run from an empty folder of its own.
 fn one_binary(ctx: &Ctx) -> Outcome {
     counted((|| {
         wasm::host_module(ctx)?;
+        docs::build(ctx)?;
         reliability_suite(ctx, "one_binary")
     })())
 }
@@ -610,11 +647,10 @@ mod tests {
     }
 
     #[test]
-    fn the_readme_describes_every_suite() {
+    fn the_book_describes_every_suite() {
         let ctx = Ctx::new().unwrap();
-        let readme = ctx.sh().read_file("README.md").unwrap();
-        let checks = &readme[readme.find("## Checks").unwrap()..];
-        let named: Vec<&str> = checks
+        let page = ctx.sh().read_file("docs/src/inside/checks.md").unwrap();
+        let named: Vec<&str> = page
             .lines()
             .filter_map(|row| row.strip_prefix("| ")?.split(" | ").next())
             .collect();
@@ -623,7 +659,7 @@ mod tests {
                 named.iter().any(|names| names
                     .split(", ")
                     .any(|name| { name.split(" (").next() == Some(suite.name) })),
-                "the README's Checks table has no row for `{}`",
+                "the Checks table of docs/src/inside/checks.md has no row for `{}`",
                 suite.name
             );
         }

@@ -107,9 +107,10 @@ pub(crate) fn write_if_changed(ctx: &Ctx, path: &Path, bytes: &[u8]) -> Result<b
     Ok(true)
 }
 
-/// Makes the folder `to` hold exactly the files of the flat folder `from`, writing a file only
-/// when its bytes differ and removing files `from` lacks; whether anything changed.
-fn mirror(ctx: &Ctx, from: &Path, to: &Path) -> Result<bool, Error> {
+/// Makes the folder `to` hold exactly the files of the folder `from` (sub-folders included),
+/// writing a file only when its bytes differ and removing what `from` lacks; whether anything
+/// changed.
+pub(crate) fn mirror(ctx: &Ctx, from: &Path, to: &Path) -> Result<bool, Error> {
     let sh = ctx.sh();
     sh.create_dir(to)?;
     let mut changed = false;
@@ -117,7 +118,18 @@ fn mirror(ctx: &Ctx, from: &Path, to: &Path) -> Result<bool, Error> {
         let Some(name) = source.file_name() else {
             continue;
         };
-        changed |= write_if_changed(ctx, &to.join(name), &sh.read_binary_file(&source)?)?;
+        let target = to.join(name);
+        if source.is_dir() {
+            if target.is_file() {
+                sh.remove_path(&target)?;
+            }
+            changed |= mirror(ctx, &source, &target)?;
+        } else {
+            if target.is_dir() {
+                sh.remove_path(&target)?;
+            }
+            changed |= write_if_changed(ctx, &target, &sh.read_binary_file(&source)?)?;
+        }
     }
     for target in sh.read_dir(to)? {
         let kept = target

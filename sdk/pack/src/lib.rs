@@ -159,9 +159,9 @@ const CLOSURE_FINALIZER: &str =
 const GLUE_RETURNS: &str = "return Object.assign(__wbg_init, { initSync }, exports);";
 
 /// The glue with every import key, export access and the import module renamed, without the
-/// script's URL ([`SCRIPT_URL`]), with an `initSync` that takes the module's bytes as they are
-/// ([`INIT_SYNC_ARGUMENT`]), with closures that are never finalized ([`CLOSURE_FINALIZER`]), and
-/// returning `initSync` alone ([`GLUE_RETURNS`]): bridge.js calls nothing else, so the minifier
+/// script's URL (`SCRIPT_URL`), with an `initSync` that takes the module's bytes as they are
+/// (`INIT_SYNC_ARGUMENT`), with closures that are never finalized (`CLOSURE_FINALIZER`), and
+/// returning `initSync` alone (`GLUE_RETURNS`): bridge.js calls nothing else, so the minifier
 /// then drops the asynchronous loader and what only it uses.
 pub fn rewrite_glue(glue: &str, renames: &Renames, new_module: &str) -> Result<String, Error> {
     let glue = replace_once(glue, SCRIPT_URL, "")?;

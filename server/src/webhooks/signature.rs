@@ -4,7 +4,7 @@
 //! The key is the whole secret string as it was shown, `whsec_` included, taken as its UTF-8
 //! bytes: an integrator pastes the secret into their receiver and uses it as it is, with nothing
 //! to strip or decode. The timestamp is inside the signed bytes, so a receiver that refuses an
-//! old `t` (the README says five minutes) refuses a replayed delivery too.
+//! old `t` (the book's webhooks page says five minutes) refuses a replayed delivery too.
 
 use std::fmt::Write as _;
 

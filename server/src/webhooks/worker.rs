@@ -164,7 +164,7 @@ impl Worker {
     /// for up to `grace`, then cuts off those left and hands their deliveries back, so that
     /// another worker (of this instance after a restart, or of another instance now) takes them
     /// at once rather than when their leases run out. Waits until the worker has ended: at most
-    /// `grace` and [`LAST_WRITE`].
+    /// `grace`, then five seconds for the last writes to the database.
     ///
     /// A delivery is handed back only when its `POST` has not begun, or has been cut off (its
     /// connection dropped) because the grace ran out: never while the `POST` may still reach the

@@ -12,6 +12,7 @@ mod body_limit;
 mod cli;
 mod compression;
 mod deliveries;
+mod docs;
 mod health;
 mod live;
 mod openapi;

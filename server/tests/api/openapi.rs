@@ -727,3 +727,27 @@ async fn every_operation_says_how_it_is_authorised() {
     // tool list, the event stream, the settings of keys and tools, the dev tools' reports.
     assert_eq!(session_operations, 14, "{document}");
 }
+
+#[tokio::test]
+async fn every_operation_has_a_one_line_summary_and_its_whole_description() {
+    let document = document().await;
+    for (path, method, operation) in operations(&document) {
+        let summary = operation["summary"].as_str().unwrap_or_default();
+        assert!(
+            !summary.is_empty()
+                && !summary.contains('\n')
+                && !summary.contains('`')
+                && !summary.ends_with('.')
+                && summary.len() <= 120
+                && summary.chars().next().is_some_and(char::is_uppercase),
+            "{method} {path}: {summary:?}"
+        );
+        let description = operation["description"].as_str().unwrap_or_default();
+        assert!(
+            description.replace('`', "").starts_with(summary),
+            "{method} {path}: the description does not open with the summary: {description:?}"
+        );
+    }
+    let list = &document["paths"]["/api/v1/customers"]["get"];
+    assert_eq!(list["summary"], "The tenant's customers, paged");
+}

@@ -105,18 +105,18 @@ fn assert_caught(page: &str, mutation: Mutation, outcomes: &[browser::Outcome], 
 mod example_tools {
     use super::*;
 
-    /// The README's first tool (`my-tool/`) passes the test the README gives for it
-    /// (`my-tool-tests/`), both taken from the README by `cargo xtask test`.
+    /// The book's first tool (`my-tool/`) passes the test the book gives for it
+    /// (`my-tool-tests/`), both taken from `docs/src/tools/first-tool.md` by `cargo xtask test`.
     #[tokio::test]
-    async fn the_readme_tool_passes_the_readme_test() {
-        let readme = PathBuf::from(setting("TOOLBRIDGE_KIT_README"));
+    async fn the_books_first_tool_passes_its_test() {
+        let example = PathBuf::from(setting("TOOLBRIDGE_KIT_FIRST_TOOL"));
         let served = with_package(Site::default())
-            .mount("/my-tool/", readme.join("my-tool"))
-            .mount("/my-tool-tests/", readme.join("my-tool-tests"))
+            .mount("/my-tool/", example.join("my-tool"))
+            .mount("/my-tool-tests/", example.join("my-tool-tests"))
             .serve()
             .await;
         let page = format!("{}/my-tool-tests/index.html", served.origin);
-        assert_all_passed("the README's test", &outcomes(&page).await);
+        assert_all_passed("the first tool's test", &outcomes(&page).await);
     }
 
     const FLOORING: &str = "flooring-estimator.html";

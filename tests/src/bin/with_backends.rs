@@ -5,8 +5,8 @@
 //! | suite | what it starts | what COMMAND learns |
 //! |---|---|---|
 //! | `host` | the `toolbridge` server with the test page's origins allowed, and the fault server | `TOOLBRIDGE_TEST_API`, `TOOLBRIDGE_TEST_HARNESS`, `WASM_BINDGEN_TEST_ADDRESS` (read when the tests compile) |
-//! | `e2e` | the server with the README's tool as dev tools, and the browser's driver | `TOOLBRIDGE_E2E_*` |
-//! | `tools` | the browser's driver, and the README's example written out | `TOOLBRIDGE_KIT_*` |
+//! | `e2e` | the server with the book's first tool as dev tools, and the browser's driver | `TOOLBRIDGE_E2E_*` (`TOOLBRIDGE_E2E_DOCS_SCREENSHOTS` in Chromium only) |
+//! | `tools` | the browser's driver, and the book's first tool written out | `TOOLBRIDGE_KIT_*` |
 //! | `browser` | nothing (the wasm test runner starts the driver) | only the browser's environment |
 //!
 //! With `--browser chromium|firefox`, COMMAND also gets the variables the browser must see
@@ -19,10 +19,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use toolbridge_e2e::Error;
+use toolbridge_e2e::first_tool;
 use toolbridge_e2e::host_backends::HostBackends;
-use toolbridge_e2e::readme_example;
 use toolbridge_e2e::server::{ServerOptions, ToolbridgeServer, describe};
-use toolbridge_e2e::webdriver::{Browser, WebDriver, driver_from_env};
+use toolbridge_e2e::webdriver::{Browser, CHROMIUM, WebDriver, driver_from_env};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -191,7 +191,7 @@ struct Running {
     _driver: Option<WebDriver>,
 }
 
-/// The workspace's root: the README lives there.
+/// The workspace's root: the book lives there.
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -199,9 +199,10 @@ fn workspace_root() -> PathBuf {
 }
 
 /// The end-to-end suites: a fresh server (database and log in `dir/<browser>/server`) with the
-/// README's first tool and the same page with its script inline as dev tools, and the browser's
-/// driver (its log in `dir/<browser>/`); screenshots go to `dir/screenshots/<browser>/`. Each
-/// browser gets its own server, because the tests leave data behind.
+/// book's first tool and the same page with its script inline as dev tools, and the browser's
+/// driver (its log in `dir/<browser>/`); screenshots go to `dir/screenshots/<browser>/`, and in
+/// Chromium the book's to `<workspace>/target/docs/screenshots/`. Each browser gets its own
+/// server, because the tests leave data behind.
 fn e2e(
     browser: &Browser,
     binary: &Path,
@@ -210,7 +211,7 @@ fn e2e(
     command: &mut Command,
 ) -> Result<(ToolbridgeServer, WebDriver), Error> {
     let own = dir.join(browser.name);
-    let dev_tools = readme_example::write_folders(&workspace_root(), &own.join("dev-tools"))?;
+    let dev_tools = first_tool::write_folders(&workspace_root(), &own.join("dev-tools"))?;
     let mut options = ServerOptions::new("e2e", own.join("server"), products);
     options.dev_tools = dev_tools.to_vec();
     // The webhook tests' receiver listens on this machine.
@@ -229,24 +230,37 @@ fn e2e(
             format!("http://localhost:{}", server.port()),
         )
         .env("TOOLBRIDGE_E2E_WEBDRIVER", driver.url())
+        // For a test that needs a server of its own, untouched by the others (the book's tour).
+        .env("TOOLBRIDGE_E2E_BIN", binary)
         // Suites that need data no page can make (a catalog product) write it here.
         .env("TOOLBRIDGE_E2E_DB", server.db())
         // Where the server prints, for what it must tell a dev tool's author.
         .env("TOOLBRIDGE_E2E_SERVER_LOG", server.log())
         .env("TOOLBRIDGE_E2E_SCREENSHOTS", &screenshots);
+    // The book's screenshots (tests/e2e/tour.rs) come from Chromium alone, so that its pictures
+    // all show one engine; the Firefox run checks the same pages and writes none.
+    if browser.name == CHROMIUM.name {
+        let docs = workspace_root()
+            .join("target")
+            .join("docs")
+            .join("screenshots");
+        fs_err::create_dir_all(&docs)?;
+        command.env("TOOLBRIDGE_E2E_DOCS_SCREENSHOTS", &docs);
+    }
     Ok((server, driver))
 }
 
 /// The tool kit's browser tests: the browser's driver (its log in `dir/<browser>/`) and the
-/// README's example tool and its test as the README has them now (`dir/<browser>/readme/`).
+/// book's first tool and its test as `docs/src/tools/first-tool.md` has them now
+/// (`dir/<browser>/first-tool/`).
 fn tools(browser: &Browser, dir: &Path, command: &mut Command) -> Result<WebDriver, Error> {
     let own = dir.join(browser.name);
-    let readme = own.join("readme");
-    readme_example::write_example(&workspace_root(), &readme)?;
+    let example = own.join("first-tool");
+    first_tool::write_example(&workspace_root(), &example)?;
     let driver = WebDriver::start(browser, &driver_from_env(browser)?, &own)?;
     command
         .env("TOOLBRIDGE_KIT_BROWSER", browser.name)
         .env("TOOLBRIDGE_KIT_WEBDRIVER", driver.url())
-        .env("TOOLBRIDGE_KIT_README", &readme);
+        .env("TOOLBRIDGE_KIT_FIRST_TOOL", &example);
     Ok(driver)
 }

@@ -59,6 +59,11 @@ pub(crate) struct ServeArgs {
     /// server (development).
     #[arg(long, value_name = "DIR")]
     host_dir: Option<PathBuf>,
+    /// A built documentation folder (`docs/book`, which `cargo xtask build`
+    /// writes) to serve under /docs/ in place of the copy built into the
+    /// server (development).
+    #[arg(long, value_name = "DIR")]
+    docs_dir: Option<PathBuf>,
     /// The app's origin as browsers see it: scheme, host and port, no path
     /// (`https://app.example.com` behind a proxy that terminates TLS).
     /// Every origin the server writes comes from this and `--tools-url`,
@@ -206,6 +211,9 @@ pub(crate) async fn run(args: ServeArgs) -> Result<(), Failure> {
     }
     if let Some(dir) = &args.host_dir {
         state = state.serving_host_from(absolute(dir));
+    }
+    if let Some(dir) = &args.docs_dir {
+        state = state.serving_docs_from(absolute(dir));
     }
     if args.allow_private_webhooks {
         state = state.allowing_private_webhooks();
