@@ -120,3 +120,41 @@ fn the_run_blocks_of_every_page_run() {
     assert!(ran > 0, "no page of the book has a `run` block");
     assert!(failures.is_empty(), "\n{}", failures.join("\n\n"));
 }
+
+/// Every page under `docs/src/` is a chapter of `SUMMARY.md` (mdBook builds only those, so a page
+/// left out would be lost without a word), and every chapter the summary lists is a page there,
+/// but for the error code page, which the build writes.
+#[test]
+fn every_page_is_in_the_summary_and_every_chapter_is_a_page() {
+    let root = root();
+    let sources = root.join(book::SOURCES);
+    let summary = fs_err::read_to_string(sources.join("SUMMARY.md")).unwrap();
+    let chapters: Vec<&str> = summary
+        .split("](")
+        .skip(1)
+        .filter_map(|rest| rest.split(')').next())
+        .collect();
+    let pages: Vec<String> = book::pages(&root)
+        .unwrap()
+        .iter()
+        .map(|page| {
+            page.strip_prefix(book::SOURCES)
+                .unwrap()
+                .display()
+                .to_string()
+        })
+        .filter(|page| page != "SUMMARY.md")
+        .collect();
+    for page in &pages {
+        assert!(
+            chapters.contains(&page.as_str()),
+            "docs/src/{page} is not in docs/src/SUMMARY.md, so the book leaves it out"
+        );
+    }
+    for chapter in &chapters {
+        assert!(
+            pages.iter().any(|page| page == chapter) || *chapter == "errors.md",
+            "docs/src/SUMMARY.md lists {chapter}, which is no page of docs/src/"
+        );
+    }
+}
