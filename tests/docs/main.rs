@@ -1,8 +1,8 @@
 //! The book's code blocks (`docs/src/`), as `cargo xtask test` checks them in the docs suite:
 //! every block says what it is (`tests/src/book.rs`), and the `run` blocks of each page run, in
-//! order, as one bash script against a fresh `toolbridge serve --demo` (the debug server named
-//! in `TOOLBRIDGE_BIN`), in the folder that holds its database, with that `toolbridge` first on
-//! `PATH`. Each page's server and script output go to `TOOLBRIDGE_DOCS_DIR/<page>/`.
+//! order, as one bash script against a fresh `toolbridge serve --demo --allow-private-webhooks`
+//! (the debug server named in `TOOLBRIDGE_BIN`), in the folder that holds its database and the
+//! page's example files, with that `toolbridge` first on `PATH`. Each page's server and script output go to `TOOLBRIDGE_DOCS_DIR/<page>/`.
 
 // Test code: a panic is how a test reports a failed expectation.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -48,10 +48,13 @@ fn every_code_block_says_what_it_is() {
         for problem in page_problems {
             problems.push(format!("{}: {problem}", page.display()));
         }
+        // A file is used by the first tool's suites, or by the page's own `run` blocks.
+        let runs = blocks.iter().any(|block| block.mark == Mark::Run);
         for block in blocks {
-            if matches!(block.mark, Mark::File(_)) && page != Path::new(first_tool::PAGE) {
+            if matches!(block.mark, Mark::File(_)) && !runs && page != Path::new(first_tool::PAGE) {
                 problems.push(format!(
-                    "{}: line {}: only {} has example files, which the suites write out",
+                    "{}: line {}: the file is used by nothing: only {} and pages with `run` \
+                     blocks may have example files",
                     page.display(),
                     block.line,
                     first_tool::PAGE
@@ -84,8 +87,18 @@ fn the_run_blocks_of_every_page_run() {
             .display()
             .to_string()
             .replace('/', "-");
-        let options = ServerOptions::new("docs", dir.join(&name), 1000);
+        let mut options = ServerOptions::new("docs", dir.join(&name), 1000);
+        // The webhooks page's receiver listens on this machine, as in `cargo xtask serve`.
+        options.allow_private_webhooks = true;
         let server = ToolbridgeServer::start(&binary, &options).unwrap();
+        // The page's files (a receiver, say), where its blocks expect them.
+        for block in &blocks {
+            if let Mark::File(path) = &block.mark {
+                let file = options.dir.join(path);
+                fs_err::create_dir_all(file.parent().unwrap()).unwrap();
+                fs_err::write(file, &block.body).unwrap();
+            }
+        }
         let script = book::script(&blocks, &server.base_url());
         fs_err::write(options.dir.join("script.sh"), &script).unwrap();
         let output = Command::new("bash")

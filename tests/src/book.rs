@@ -1,8 +1,9 @@
 //! The code blocks of the book (`docs/src/**/*.md`), each with what its info string says about
 //! running it. After the language word, every fenced block says one of:
 //!
-//! - a file of the book's first tool (```` ```html my-tool/index.html ````), which the tool kit
-//!   and end-to-end suites write out and run ([`crate::first_tool`]);
+//! - a file, by its path: one of the book's first tool (```` ```html my-tool/index.html ````),
+//!   which the tool kit and end-to-end suites write out and run ([`crate::first_tool`]), or one
+//!   the page's `run` blocks use (```` ```python receiver/receiver.py ````), written beside them;
 //! - `run`: a shell block the docs suite runs against a demo server ([`script`]);
 //! - `output`: what a command printed or a server answered, not itself something to run;
 //! - `norun` and the reason it is not run (```` ```sh norun needs root on a fresh machine ````).
