@@ -45,13 +45,32 @@ export interface BridgeErrorConstructor {
 /** A role token. */
 export type Role = "super_user" | "admin" | "office" | "field";
 
-export interface BridgeContextDto {
+/**
+ * `context.get()`: the six fields of 2.1.0, and beside them the host's context
+ * where the host knows it (an older host, or a backend without them, leaves
+ * them out: check before use).
+ */
+export interface BridgeContextDto extends BridgeContextValues {
   userName: string;
   userEmail: string;
   userRole: Role;
   tenantName: string;
   tenantId: string;
   cultureCode: string;
+}
+
+/** The host's context beyond 2.1.0; also what `context.changed` carries (only what changed). */
+export interface BridgeContextValues {
+  /** An IANA time zone name, e.g. "Pacific/Auckland": show times in it. */
+  timeZone?: string;
+  /** An ISO 4217 currency code, e.g. "NZD": amounts are in it. */
+  currency?: string;
+  /** A BCP 47 language tag, e.g. "en-NZ": format numbers and dates for it. */
+  locale?: string;
+  /** How lengths and areas are shown. */
+  units?: "metric" | "imperial";
+  /** The page's theme; bridge.js has set it on the document already. */
+  theme?: "light" | "dark";
 }
 
 export interface BridgeCustomerDto {
@@ -211,8 +230,8 @@ export type BridgeMethod =
 /**
  * The extensions beyond 2.1.0 a host may offer a tool (the handshake's
  * `capabilities`): methods (`quotes.getOpen`, `settings.get`, `ui.toast`,
- * `ui.confirm`, `ui.openQuote`), events (`quote.changed`, `session.ended`,
- * `settings.changed`) and auto-resize.
+ * `ui.confirm`, `ui.openQuote`, `auth.getToken`), events (`quote.changed`,
+ * `session.ended`, `settings.changed`, `context.changed`) and auto-resize.
  */
 export type BridgeCapability =
   | "quotes.getOpen"
@@ -223,7 +242,9 @@ export type BridgeCapability =
   | "ui.autoResize"
   | "ui.toast"
   | "ui.confirm"
-  | "ui.openQuote";
+  | "ui.openQuote"
+  | "auth.getToken"
+  | "context.changed";
 
 /** Every method's wire name: those of 2.1.0 and those of the extensions. */
 export type BridgeMethodName =
@@ -232,7 +253,8 @@ export type BridgeMethodName =
   | "settings.get"
   | "ui.toast"
   | "ui.confirm"
-  | "ui.openQuote";
+  | "ui.openQuote"
+  | "auth.getToken";
 
 /** What `bridge.ready()` resolves with. */
 export interface BridgeReadyInfo {
@@ -341,11 +363,18 @@ export interface SettingsChangedEvent {
   settings: BridgeSettings;
 }
 
+/**
+ * The `context.changed` event: the values of the host's context that changed,
+ * and only those (`{theme: "dark"}`), as `context.get()` now answers them.
+ */
+export type ContextChangedEvent = BridgeContextValues;
+
 /** Every event `bridge.on` takes, with what its listeners receive. */
 export interface BridgeEventMap {
   "quote.changed": QuoteChangedEvent;
   "session.ended": SessionEndedEvent;
   "settings.changed": SettingsChangedEvent;
+  "context.changed": ContextChangedEvent;
 }
 
 /** The name of an event `bridge.on` takes. */
@@ -434,6 +463,20 @@ export interface Bridge {
      */
     get(): Promise<BridgeSettings>;
   };
+  readonly auth: {
+    /**
+     * Extension `auth.getToken`: a token the platform signed (an ES256 JWT)
+     * naming the signed-in user, their organisation and role, and this tool,
+     * for the tool's own server to verify against the app's
+     * `/.well-known/jwks.json`. It lives 5 minutes; bridge.js keeps it and
+     * asks for a new one 30 s before it expires, so call this before every
+     * request to your server. Concurrent calls share one request.
+     * NOT_ALLOWED when the tool's manifest does not ask for
+     * `permissions.identity` (check `supports("auth.getToken")`);
+     * NOT_CONNECTED without a host; TIMEOUT when the host does not answer.
+     */
+    getToken(): Promise<string>;
+  };
   readonly ui: BridgeUi;
   /** Resolves once the host has answered; rejects with NOT_CONNECTED if none does. */
   ready(): Promise<BridgeReadyInfo>;
@@ -451,6 +494,7 @@ export interface Bridge {
   on(event: "quote.changed", listener: (event: QuoteChangedEvent) => void): () => void;
   on(event: "session.ended", listener: (event: SessionEndedEvent) => void): () => void;
   on(event: "settings.changed", listener: (event: SettingsChangedEvent) => void): () => void;
+  on(event: "context.changed", listener: (event: ContextChangedEvent) => void): () => void;
   on<E extends BridgeEventName>(event: E, listener: (event: BridgeEventMap[E]) => void): () => void;
   readonly BridgeError: BridgeErrorConstructor;
 }

@@ -567,7 +567,7 @@ async function loadCatalog() {
 
 async function greet() {
   const context = await bridge.context.get();
-  state.format = formatter(context.cultureCode);
+  state.format = formatter(context);
   ui.greeting.textContent = `Hello ${context.userName}. Prices are for ${context.tenantName}.`;
 }
 

@@ -124,7 +124,9 @@ function renderJob(job) {
 }
 
 function renderQuote(quote) {
-  const when = quote.date ? ` · ${state.format.date(quote.date)}` : "";
+  // The quote's time in the host's time zone (the user's own or the organisation's), where the
+  // host names one; otherwise the browser's.
+  const when = quote.date ? ` · ${state.format.dateTime(quote.date)}` : "";
   return recordItem(quote, `${state.format.money(quote.total)}${when}`);
 }
 
@@ -413,7 +415,17 @@ function onPageSizeChange() {
 
 async function greet() {
   const context = await bridge.context.get();
-  state.format = formatter(context.cultureCode);
+  // Money in the host's currency and times in its time zone, where it names them.
+  state.format = formatter(context);
+  if (bridge.supports("context.changed")) {
+    bridge.on("context.changed", async (changed) => {
+      if (!("timeZone" in changed || "currency" in changed || "locale" in changed)) return;
+      state.format = formatter(await bridge.context.get());
+      for (const panel of state.panels) {
+        if (panel.result) loadPage(panel, panel.result.page);
+      }
+    });
+  }
   ui.greeting.textContent = `Hello ${context.userName}. Looking up ${context.tenantName}.`;
 }
 

@@ -497,7 +497,7 @@ async function loadCatalog() {
 
 async function greet() {
   const context = await bridge.context.get();
-  state.format = formatter(context.cultureCode);
+  state.format = formatter(context);
   ui.greeting.textContent = `Hello ${context.userName}. New quotes are created for ${context.tenantName}.`;
 }
 

@@ -86,4 +86,24 @@ await runTests({
       host.toasts[0].message);
     assertEqual(tool.$("#panel-jobs [data-role=retry]").hidden, false, "the retry button");
   },
+
+  async "shows a quote's time in the organisation's time zone and currency"() {
+    const fixtures = business({
+      jobs,
+      quotes: [{ id: "q-late", ref: "Q-2001", customerId: customers[0].id, date: "2025-03-01T22:30:00Z", lines: [] }],
+    });
+    fixtures.tenant = { ...fixtures.tenant, timeZone: "Pacific/Auckland", currency: "NZD" };
+    const host = await createTestHost(fixtures);
+    const tool = host.mount({ entry: ENTRY, type: "standalone", title: "Job lookup" });
+    await tool.ready();
+    await waitFor(() => tool.$("#panel-jobs [data-role=state]").textContent.endsWith("in all."), { message: "the jobs" });
+    tool.$("#tab-quotes").click();
+    const hint = () => tool.$("#panel-quotes [data-role=list] .hint")?.textContent ?? "";
+    await waitFor(() => hint().includes("·"), { message: "the quote" });
+    // 22:30 UTC on 1 March is 11:30 on 2 March in Auckland (NZDT).
+    const expected = new Intl.DateTimeFormat("en-NZ", { dateStyle: "medium", timeStyle: "short", timeZone: "Pacific/Auckland" })
+      .format(new Date("2025-03-01T22:30:00Z"));
+    assert(hint().endsWith(` · ${expected}`), hint());
+    assert(expected.includes("2 Mar"), expected);
+  },
 });

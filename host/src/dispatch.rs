@@ -13,6 +13,7 @@ use toolbridge_protocol::add_lines::ValidBatch;
 use toolbridge_protocol::capability::Capability;
 use toolbridge_protocol::context::BridgeContextDto;
 use toolbridge_protocol::create_quote::validate_bridge_create;
+use toolbridge_protocol::identity::IdentityToken;
 use toolbridge_protocol::manifest::ToolType;
 use toolbridge_protocol::method::Method;
 use toolbridge_protocol::notification::{
@@ -331,11 +332,14 @@ enum Remote {
     Confirm,
     /// `ui.openQuote`: checks the quote, then waits for the page.
     OpenQuote,
+    /// `auth.getToken`, for a tool mounted with `identity`.
+    Token,
 }
 
 /// Answers at once when no backend request is needed: `context.get` once the
 /// user is known, `quotes.addLines`, `quotes.getOpen`, `settings.get` and
-/// `ui.toast` always, and any call the tool's type forbids. Otherwise says
+/// `ui.toast` always, `auth.getToken` for a tool mounted without `identity`,
+/// and any call the tool's type forbids. Otherwise says
 /// what the backend (or the user) must be asked.
 fn answer_now(
     shared: &Shared,
@@ -364,6 +368,10 @@ fn answer_now(
         Method::UiToast => Ok(toast(shared, caller, params)),
         Method::UiConfirm => Err(Remote::Confirm),
         Method::UiOpenQuote => Err(Remote::OpenQuote),
+        Method::AuthGetToken => match may_have_token(shared, caller) {
+            Ok(()) => Err(Remote::Token),
+            Err(error) => Ok(Err(error)),
+        },
         Method::QuotesCreate => Err(Remote::Create),
         Method::CustomersList
         | Method::ProductsList
@@ -385,6 +393,15 @@ async fn run(
     match remote {
         Remote::Confirm => confirm(shared, caller, port, params).await,
         Remote::OpenQuote => open_quote(shared, caller, params).await,
+        Remote::Token => {
+            // Nothing the tool sent goes with it: the server chooses every claim.
+            let path = format!("/tools/{}/token", caller.slug);
+            let token: IdentityToken = typed(
+                shared.backend.send("POST", &path, None).await?,
+                &format!("POST {path}"),
+            )?;
+            Ok((Answer::Json(encode(&token)?), None))
+        }
         Remote::Context => {
             shared.context().await?;
             let context = shared.context_js().ok_or_else(|| {
@@ -520,6 +537,21 @@ fn settings(shared: &Shared, caller: &Caller) -> Outcome {
         ))
     })?;
     Ok((Answer::Js(json::to_js(settings)?), None))
+}
+
+/// `NOT_ALLOWED` for `auth.getToken` from a tool the page mounted without
+/// `identity` (its manifest does not ask for `permissions.identity`).
+fn may_have_token(shared: &Shared, caller: &Caller) -> Result<(), Error> {
+    let tools = shared.tools.borrow();
+    let mounted = tools.get(caller.key).ok_or_else(gone)?;
+    if mounted.tool.identity {
+        Ok(())
+    } else {
+        Err(Error::NotAllowed(format!(
+            "auth.getToken is not offered here: the host page mounted {} without identity (its manifest must ask for permissions.identity; check bridge.supports(\"auth.getToken\") first)",
+            caller.name
+        )))
+    }
 }
 
 /// `ui.toast`: the page's hook shows it, within the tool's toast limit.

@@ -2,12 +2,13 @@
 //! it comes from the window of a frame this host mounted *and* from that
 //! tool's registered origin. The welcome carries the tool type the page gave
 //! to `mount`, the extensions offered to it (from that type, the mount's
-//! options — `autoResize`, `settings` — and the page's hooks), and transfers
+//! options — `autoResize`, `settings`, `identity` — and the page's hooks), and transfers
 //! a fresh private port.
 
 use std::rc::{Rc, Weak};
 
 use js_sys::{Array, Reflect};
+use toolbridge_protocol::capability::Capability;
 use toolbridge_protocol::handshake::{HandshakeMessage, Hello, PROTOCOL_VERSION, Welcome};
 use wasm_bindgen::JsValue;
 use wasm_bindgen::closure::Closure;
@@ -114,11 +115,16 @@ fn connect(shared: &Rc<Shared>, key: u32, instance: String) -> Result<(), String
         .frame
         .content_window()
         .ok_or("the tool's frame has no window")?;
-    let offers = shared.hooks.offers(
+    let mut offers = shared.hooks.offers(
         mounted.tool.auto_resize.is_some(),
         mounted.tool.settings.is_some(),
+        mounted.tool.identity,
     );
-    let welcome = Welcome::for_tool(mounted.tool.tool_type, &offers);
+    if shared.keeps_context() {
+        offers.push(Capability::ContextChanged);
+    }
+    let mut welcome = Welcome::for_tool(mounted.tool.tool_type, &offers);
+    welcome.theme = shared.theme();
     let capabilities = welcome.capabilities.clone();
     let welcome =
         json::to_js(&HandshakeMessage::Welcome(welcome)).map_err(|error| error.to_string())?;

@@ -59,10 +59,17 @@ pub(crate) struct Hooks {
 
 impl Hooks {
     /// What the page sets up for a tool now: the hooks set, auto-resize
-    /// when the tool was mounted with bounds (`auto_resize`), and the
-    /// settings extensions when it was mounted with settings (`settings`).
-    pub(crate) fn offers(&self, auto_resize: bool, settings: bool) -> Vec<Capability> {
+    /// when the tool was mounted with bounds (`auto_resize`), the settings
+    /// extensions when it was mounted with settings (`settings`), and the
+    /// identity token when it was mounted with `identity`.
+    pub(crate) fn offers(
+        &self,
+        auto_resize: bool,
+        settings: bool,
+        identity: bool,
+    ) -> Vec<Capability> {
         [
+            (Capability::AuthGetToken, identity),
             (Capability::SettingsGet, settings),
             (Capability::SettingsChanged, settings),
             (Capability::UiAutoResize, auto_resize),

@@ -9,7 +9,7 @@ use std::rc::Rc;
 use js_sys::{Function, Promise};
 use serde::Deserialize;
 use toolbridge_protocol::catalog::{Catalog, CatalogIndex};
-use toolbridge_protocol::context::BridgeContextDto;
+use toolbridge_protocol::context::{BridgeContextDto, ContextValues};
 use toolbridge_protocol::manifest::{SLUG_RULE, is_tool_slug};
 use toolbridge_protocol::money::decimal_from_f64;
 use toolbridge_protocol::notification::SessionEndReason;
@@ -23,6 +23,7 @@ use wasm_bindgen_futures::future_to_promise;
 use web_sys::{Element, HtmlIFrameElement, MessageEvent, Window};
 
 use crate::backend::{Backend, Fetched};
+use crate::context::PageContext;
 use crate::debug::{AddLinesPhases, DebugLog, OpenQuotePhases};
 use crate::dispatch::{fetch_context, typed};
 use crate::editor::{Change, Editor, QuoteView, Session};
@@ -54,6 +55,8 @@ pub(crate) struct Shared {
     changes: Rc<Listeners>,
     /// The page's hooks for the `ui.*` extensions.
     pub(crate) hooks: Hooks,
+    /// The context the page gave with `setContext`.
+    pub(crate) page_context: PageContext,
     /// Whether tools were told the session ended (told once, until a user
     /// is known again).
     pub(crate) session_ended: std::cell::Cell<bool>,
@@ -76,11 +79,30 @@ impl Shared {
         if let Some((context, _)) = self.context.borrow().as_ref() {
             return Ok(context.clone());
         }
-        let context = fetch_context(self).await?;
+        let mut context = fetch_context(self).await?;
+        self.page_context.apply_to(&mut context.values);
         let js = json::to_js(&context)?;
         *self.context.borrow_mut() = Some((context.clone(), js));
         self.session_ended.set(false);
         Ok(context)
+    }
+
+    /// The kept user's context beyond 2.1.0, when known.
+    pub(crate) fn kept_values(&self) -> Option<ContextValues> {
+        self.context
+            .borrow()
+            .as_ref()
+            .map(|(context, _)| context.values.clone())
+    }
+
+    /// Sets the page's context over the kept user's, when there is one.
+    pub(crate) fn reapply_page_context(&self) -> Result<(), Error> {
+        let mut kept = self.context.borrow_mut();
+        if let Some((context, js)) = kept.as_mut() {
+            self.page_context.apply_to(&mut context.values);
+            *js = json::to_js(&*context)?;
+        }
+        Ok(())
     }
 
     /// The kept user as `context.get` answers it, when known.
@@ -398,6 +420,7 @@ impl Host {
             catalog: RefCell::default(),
             changes: Rc::default(),
             hooks: Hooks::default(),
+            page_context: PageContext::default(),
             session_ended: std::cell::Cell::new(false),
             add_lines_phases: std::cell::Cell::default(),
             open_quote_phases: std::cell::Cell::default(),
@@ -749,6 +772,7 @@ impl Host {
     #[wasm_bindgen(js_name = forgetSession)]
     pub fn forget_session(&self) {
         self.shared.forget_context();
+        self.shared.page_context.forget();
         self.shared.session_ended.set(false);
     }
 
@@ -772,6 +796,11 @@ impl Host {
 }
 
 impl Host {
+    /// The state the page API shares with the rest of the module.
+    pub(crate) fn shared(&self) -> &Rc<Shared> {
+        &self.shared
+    }
+
     /// Where the last `quotes.addLines` spent its time, phase by phase: for
     /// the bench (`host/tests/bench.rs`), not the page (no JavaScript name).
     #[doc(hidden)]

@@ -37,6 +37,7 @@
 #![deny(missing_docs)]
 
 mod backend;
+mod context;
 mod debug;
 mod dispatch;
 mod editor;

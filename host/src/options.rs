@@ -52,7 +52,7 @@ impl HostOptions {
 }
 
 /// `host.mount(container, {slug, origin, type, entry?, title?, autoResize?,
-/// settings?})`.
+/// settings?, identity?})`.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct RawTool {
@@ -66,6 +66,8 @@ struct RawTool {
     title: Option<String>,
     #[serde(default)]
     auto_resize: Option<Value>,
+    #[serde(default)]
+    identity: bool,
 }
 
 /// A tool to mount, checked.
@@ -88,6 +90,9 @@ pub(crate) struct ToolOptions {
     /// The tool's install settings, which `settings.get` answers; `None`
     /// when the page passed none (and then `settings.*` is not offered).
     pub(crate) settings: Option<Map<String, Value>>,
+    /// Whether the tool may ask for an identity token (`auth.getToken`): the
+    /// page passes its installed manifest's `permissions.identity`.
+    pub(crate) identity: bool,
 }
 
 impl ToolOptions {
@@ -128,6 +133,7 @@ impl ToolOptions {
         Ok(Self {
             auto_resize,
             settings,
+            identity: raw.identity,
             title: raw.title.unwrap_or_else(|| raw.slug.clone()),
             slug: raw.slug,
             origin,

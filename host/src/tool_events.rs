@@ -20,7 +20,7 @@ use crate::json;
 
 impl Shared {
     /// The ports of the connected tools whose welcome offered `capability`.
-    fn ports_offering(&self, capability: Capability) -> Vec<MessagePort> {
+    pub(crate) fn ports_offering(&self, capability: Capability) -> Vec<MessagePort> {
         self.tools
             .borrow()
             .iter()

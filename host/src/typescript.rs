@@ -24,7 +24,7 @@ export interface HostOptions {
 export interface HostBackend {
   /** Called for every request the host makes. `request` is a standard `Request`: its URL is
    * `apiBase` followed by the path (`/me`, `/products?page=1&pageSize=50`, `/catalog/index`,
-   * `/quotes/{id}/lines`, …); it has the method, an `Accept: application/json` header,
+   * `/quotes/{id}/lines`, `/tools/{slug}/token` for a tool's identity token, …); it has the method, an `Accept: application/json` header,
    * `Content-Type: application/json` and a JSON body when it sends one, `If-None-Match` when
    * revalidating, and a `signal` that aborts at the request timeout. Its
    * `credentials: "include"` and CORS mode matter only if you pass it on to `fetch`.
@@ -56,6 +56,11 @@ export interface ToolOptions {
    * `settings.changed` (see `host.setToolSettings`); without, neither. Not secret: the tool's page
    * reads them, as every user of the organisation's tools can. */
   settings?: ToolSettings;
+  /** The installed manifest asks for `permissions.identity` (`identity` in `GET /api/tools`).
+   * With it the tool is offered `auth.getToken`, which the host answers by
+   * `POST {apiBase}/tools/{slug}/token` with the page's session; without, a call is refused with
+   * `NOT_ALLOWED` and no request. The server refuses a tool whose manifest lacks it either way. */
+  identity?: boolean;
 }
 
 /** A tool's install settings: setting keys to strings, numbers and booleans. */
@@ -71,7 +76,21 @@ export type Capability =
   | "ui.autoResize"
   | "ui.toast"
   | "ui.confirm"
-  | "ui.openQuote";
+  | "ui.openQuote"
+  | "auth.getToken"
+  | "context.changed";
+
+/** `host.setContext(values)`: the page's context beyond bridge 2.1.0, each value optional. */
+export interface HostContext {
+  /** An IANA time zone name, e.g. "Pacific/Auckland". */
+  timeZone?: string;
+  /** An ISO 4217 currency code in capitals, e.g. "NZD". */
+  currency?: string;
+  /** A BCP 47 language tag, e.g. "en-NZ". */
+  locale?: string;
+  units?: "metric" | "imperial";
+  theme?: "light" | "dark";
+}
 
 /** What `host.onToast`'s hook is given: show `message` as text, labelled with `toolName`. */
 export interface ToastRequest {

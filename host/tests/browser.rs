@@ -11,6 +11,7 @@
 // Test code: a panic is how a helper reports a failed expectation.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod context;
 mod extensions;
 mod fixture;
 mod page_backend;

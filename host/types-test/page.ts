@@ -15,7 +15,10 @@ export async function mountEstimator(panel: HTMLElement, quoteId: string): Promi
     entry: "/index.html",
     autoResize: { min: 120, max: 900 },
     settings: { wastePercent: 10, region: "North", showCost: false },
+    identity: true,
   });
+  const tokenCapability: Capability = "auth.getToken";
+  console.log(tokenCapability);
   const changed: ToolSettings = { wastePercent: 12 };
   host.setToolSettings("estimator", changed);
   const frame: HTMLIFrameElement = tool.frame;
@@ -114,4 +117,13 @@ export function mistakes(host: Host, panel: HTMLElement): void {
   new Host({ apiBase: "/api/v1", backend: { fetch: async () => ({ items: [] }) } });
   // @ts-expect-error: a backend is an object with fetch, not a URL
   new Host({ apiBase: "/api/v1", backend: "https://api.example" });
+  // @ts-expect-error: a theme is light or dark
+  host.setContext({ theme: "blue" });
+  // @ts-expect-error: units are metric or imperial
+  host.setContext({ units: "furlongs" });
+}
+
+export function context(host: Host): void {
+  host.setContext({ timeZone: "Pacific/Auckland", currency: "NZD", locale: "en-NZ", units: "metric", theme: "dark" });
+  host.setContext({ theme: "light" });
 }

@@ -5,8 +5,8 @@
 //! before it relies on one, so a tool written for a plain 2.1.0 host keeps
 //! working and an extension degrades cleanly where it is missing. What is
 //! offered follows from what the page installed (the tool's manifest type,
-//! the `autoResize` bounds and `settings` it mounted the tool with, and the
-//! hooks it set), never from anything the tool says.
+//! the `autoResize` bounds, `settings` and `identity` it mounted the tool
+//! with, and the hooks it set), never from anything the tool says.
 
 use std::fmt;
 
@@ -40,11 +40,18 @@ pub enum Capability {
     UiConfirm,
     /// The `ui.openQuote` method (the page set `host.onNavigate`).
     UiOpenQuote,
+    /// The `auth.getToken` method (the page mounted the tool with
+    /// `identity`, which it takes from the installed manifest's
+    /// `permissions.identity`).
+    AuthGetToken,
+    /// The `context.changed` event (the page gave the host its context with
+    /// `host.setContext`).
+    ContextChanged,
 }
 
 impl Capability {
     /// Every capability, in the order a welcome lists them.
-    pub const ALL: [Capability; 9] = [
+    pub const ALL: [Capability; 11] = [
         Capability::QuotesGetOpen,
         Capability::QuoteChanged,
         Capability::SessionEnded,
@@ -54,6 +61,8 @@ impl Capability {
         Capability::UiToast,
         Capability::UiConfirm,
         Capability::UiOpenQuote,
+        Capability::AuthGetToken,
+        Capability::ContextChanged,
     ];
 
     /// The wire name, e.g. `"quote.changed"`.
@@ -63,11 +72,13 @@ impl Capability {
             Capability::SessionEnded => "session.ended",
             Capability::SettingsChanged => "settings.changed",
             Capability::UiAutoResize => "ui.autoResize",
+            Capability::ContextChanged => "context.changed",
             Capability::QuotesGetOpen
             | Capability::SettingsGet
             | Capability::UiToast
             | Capability::UiConfirm
-            | Capability::UiOpenQuote => self.method().map_or("", Method::name),
+            | Capability::UiOpenQuote
+            | Capability::AuthGetToken => self.method().map_or("", Method::name),
         }
     }
 
@@ -85,10 +96,12 @@ impl Capability {
             Capability::UiToast => Some(Method::UiToast),
             Capability::UiConfirm => Some(Method::UiConfirm),
             Capability::UiOpenQuote => Some(Method::UiOpenQuote),
+            Capability::AuthGetToken => Some(Method::AuthGetToken),
             Capability::QuoteChanged
             | Capability::SessionEnded
             | Capability::SettingsChanged
-            | Capability::UiAutoResize => None,
+            | Capability::UiAutoResize
+            | Capability::ContextChanged => None,
         }
     }
 
@@ -99,7 +112,8 @@ impl Capability {
     }
 
     /// Whether the capability depends on what the page set up (the mount's
-    /// `autoResize` or `settings`, a hook) rather than on the tool's type.
+    /// `autoResize`, `settings` or `identity`, a hook) rather than on the
+    /// tool's type.
     pub fn is_up_to_the_page(self) -> bool {
         matches!(
             self,
@@ -109,6 +123,8 @@ impl Capability {
                 | Capability::UiToast
                 | Capability::UiConfirm
                 | Capability::UiOpenQuote
+                | Capability::AuthGetToken
+                | Capability::ContextChanged
         )
     }
 
@@ -146,6 +162,8 @@ impl Capability {
                 Some("the mount's settings option")
             }
             Capability::UiAutoResize => Some("the mount's autoResize option"),
+            Capability::AuthGetToken => Some("the mount's identity option"),
+            Capability::ContextChanged => Some("host.setContext"),
             _ => None,
         }
     }
@@ -220,7 +238,7 @@ mod tests {
             ]
         );
         let all = Capability::ALL;
-        assert!(all.iter().filter(|c| c.is_up_to_the_page()).count() == 6);
+        assert!(all.iter().filter(|c| c.is_up_to_the_page()).count() == 8);
         assert!(
             all.iter()
                 .all(|c| c.is_up_to_the_page() == c.page_setup().is_some())
@@ -233,6 +251,12 @@ mod tests {
         assert!(!standalone.contains(&Capability::QuotesGetOpen));
         assert!(!standalone.contains(&Capability::QuoteChanged));
         assert_eq!(standalone.len(), Capability::ALL.len() - 2);
+        // So is the context's event.
+        assert_eq!(
+            Capability::offered_to(ToolType::Standalone, &[Capability::ContextChanged]),
+            [Capability::SessionEnded, Capability::ContextChanged]
+        );
+        assert_eq!(Capability::ContextChanged.name(), "context.changed");
         // Settings are the page's to give, to a tool of either type.
         let settings = [Capability::SettingsGet, Capability::SettingsChanged];
         assert_eq!(
@@ -248,6 +272,35 @@ mod tests {
         assert_eq!(
             Capability::offered_to(ToolType::Standalone, &toast_only),
             [Capability::SessionEnded, Capability::UiToast]
+        );
+    }
+
+    #[test]
+    fn the_identity_token_is_offered_only_where_the_page_mounted_the_tool_with_identity() {
+        assert_eq!(Capability::AuthGetToken.name(), "auth.getToken");
+        assert_eq!(
+            Capability::AuthGetToken.method(),
+            Some(Method::AuthGetToken)
+        );
+        for tool_type in [ToolType::Standalone, ToolType::QuotingExtension] {
+            // Without the mount's identity option: never, whatever else the page set up.
+            let everything_else: Vec<Capability> = Capability::ALL
+                .into_iter()
+                .filter(|c| *c != Capability::AuthGetToken)
+                .collect();
+            assert!(
+                !Capability::offered_to(tool_type, &everything_else)
+                    .contains(&Capability::AuthGetToken)
+            );
+            // With it: to a tool of either type.
+            assert!(
+                Capability::offered_to(tool_type, &[Capability::AuthGetToken])
+                    .contains(&Capability::AuthGetToken)
+            );
+        }
+        assert_eq!(
+            Capability::AuthGetToken.page_setup(),
+            Some("the mount's identity option")
         );
     }
 }

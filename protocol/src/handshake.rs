@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::capability::Capability;
+use crate::context::Theme;
 use crate::manifest::ToolType;
 use crate::method::Method;
 
@@ -37,7 +38,8 @@ pub struct Hello {
     pub instance: String,
 }
 
-/// `{toolbridge:"welcome", protocol, toolType, methods, capabilities}`.
+/// `{toolbridge:"welcome", protocol, toolType, methods, capabilities,
+/// theme?}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Welcome {
@@ -51,6 +53,11 @@ pub struct Welcome {
     /// none (an older one) offers none.
     #[serde(default)]
     pub capabilities: Vec<Capability>,
+    /// The page's theme when the host knows it, which bridge.js applies to
+    /// the tool's document before the tool's code hears anything (beyond
+    /// 2.1.0; an older host sends none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub theme: Option<Theme>,
 }
 
 impl Welcome {
@@ -62,6 +69,7 @@ impl Welcome {
             tool_type,
             methods: Method::granted_to(tool_type),
             capabilities: Capability::offered_to(tool_type, page),
+            theme: None,
         }
     }
 }

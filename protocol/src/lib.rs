@@ -15,7 +15,9 @@
 //! - the extensions beyond bridge 2.1.0: what a host offers a tool
 //!   ([`capability`]), the notifications both ways on the private port
 //!   ([`notification`]), the `ui.*` requests and their limits ([`ui`]), and
-//!   the open quote as a tool reads it ([`quote_view`]);
+//!   the open quote as a tool reads it ([`quote_view`]), and the identity
+//!   token a tool asks for to show its own server who the user is
+//!   ([`identity`]);
 //! - validation that reports every violation with its path
 //!   ([`add_lines::validate_batch`], [`create_quote::validate_bridge_create`],
 //!   [`create_quote::validate_rest_create`], [`paging::read_list_request`]);
@@ -39,6 +41,7 @@ pub mod error;
 pub mod error_reference;
 pub mod handshake;
 mod id_index;
+pub mod identity;
 mod input;
 pub mod job;
 pub mod limits;

@@ -17,6 +17,8 @@ use crate::settings::SettingValue;
 pub const QUOTE: &str = "quote";
 /// The event name of a [`ToolSettingsEvent`].
 pub const TOOL_SETTINGS: &str = "toolSettings";
+/// The event name of a [`ContextEvent`].
+pub const CONTEXT: &str = "context";
 /// The event name that tells a page it may have missed events: reload what it shows.
 pub const RESYNC: &str = "resync";
 
@@ -72,6 +74,29 @@ pub struct ToolSettingsEvent {
     pub slug: String,
     /// The values the tool now sees, as `GET /api/tools` lists them.
     pub settings: BTreeMap<String, SettingValue>,
+}
+
+/// Whose values a [`ContextEvent`] is about.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ContextScope {
+    /// The organisation's: every user's pages hear it.
+    Organisation,
+    /// One user's own: only that user's pages hear it.
+    User,
+}
+
+/// The data of a [`CONTEXT`] event: the time zone, currency, units or theme in effect changed.
+/// A page reads the signed-in user's context again (`GET /api/session`) and passes it on to its
+/// host.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContextEvent {
+    /// Whose values changed.
+    pub scope: ContextScope,
+    /// The names of the values that were set (`timeZone`, `currency`, `units`, `theme`).
+    pub fields: Vec<String>,
 }
 
 #[cfg(test)]

@@ -92,10 +92,11 @@ pub struct ToolManifest {
     pub permissions: Permissions,
 }
 
-/// The manifest's `permissions`: today only the outside origins the tool's
-/// page may connect to (`fetch`, `XMLHttpRequest`, `WebSocket`,
-/// `EventSource`), which its origin's Content-Security-Policy adds to
-/// `connect-src`.
+/// The manifest's `permissions`: the outside origins the tool's page may
+/// connect to (`fetch`, `XMLHttpRequest`, `WebSocket`, `EventSource`), which
+/// its origin's Content-Security-Policy adds to `connect-src`, and whether
+/// the tool may ask for a platform-signed token about its user
+/// (`auth.getToken`, [`crate::identity`]).
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Permissions {
@@ -103,17 +104,21 @@ pub struct Permissions {
     /// [`check_connect_origin`].
     #[serde(default)]
     pub connect: Vec<String>,
+    /// Whether the tool may ask the host for an identity token
+    /// (`permissions.identity: true`); `false` when absent.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub identity: bool,
 }
 
 impl Permissions {
     /// Whether nothing is asked for.
     pub fn is_empty(&self) -> bool {
-        self.connect.is_empty()
+        self.connect.is_empty() && !self.identity
     }
 }
 
 /// The permissions a manifest may ask for.
-pub const PERMISSIONS: [&str; 1] = ["connect"];
+pub const PERMISSIONS: [&str; 2] = ["connect", "identity"];
 
 /// Most origins `permissions.connect` may list.
 pub const MAX_CONNECT_ORIGINS: usize = 10;
@@ -121,14 +126,15 @@ pub const MAX_CONNECT_ORIGINS: usize = 10;
 /// Longest origin, in bytes (a DNS name is at most 253).
 const ORIGIN_MAX_LEN: usize = 300;
 
-/// Reads the manifest's `permissions` field: an object whose only key is
-/// `connect`, an array of at most [`MAX_CONNECT_ORIGINS`] unique origins,
-/// each as [`check_connect_origin`] wants it.
+/// Reads the manifest's `permissions` field: an object whose keys are
+/// among [`PERMISSIONS`]: `connect`, an array of at most
+/// [`MAX_CONNECT_ORIGINS`] unique origins, each as [`check_connect_origin`]
+/// wants it, and `identity`, `true` or `false`.
 ///
 /// # Errors
 ///
 /// `INVALID_PARAMS` with every problem at its path (`permissions.storage`,
-/// `permissions.connect[2]`).
+/// `permissions.connect[2]`, `permissions.identity`).
 pub fn read_permissions(value: &Value) -> Result<Permissions, Error> {
     let mut errors = Violations::default();
     let Value::Object(object) = value else {
@@ -183,7 +189,21 @@ pub fn read_permissions(value: &Value) -> Result<Permissions, Error> {
             format!("must be an array of https origins, not {}", kind(other)),
         ),
     }
-    errors.into_result(Permissions { connect })
+    let identity = match object.get("identity") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(identity)) => *identity,
+        Some(other) => {
+            errors.push(
+                "permissions.identity",
+                format!(
+                    "must be true or false (true lets the tool ask for an identity token), not {}",
+                    kind(other)
+                ),
+            );
+            false
+        }
+    };
+    errors.into_result(Permissions { connect, identity })
 }
 
 /// Checks one origin of `permissions.connect`: exactly `https://`, a

@@ -57,6 +57,10 @@ pub enum Method {
     /// `ui.openQuote` (extension): take the user to a quote.
     #[serde(rename = "ui.openQuote")]
     UiOpenQuote,
+    /// `auth.getToken` (extension): a token the platform signed about the
+    /// signed-in user, for the tool's own server (`crate::identity`).
+    #[serde(rename = "auth.getToken")]
+    AuthGetToken,
 }
 
 impl Method {
@@ -76,18 +80,19 @@ impl Method {
 
     /// The extension methods, each offered as the capability of the same
     /// name.
-    pub const EXTENSIONS: [Method; 5] = [
+    pub const EXTENSIONS: [Method; 6] = [
         Method::QuotesGetOpen,
         Method::SettingsGet,
         Method::UiToast,
         Method::UiConfirm,
         Method::UiOpenQuote,
+        Method::AuthGetToken,
     ];
 
     /// Every method a host answers: the specification's, then the
     /// extensions.
-    pub const ALL: [Method; 14] = {
-        let mut all = [Method::ContextGet; 14];
+    pub const ALL: [Method; 15] = {
+        let mut all = [Method::ContextGet; 15];
         let mut i = 0;
         while i < all.len() {
             all[i] = if i < Self::SPEC.len() {
@@ -117,6 +122,7 @@ impl Method {
             Method::UiToast => "ui.toast",
             Method::UiConfirm => "ui.confirm",
             Method::UiOpenQuote => "ui.openQuote",
+            Method::AuthGetToken => "auth.getToken",
         }
     }
 

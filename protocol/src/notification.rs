@@ -4,8 +4,9 @@
 //! - Tool → host: what bridge.js reports, `sdk.blocked` ([`crate::blocked`])
 //!   and `ui.resize` (the document's height, for auto-resize).
 //! - Host → tool: the events a tool subscribes to with `bridge.on`,
-//!   `quote.changed`, `session.ended` and `settings.changed` (with the
-//!   install settings the page passes, read by [`read_settings_values`]);
+//!   `quote.changed`, `session.ended`, `settings.changed` (with the
+//!   install settings the page passes, read by [`read_settings_values`])
+//!   and `context.changed` (the values of the host's context that changed);
 //!   and `bridge.deprecated`, which bridge.js shows on the tool's console
 //!   ([`Deprecation`]).
 //!
@@ -16,6 +17,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::blocked::{BLOCKED_METHOD, BlockedReport, read_blocked_params};
+use crate::context::ContextValues;
 use crate::quote_view::BridgeOpenQuoteDto;
 use crate::rpc::JSONRPC_VERSION;
 use crate::ui::read_resize;
@@ -75,14 +77,17 @@ pub enum EventName {
     SessionEnded,
     /// `settings.changed` (tools the page mounted with settings).
     SettingsChanged,
+    /// `context.changed` (the page gave the host its context).
+    ContextChanged,
 }
 
 impl EventName {
     /// Every event.
-    pub const ALL: [EventName; 3] = [
+    pub const ALL: [EventName; 4] = [
         EventName::QuoteChanged,
         EventName::SessionEnded,
         EventName::SettingsChanged,
+        EventName::ContextChanged,
     ];
 
     /// The wire name, also the notification's method.
@@ -91,6 +96,7 @@ impl EventName {
             EventName::QuoteChanged => "quote.changed",
             EventName::SessionEnded => "session.ended",
             EventName::SettingsChanged => "settings.changed",
+            EventName::ContextChanged => "context.changed",
         }
     }
 }
@@ -141,6 +147,9 @@ pub enum HostEvent<'q> {
     /// `settings.changed`: `{settings}`, the tool's install settings now,
     /// whole (as `settings.get` would answer).
     SettingsChanged(&'q Map<String, Value>),
+    /// `context.changed`: the values of the host's context that changed,
+    /// and only those (`{theme: "dark"}`), as `context.get` now answers them.
+    ContextChanged(&'q ContextValues),
 }
 
 impl HostEvent<'_> {
@@ -150,6 +159,7 @@ impl HostEvent<'_> {
             HostEvent::QuoteChanged { .. } => EventName::QuoteChanged,
             HostEvent::SessionEnded(_) => EventName::SessionEnded,
             HostEvent::SettingsChanged(_) => EventName::SettingsChanged,
+            HostEvent::ContextChanged(_) => EventName::ContextChanged,
         }
     }
 
@@ -193,6 +203,11 @@ impl HostEvent<'_> {
                 jsonrpc: JSONRPC_VERSION,
                 method,
                 params: Settings { settings },
+            }),
+            HostEvent::ContextChanged(changed) => serde_json::to_string(&Notification {
+                jsonrpc: JSONRPC_VERSION,
+                method,
+                params: changed,
             }),
         };
         text.map_err(|error| Error::Internal(format!("cannot encode {method}: {error}")))
@@ -353,7 +368,22 @@ mod tests {
         }
         assert_eq!(
             EventName::ALL.map(EventName::name),
-            ["quote.changed", "session.ended", "settings.changed"]
+            [
+                "quote.changed",
+                "session.ended",
+                "settings.changed",
+                "context.changed"
+            ]
+        );
+        let changed = crate::context::ContextValues {
+            theme: Some(crate::context::Theme::Dark),
+            ..crate::context::ContextValues::default()
+        };
+        let value: Value =
+            serde_json::from_str(&HostEvent::ContextChanged(&changed).to_json().unwrap()).unwrap();
+        assert_eq!(
+            value,
+            json!({"jsonrpc": "2.0", "method": "context.changed", "params": {"theme": "dark"}})
         );
         let settings =
             read_settings_values(&json!({"wastePercent": 12, "region": "North"})).unwrap();

@@ -247,6 +247,46 @@ fn permissions_read_their_origins_in_order() {
     assert_eq!(paths, ["permissions.storage", "permissions.connect[0]"]);
 }
 
+#[test]
+fn permissions_identity_is_a_boolean_false_when_absent() {
+    let read = read_permissions(&json!({"identity": true})).unwrap();
+    assert!(read.identity && read.connect.is_empty() && !read.is_empty());
+    assert!(!read_permissions(&json!({})).unwrap().identity);
+    assert!(
+        !read_permissions(&json!({"identity": false}))
+            .unwrap()
+            .identity
+    );
+    assert!(
+        read_permissions(&json!({"identity": false}))
+            .unwrap()
+            .is_empty()
+    );
+    for wrong in [json!("true"), json!(1), json!({}), json!([true])] {
+        let found = problems(&read_permissions(&json!({"identity": wrong})).unwrap_err());
+        assert_eq!(found.len(), 1, "{wrong}: {found:?}");
+        assert_eq!(found[0].0, "permissions.identity", "{wrong}");
+        assert!(found[0].1.starts_with("must be true or false"), "{found:?}");
+    }
+    // The permission survives the manifest's round trip, and is left out when not asked for.
+    let manifest: ToolManifest = serde_json::from_value(json!({
+        "name": "Vendor prices", "shortName": "Prices", "type": "standalone", "version": "1.0.0",
+        "description": "Prices from the vendor.", "entry": "index.html",
+        "permissions": {"connect": ["https://api.vendor.example"], "identity": true}
+    }))
+    .unwrap();
+    assert!(manifest.permissions.identity);
+    let written = serde_json::to_value(&manifest).unwrap();
+    assert_eq!(written["permissions"]["identity"], true);
+    let mut without = manifest.clone();
+    without.permissions.identity = false;
+    let written = serde_json::to_value(&without).unwrap();
+    assert!(
+        written["permissions"].get("identity").is_none(),
+        "{written}"
+    );
+}
+
 /// A DNS label: lower-case letters, digits and inner hyphens.
 fn label() -> impl Strategy<Value = String> {
     "[a-z0-9]([a-z0-9-]{0,20}[a-z0-9])?".prop_filter("not all digits", |label| {

@@ -21,6 +21,9 @@ pub(crate) enum Kind {
     WaitsForUser,
     /// `ui.openQuote(id)`: sends `{id}`, and waits for the user too.
     OpenQuote,
+    /// `auth.getToken()`: answered from the kept token while it is fresh
+    /// (module `token`).
+    Token,
 }
 
 /// The functions of each namespace (its object under `window.bridge`): the
@@ -28,7 +31,7 @@ pub(crate) enum Kind {
 /// and `ui.setAutoResize`. The first nine methods are 2.1.0's; the rest are
 /// extensions, which the host lists in the welcome's `capabilities` when it
 /// offers them.
-const NAMESPACES: [(&str, &[(&str, Act)]); 9] = [
+const NAMESPACES: [(&str, &[(&str, Act)]); 10] = [
     ("context", &[("get", PLAIN)]),
     ("customers", &[("list", PLAIN)]),
     ("products", &[("list", PLAIN)]),
@@ -45,6 +48,7 @@ const NAMESPACES: [(&str, &[(&str, Act)]); 9] = [
         ],
     ),
     ("settings", &[("get", PLAIN)]),
+    ("auth", &[("getToken", Act::Call(Kind::Token))]),
     (
         "ui",
         &[

@@ -122,6 +122,10 @@ impl Sdk {
             if method == self.keys.deprecated {
                 self.show_deprecation_once(&params);
             } else if method.is_string() {
+                let changed: JsValue = "context.changed".into();
+                if method == changed {
+                    crate::theme::apply(&self.window, &get_key(&params, &"theme".into()));
+                }
                 self.dispatch(&method, &params);
             }
             return;

@@ -152,6 +152,7 @@ impl Sdk {
         set(&self.link, "info", &info);
         self.watch_requests(&event.origin());
         set(&self.link, "reason", &JsValue::UNDEFINED);
+        crate::theme::apply(&self.window, &get(&data, "theme"));
         self.flush_queue(&port);
         for waiter in take_all(&self.waiters).iter() {
             let _ = Function::from(waiter.unchecked_into::<Array>().get(0))

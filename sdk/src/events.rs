@@ -17,7 +17,12 @@ use wasm_bindgen::prelude::*;
 use crate::sdk::Sdk;
 
 /// The events a tool may subscribe to.
-pub(crate) const EVENTS: [&str; 3] = ["quote.changed", "session.ended", "settings.changed"];
+pub(crate) const EVENTS: [&str; 4] = [
+    "quote.changed",
+    "session.ended",
+    "settings.changed",
+    "context.changed",
+];
 
 impl Sdk {
     /// `bridge.on(event, listener)`: subscribes, returning the function that
@@ -28,7 +33,7 @@ impl Sdk {
         if subscriptions.is_undefined() {
             wasm_bindgen::throw_val(self.errors.invalid(
                 "event",
-                "bridge.on takes \"quote.changed\", \"session.ended\" or \"settings.changed\"",
+                "bridge.on takes \"quote.changed\", \"session.ended\", \"settings.changed\" or \"context.changed\"",
             ));
         }
         if !listener.is_function() {

@@ -16,8 +16,13 @@
 //!   `ui.openQuote` have no call deadline, since they wait for the user
 //!   (module `calls`);
 //! - `bridge.on(event, listener)` for the host's `quote.changed`,
-//!   `session.ended` and `settings.changed` notifications, which count only
-//!   on the private port (module `events`);
+//!   `session.ended`, `settings.changed` and `context.changed`
+//!   notifications, which count only on the private port (module `events`);
+//! - the page's theme, which the host names in the welcome and in
+//!   `context.changed`, set on the tool's document as CSS custom properties
+//!   (module `theme`);
+//! - `auth.getToken()`, whose token bridge.js keeps until shortly before it
+//!   expires, so calling it often costs no round trip (module `token`);
 //! - auto-resize: the page's height, reported to the host as `ui.resize`
 //!   notifications at most once per animation frame, which
 //!   `bridge.ui.setAutoResize(false)` turns off (module `resize`).
@@ -52,6 +57,8 @@ mod object;
 mod resize;
 mod runtime;
 mod sdk;
+mod theme;
+mod token;
 
 use wasm_bindgen::prelude::*;
 

@@ -10,7 +10,7 @@
 //! holds one closure shim rather than one per function.
 
 use alloc::rc::Rc;
-use core::cell::{Cell, OnceCell};
+use core::cell::{Cell, OnceCell, RefCell};
 
 use js_sys::{Array, Function, Map, Object};
 use wasm_bindgen::JsValue;
@@ -59,6 +59,10 @@ pub(crate) enum Act {
     Resized,
     /// The animation frame in which the page is measured.
     Frame,
+    /// The host answered `auth.getToken`.
+    TokenArrived,
+    /// `auth.getToken` failed.
+    TokenFailed,
 }
 
 /// The handlers registered with the browser, made once.
@@ -78,6 +82,10 @@ pub(crate) struct Handlers {
     /// Watches the size of the document element and the body for
     /// auto-resize.
     pub(crate) observer: ResizeObserver,
+    /// Keeps the identity token the host answered.
+    pub(crate) token_arrived: Function,
+    /// Forgets a failed identity token request.
+    pub(crate) token_failed: Function,
 }
 
 /// The property names and values every call uses, made into JS strings once
@@ -143,6 +151,12 @@ pub(crate) struct Sdk {
     pub(crate) warned_deprecation: Cell<bool>,
     pub(crate) errors: ErrorClass,
     pub(crate) handlers: OnceCell<Handlers>,
+    /// The identity token kept (module `token`), handed out until
+    /// `token_until` (on `performance.now()`'s clock).
+    pub(crate) token: RefCell<JsValue>,
+    pub(crate) token_until: Cell<f64>,
+    /// The Promise of the `auth.getToken` request out, if one is.
+    pub(crate) token_pending: RefCell<JsValue>,
 }
 
 impl Sdk {
@@ -171,6 +185,9 @@ impl Sdk {
             warned_deprecation: Cell::new(false),
             errors,
             handlers: OnceCell::new(),
+            token: RefCell::new(JsValue::UNDEFINED),
+            token_until: Cell::new(f64::NEG_INFINITY),
+            token_pending: RefCell::new(JsValue::UNDEFINED),
         });
         let handler = |act| sdk.function(act, JsValue::UNDEFINED);
         let resized = handler(Act::Resized);
@@ -182,6 +199,8 @@ impl Sdk {
             hello_tick: handler(Act::HelloTick),
             off: handler(Act::Off),
             frame: handler(Act::Frame),
+            token_arrived: handler(Act::TokenArrived),
+            token_failed: handler(Act::TokenFailed),
         });
         sdk
     }
@@ -206,7 +225,10 @@ impl Sdk {
         second: &JsValue,
     ) -> JsValue {
         match act {
+            Act::Call(Kind::Token) => return self.token(value).into(),
             Act::Call(kind) => return self.call(kind, value, first).into(),
+            Act::TokenArrived => return self.token_arrived(&first),
+            Act::TokenFailed => return self.token_failed(&first),
             Act::Ready => return self.ready().into(),
             Act::Supports => return self.supports(&first).into(),
             Act::On => return self.on(&first, second),

@@ -665,3 +665,55 @@ async fn full_height_page_settles_at_one_height_below_the_maximum() {
     // would have grown the frame again without the rule.
     assert!(rounded_up(&report["pageHeight"]) > frame, "{report}");
 }
+
+#[wasm_bindgen_test]
+async fn the_theme_is_set_on_the_document_at_connect_and_on_each_change() {
+    let mut options = offering(&["context.changed"]);
+    options["theme"] = json!("dark");
+    let report = scenario(Frame::CrossOrigin, "theme", &options).await;
+    assert_eq!(report["supports"], true, "{report}");
+    let dark = &report["atConnect"];
+    assert_eq!(dark["attribute"], "dark", "{report}");
+    assert_eq!(dark["color-scheme"], "dark");
+    for name in [
+        "--tb-bg",
+        "--tb-surface",
+        "--tb-fg",
+        "--tb-muted",
+        "--tb-accent",
+        "--tb-border",
+        "--tb-danger",
+    ] {
+        assert!(
+            dark[name]
+                .as_str()
+                .is_some_and(|value| value.starts_with('#')),
+            "{name}: {report}"
+        );
+    }
+    let light = &report["afterLight"];
+    assert_eq!(light["attribute"], "light", "{report}");
+    assert_eq!(light["color-scheme"], "light");
+    assert_ne!(light["--tb-bg"], dark["--tb-bg"]);
+    assert_ne!(light["--tb-fg"], dark["--tb-fg"]);
+    // A change without a theme, or with one bridge.js does not know, leaves it.
+    assert_eq!(report["afterCurrency"], *light);
+    assert_eq!(report["afterUnknown"], *light);
+    // Listeners hear exactly what changed, with the theme already set.
+    assert_eq!(
+        report["seen"],
+        json!([
+            {"changed": {"theme": "light"}, "during": "light"},
+            {"changed": {"currency": "AUD"}, "during": "light"},
+            {"changed": {"theme": "purple"}, "during": "light"},
+        ])
+    );
+}
+
+#[wasm_bindgen_test]
+async fn an_older_host_names_no_theme_and_the_document_is_left_alone() {
+    let report = scenario(Frame::CrossOrigin, "theme", &json!({})).await;
+    assert_eq!(report["supports"], false, "{report}");
+    assert_eq!(report["atConnect"]["attribute"], Value::Null, "{report}");
+    assert_eq!(report["atConnect"]["--tb-bg"], "");
+}

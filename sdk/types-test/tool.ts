@@ -155,6 +155,18 @@ export async function wasteAllowance(apply: (percent: number, region: string) =>
   return bridge.supports(offered) && bridge.supports(method) ? stop : () => {};
 }
 
+/** The user, proven to the vendor's server by a token the platform signed. */
+export async function vendorPrices(region: string): Promise<unknown> {
+  const capability: BridgeCapability = "auth.getToken";
+  const method: BridgeMethodName = "auth.getToken";
+  if (!bridge.supports(capability) || !bridge.supports(method)) return null;
+  const token: string = await bridge.auth.getToken();
+  const response = await fetch(`https://api.vendor.example/prices?region=${region}`, {
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  return response.json();
+}
+
 /** What the typings refuse (each line must be a type error). */
 export function refused(): void {
   // @ts-expect-error: not an event
@@ -171,6 +183,8 @@ export function refused(): void {
   void bridge.ui.confirm({ title: "x" });
   // @ts-expect-error: a misspelt method
   void bridge.settings.gets();
+  // @ts-expect-error: the token is a string, and getToken takes nothing a claim could come from
+  void bridge.auth.getToken({ sub: "someone-else" }).then((token: number) => token);
   // @ts-expect-error: settings.get answers the settings object, not a string
   void bridge.settings.get().then((settings: string) => settings);
   // @ts-expect-error: settings.get takes no key; it answers every setting
@@ -180,4 +194,19 @@ export function refused(): void {
   // @ts-expect-error: a setting's value is a string, number or boolean
   const nested: BridgeSettings = { region: { name: "North" } };
   void nested;
+  // @ts-expect-error: a theme is light or dark
+  bridge.on("context.changed", (changed) => changed.theme === "blue");
+  // @ts-expect-error: the time zone is a name, not an offset
+  void bridge.context.get().then((context) => context.timeZone === 12);
+}
+
+export async function followsTheContext(): Promise<string> {
+  const context = await bridge.context.get();
+  const zone: string | undefined = context.timeZone;
+  const stop = bridge.on("context.changed", (changed) => {
+    if (changed.theme !== undefined) document.body.dataset.theme = changed.theme;
+    if (changed.currency !== undefined) document.body.dataset.currency = changed.currency;
+  });
+  stop();
+  return new Intl.DateTimeFormat(context.locale ?? context.cultureCode, { timeZone: zone }).format(new Date());
 }

@@ -11,8 +11,11 @@ export declare const CURRENCY_BY_REGION: Readonly<Record<string, string>>;
 export interface Formatter {
   /** The canonical locale, or `undefined` (the browser's own) when the culture code was not one. */
   readonly locale: string | undefined;
-  /** The ISO currency money is shown in, when the culture's region has one in `CURRENCY_BY_REGION`. */
+  /** The ISO currency money is shown in: the context's, else the culture's region's in
+   * `CURRENCY_BY_REGION`; `undefined` when neither. */
   readonly currency: string | undefined;
+  /** The IANA time zone dates and times are shown in: the context's, else the browser's own. */
+  readonly timeZone: string;
   /** `12.5` → "$12.50" (en-NZ); without a currency, 2 decimals: "12.50". */
   money(value: unknown): string;
   /** Grouped, with at most `maximumFractionDigits` decimals (default 3). */
@@ -25,8 +28,17 @@ export interface Formatter {
   dateTime(value: unknown): string;
 }
 
-/** Formatting for `cultureCode` (`bridge.context.get()`'s `cultureCode`, such as "en-NZ"). */
-export declare function formatter(cultureCode?: string | null): Formatter;
+/** What `formatter` takes from a context (`bridge.context.get()`): each is optional. */
+export interface FormatContext {
+  cultureCode?: string;
+  locale?: string;
+  currency?: string;
+  timeZone?: string;
+}
+
+/** Formatting for `cultureCode` (such as "en-NZ"), or for a whole context
+ * (`formatter(await bridge.context.get())`): its locale, currency and time zone. */
+export declare function formatter(cultureOrContext?: string | FormatContext | null): Formatter;
 
 /** A child of `h`, `append` and `replace`: nodes as they are, strings and numbers as text. */
 export type Child = Node | string | number | null | undefined | false | Child[];

@@ -32,18 +32,38 @@ function formatWhen(format, value) {
   return Number.isNaN(date.getTime()) ? String(value ?? "") : format.format(date);
 }
 
+/** `make()`, or `fallback()` when the browser refuses the options (an unknown zone or currency). */
+function orElse(make, fallback) {
+  try {
+    return make();
+  } catch {
+    return fallback();
+  }
+}
+
 /**
  * Formatting for one culture: `formatter("en-NZ").money(12.5)` → "$12.50". A culture code that is
  * not one (or none) formats as the browser's own locale, and money then without a currency.
  * Anything that is not a finite number formats as "–".
+ *
+ * Given the whole context (`formatter(await bridge.context.get())`), it takes the host's `locale`
+ * (else `cultureCode`), `currency` (else the region's) and `timeZone` (dates and times shown in
+ * it, else in the browser's own zone), where the host has them.
  */
-export function formatter(cultureCode) {
-  const locale = canonicalLocale(cultureCode);
+export function formatter(cultureOrContext) {
+  const context = cultureOrContext && typeof cultureOrContext === "object" ? cultureOrContext : { cultureCode: cultureOrContext };
+  const locale = canonicalLocale(context.locale || context.cultureCode);
   const region = locale ? new Intl.Locale(locale).region : undefined;
-  const currency = region ? CURRENCY_BY_REGION[region] : undefined;
-  const money = currency
-    ? new Intl.NumberFormat(locale, { style: "currency", currency })
-    : new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  const timeZone = typeof context.timeZone === "string" ? context.timeZone : undefined;
+  const money = orElse(
+    () => {
+      const currency = typeof context.currency === "string" ? context.currency : region ? CURRENCY_BY_REGION[region] : undefined;
+      if (!currency) throw new RangeError("no currency");
+      return new Intl.NumberFormat(locale, { style: "currency", currency });
+    },
+    () => new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2 }),
+  );
+  const currency = money.resolvedOptions().currency;
   const numbers = new Map();
   const number = (value, maximumFractionDigits = 3) => {
     if (!isNumber(value)) return "–";
@@ -52,11 +72,16 @@ export function formatter(cultureCode) {
     }
     return numbers.get(maximumFractionDigits).format(value);
   };
-  const dates = new Intl.DateTimeFormat(locale, { dateStyle: "medium" });
-  const dateTimes = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "short" });
+  const when = (options) => orElse(
+    () => new Intl.DateTimeFormat(locale, { ...options, timeZone }),
+    () => new Intl.DateTimeFormat(locale, options),
+  );
+  const dates = when({ dateStyle: "medium" });
+  const dateTimes = when({ dateStyle: "medium", timeStyle: "short" });
   return Object.freeze({
     locale,
     currency,
+    timeZone: dateTimes.resolvedOptions().timeZone,
     money: (value) => (isNumber(value) ? money.format(value) : "–"),
     number,
     /** `15` (already a percentage) → "15%". */

@@ -171,15 +171,27 @@ pub fn router(state: AppState) -> Router {
                 .post(session::sign_in)
                 .delete(session::sign_out),
         )
+        .route(
+            "/api/session/preferences",
+            get(crate::preferences::get).patch(crate::preferences::update),
+        )
         .route("/api/tools", get(tools::listing::list))
         .route("/api/events", get(events::stream))
         .route("/healthz", get(crate::health::live))
+        .route(
+            toolbridge_protocol::identity::JWKS_PATH,
+            get(crate::identity::jwks),
+        )
         .route("/readyz", get(crate::health::ready))
         .route(
             "/api/settings/keys",
             get(settings::keys::list).post(settings::keys::create),
         )
         .route("/api/settings/keys/{id}", delete(settings::keys::revoke))
+        .route(
+            "/api/settings/organisation",
+            get(settings::organisation::get).patch(settings::organisation::update),
+        )
         .route(
             "/api/settings/tools",
             get(settings::tools::list)

@@ -106,6 +106,7 @@ fn store_rule(error: &StoreError) -> Option<RuleError> {
         | StoreError::Migration(_)
         | StoreError::Corrupt { .. }
         | StoreError::Hashing(_)
+        | StoreError::KeyGeneration(_)
         | StoreError::Encoding { .. } => return None,
     })
 }

@@ -1,7 +1,9 @@
 //! Live updates for the app's pages: `GET /api/events`, a stream of Server-Sent Events with every
 //! quote created, saved or sent in the signed-in user's tenant, whoever made the change and on
 //! whichever instance of the server (this page, another user, or an integrator through the REST
-//! API), and every change an administrator of the tenant made to a tool's install settings.
+//! API), every change an administrator of the tenant made to a tool's install settings or to the
+//! organisation's time zone, currency, units or theme, and every change the user made to their own
+//! time zone or theme (which only their pages hear).
 //!
 //! The store records each event in the transaction of its change and hands it to every
 //! instance's subscribers once committed ([`Store::live`]); this module only streams them. Each
@@ -30,6 +32,7 @@ use crate::telemetry::OpenStream;
 struct Cursor {
     store: Store,
     tenant_id: String,
+    user_id: String,
     live: broadcast::Receiver<Live>,
     /// The id of the last event sent (or the tenant's last when `resync` was sent): a live event
     /// at or below it was already sent, as part of what the page had missed.
@@ -45,7 +48,13 @@ impl Cursor {
         loop {
             match self.live.recv().await {
                 Ok(Live::Event(event)) => {
-                    if event.tenant_id == self.tenant_id && event.id > self.last_sent {
+                    if event.tenant_id == self.tenant_id
+                        && event.id > self.last_sent
+                        && event
+                            .user_id
+                            .as_ref()
+                            .is_none_or(|user| *user == self.user_id)
+                    {
                         self.last_sent = event.id;
                         return Some(sse(&event));
                     }
@@ -104,26 +113,32 @@ fn last_event_id(headers: &HeaderMap) -> Option<i64> {
 }
 
 /// `GET /api/events`: the tenant's live events, as Server-Sent Events. `quote` events with a
-/// `QuoteEvent` as JSON data, `toolSettings` events with a `ToolSettingsEvent`, and `resync`
-/// events (reload what is shown: events may have been missed). Every event has an id; sent back as `Last-Event-ID`, the stream starts with what came
+/// `QuoteEvent` as JSON data, `toolSettings` events with a `ToolSettingsEvent`, `context` events
+/// with a `ContextEvent` (the organisation's, or this user's own, time zone, currency, units or
+/// theme changed: read `GET /api/session` again), and `resync` events (reload what is shown: events may have been missed). Every event has an id; sent back as `Last-Event-ID`, the stream starts with what came
 /// after it, or with `resync` when that is no longer known.
 #[utoipa::path(get, path = "/api/events", tag = "session",
     params(("Last-Event-ID" = Option<String>, Header, description = "the id of the last event heard, which a reconnecting EventSource sends: the stream first sends what came after it, or `resync`")),
-    responses((status = 200, description = "text/event-stream: `quote` events (data: QuoteEvent), `toolSettings` events (data: ToolSettingsEvent) and `resync` events, each with an id", content_type = "text/event-stream"), (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "an API key; this stream is for the app's pages", body = Problem, content_type = "application/problem+json")),
+    responses((status = 200, description = "text/event-stream: `quote` events (data: QuoteEvent), `toolSettings` events (data: ToolSettingsEvent), `context` events (data: ContextEvent) and `resync` events, each with an id", content_type = "text/event-stream"), (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "an API key; this stream is for the app's pages", body = Problem, content_type = "application/problem+json")),
     security(("session" = [])))]
 pub async fn stream(
     State(state): State<AppState>,
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
     let principal = auth::authenticate(&state, &headers).await?;
-    let tenant_id = principal.user()?.tenant_id.clone();
+    let user = principal.user()?;
+    let (tenant_id, user_id) = (user.tenant_id.clone(), user.id.clone());
     // Subscribe before reading what was missed: an event committed in between is then in one or
     // the other (or both, and sent once).
     let live = state.store.live();
     let mut first = Vec::new();
     let mut last_sent = 0;
     if let Some(after) = last_event_id(&headers) {
-        match state.store.live_backlog(&tenant_id, after).await? {
+        match state
+            .store
+            .live_backlog(&tenant_id, &user_id, after)
+            .await?
+        {
             Backlog::Events(missed) => {
                 last_sent = missed.last().map_or(after, |event| event.id);
                 first.extend(missed.iter().map(sse));
@@ -137,6 +152,7 @@ pub async fn stream(
     let cursor = Cursor {
         store: state.store.clone(),
         tenant_id,
+        user_id,
         live,
         last_sent,
         _open: OpenStream::count(),

@@ -30,7 +30,7 @@ use crate::api::{catalog, directory, quotes, webhooks};
 use crate::auth::{KeyedAnswers, SECURE_SESSION_COOKIE, SESSION_COOKIE};
 use crate::error::{ApiError, ErrorHeaders};
 use crate::request_id::RequestIdHeader;
-use crate::{dev_reports, events, health, session, settings, tools};
+use crate::{dev_reports, events, health, identity, preferences, session, settings, tools};
 
 /// The REST API v1 and the session API.
 #[derive(OpenApi)]
@@ -47,11 +47,13 @@ use crate::{dev_reports, events, health, session, settings, tools};
         webhooks::list, webhooks::create, webhooks::get, webhooks::update, webhooks::delete,
         webhooks::rotate_secret, webhooks::deliveries, webhooks::redeliver,
         session::sign_in, session::current, session::sign_out,
-        tools::listing::list, events::stream,
+        preferences::get, preferences::update,
+        tools::listing::list, identity::token, events::stream,
         settings::keys::list, settings::keys::create, settings::keys::revoke,
         settings::tools::list, settings::tools::upload, settings::tools::toggle, settings::tools::remove,
-        settings::tools::set_settings, dev_reports::blocked,
-        health::live, health::ready,
+        settings::tools::set_settings, settings::organisation::get, settings::organisation::update,
+        dev_reports::blocked,
+        health::live, health::ready, identity::jwks,
     ),
     components(schemas(
         toolbridge_protocol::problem::Problem,
@@ -61,6 +63,7 @@ use crate::{dev_reports, events, health, session, settings, tools};
         toolbridge_protocol::add_lines::BridgeAddLineDto,
         toolbridge_protocol::live::QuoteEvent,
         toolbridge_protocol::live::ToolSettingsEvent,
+        toolbridge_protocol::live::ContextEvent,
         toolbridge_protocol::webhooks::WebhookPayload,
         toolbridge_protocol::webhooks::WebhookData,
         toolbridge_protocol::webhooks::WebhookEventType,
@@ -73,6 +76,7 @@ use crate::{dev_reports, events, health, session, settings, tools};
         (name = "session", description = "for the host app; API keys do not use it"),
         (name = "settings", description = "for the app's Admin and Super User, with the session"),
         (name = "operations", description = "for load balancers and orchestrators: liveness and readiness, without authentication"),
+        (name = "identity", description = "the public keys that verify identity tokens, for the servers of tools, without authentication"),
     )
 )]
 pub struct ApiDoc;

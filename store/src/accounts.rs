@@ -15,13 +15,10 @@ use crate::auth::{USER_COLUMNS, UserRow, hash_password, user_from_row};
 use crate::db::{Arg, Turn, Tx, sql};
 use crate::password::{check_password, password_problem};
 use crate::util::{new_id, now_iso};
-use crate::{Account, Error, Record, Store, Tenant, Unique, User};
+use crate::{Account, Error, Record, Store, Tenant, Unique};
 
 /// The longest email address (RFC 5321's limit on a path).
 pub const EMAIL_MAX_CHARS: usize = 254;
-
-/// The longest culture code (BCP 47's longest tags are about this long).
-const CULTURE_CODE_MAX_CHARS: usize = 35;
 
 /// A tenant to make.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,17 +112,10 @@ fn email_problem(email: &str) -> Option<String> {
     (!well_formed).then(|| format!("{email:?} is not an email address (name@example.com)"))
 }
 
-/// Whether `code` looks like a culture code: a language of 2 or 3 letters, then subtags of 2 to
-/// 8 letters or digits after hyphens (`en`, `en-NZ`, `zh-Hant-TW`).
+/// Whether `code` is a culture code: a BCP 47 language tag such as `en-NZ` or `zh-Hant-TW`, by
+/// the protocol's rule for locales.
 fn is_culture_code(code: &str) -> bool {
-    let mut parts = code.split('-');
-    let language = parts.next().unwrap_or_default();
-    code.len() <= CULTURE_CODE_MAX_CHARS
-        && (2..=3).contains(&language.len())
-        && language.chars().all(|c| c.is_ascii_alphabetic())
-        && parts.all(|part| {
-            (2..=8).contains(&part.len()) && part.chars().all(|c| c.is_ascii_alphanumeric())
-        })
+    toolbridge_protocol::context::locale_problem(code).is_none()
 }
 
 /// Inserts a tenant in `tx` (whose caller has checked it and its name); its id.
@@ -178,12 +168,30 @@ fn account_columns() -> String {
 }
 
 /// A row of [`account_columns`].
-type AccountRow = (String, String, String, String, String, String, String, i64);
+type AccountRow = (
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    i64,
+);
 
 /// An account from a row of [`account_columns`].
 fn account_from_row(row: AccountRow) -> Result<Account, Error> {
-    let (id, name, email, role, tenant_id, tenant_name, culture_code, active) = row;
-    let user: UserRow = (id, name, email, role, tenant_id, tenant_name, culture_code);
+    let active = row.13;
+    let user: UserRow = (
+        row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10, row.11,
+        row.12,
+    );
     Ok(Account {
         user: user_from_row(user)?,
         active: active != 0,
@@ -264,31 +272,26 @@ impl Store {
         }
         let hash = hash_password(password).await?;
         let mut tx = self.begin_write().await?;
-        let tenant: Option<(String, String, String)> =
-            sql("SELECT id, name, culture_code FROM tenants WHERE id = $1")
-                .bind(toolbridge_protocol::catalog::id_key(tenant_id))
-                .fetch_optional(&mut *tx)
-                .await?;
-        let Some((tenant_id, tenant_name, culture_code)) = tenant else {
+        let tenant: Option<String> = sql("SELECT id FROM tenants WHERE id = $1")
+            .bind(toolbridge_protocol::catalog::id_key(tenant_id))
+            .fetch_optional_scalar(&mut *tx)
+            .await?;
+        let Some(tenant_id) = tenant else {
             return Err(Error::NotFound {
                 what: Record::Tenant,
                 id: tenant_id.to_owned(),
             });
         };
         let id = insert_user(&mut tx, &tenant_id, user, &hash).await?;
+        let row: AccountRow = sql(format!(
+            "SELECT {} FROM users u JOIN tenants t ON t.id = u.tenant_id WHERE u.id = $1",
+            account_columns()
+        ))
+        .bind(id.as_str())
+        .fetch_one(&mut *tx)
+        .await?;
         tx.commit().await?;
-        Ok(Account {
-            user: User {
-                id,
-                name: user.name.trim().to_owned(),
-                email: user.email.trim().to_owned(),
-                role: user.role,
-                tenant_id,
-                tenant_name,
-                culture_code,
-            },
-            active: true,
-        })
+        account_from_row(row)
     }
 
     /// The tenant's users, disabled ones included, by email.

@@ -76,16 +76,55 @@ pub(crate) async fn hash_password(password: &str) -> Result<String, Error> {
     blocking(move || hash_password_now(&password)).await?
 }
 
-/// The columns [`user_from_row`] reads, joined with the tenant.
+/// The columns [`user_from_row`] reads, joined with the tenant: the user, the tenant's name and
+/// culture, the tenant's time zone, currency, units and theme, and the user's own time zone and
+/// theme.
 pub(crate) const USER_COLUMNS: &str = "u.id, u.name, u.email, u.role, u.tenant_id, \
-    t.name AS tenant_name, t.culture_code";
+    t.name AS tenant_name, t.culture_code, \
+    t.time_zone, t.currency, t.units, t.theme, u.time_zone AS own_time_zone, u.theme AS own_theme";
 
 /// A row of [`USER_COLUMNS`].
-pub(crate) type UserRow = (String, String, String, String, String, String, String);
+pub(crate) type UserRow = (
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+);
 
 /// A user from a row of [`USER_COLUMNS`].
 pub(crate) fn user_from_row(row: UserRow) -> Result<User, Error> {
-    let (id, name, email, role, tenant_id, tenant_name, culture_code) = row;
+    let (
+        id,
+        name,
+        email,
+        role,
+        tenant_id,
+        tenant_name,
+        culture_code,
+        time_zone,
+        currency,
+        units,
+        theme,
+        own_time_zone,
+        own_theme,
+    ) = row;
+    let (organisation, own) = crate::preferences::from_columns(
+        time_zone,
+        currency,
+        &units,
+        &theme,
+        own_time_zone,
+        own_theme.as_deref(),
+    )?;
     Ok(User {
         id,
         name,
@@ -95,6 +134,8 @@ pub(crate) fn user_from_row(row: UserRow) -> Result<User, Error> {
         tenant_id,
         tenant_name,
         culture_code,
+        organisation,
+        own,
     })
 }
 
@@ -227,6 +268,12 @@ impl Store {
             String,
             String,
             String,
+            String,
+            String,
+            String,
+            Option<String>,
+            Option<String>,
+            String,
         );
         let row: Option<Row> = sql(format!(
             "SELECT {USER_COLUMNS}, u.password_hash FROM users u \
@@ -237,9 +284,12 @@ impl Store {
         .fetch_optional(&self.pool)
         .await?;
         let (user, hash) = match row {
-            Some((id, name, email, role, tenant_id, tenant_name, culture_code, hash)) => (
-                Some((id, name, email, role, tenant_id, tenant_name, culture_code)),
-                Some(hash),
+            Some(row) => (
+                Some((
+                    row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10,
+                    row.11, row.12,
+                )),
+                Some(row.13),
             ),
             None => (None, None),
         };

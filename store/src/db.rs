@@ -81,6 +81,8 @@ pub(crate) enum Turn {
     Setup,
     /// Installing tools and setting their values (a tool's row may not exist yet to lock).
     Tools,
+    /// Rotating the signing key (two rotations at once would each retire the other's key).
+    SigningKeys,
 }
 
 impl Turn {
@@ -89,6 +91,7 @@ impl Turn {
         match self {
             Turn::Setup => 0x746f_6f6c_6272_6473,
             Turn::Tools => 0x746f_6f6c_6272_6474,
+            Turn::SigningKeys => 0x746f_6f6c_6272_6475,
         }
     }
 }

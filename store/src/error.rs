@@ -78,6 +78,9 @@ pub enum Error {
     /// Hashing a password failed.
     #[error("password hashing failed")]
     Hashing(#[source] Cause),
+    /// Making a signing key failed.
+    #[error("a signing key could not be made")]
+    KeyGeneration(#[source] Cause),
     /// A value could not be written as JSON.
     #[error("{what} could not be written as JSON")]
     Encoding {

@@ -21,7 +21,9 @@
 //! change (who made it is an argument of every write that has one) and heard
 //! by every instance ([`Store::live`], [`Store::live_backlog`]); and the
 //! outbox of webhook deliveries, written in the transaction of each quote
-//! change and claimed by one worker at a time ([`Store::claim_deliveries`]).
+//! change and claimed by one worker at a time ([`Store::claim_deliveries`]);
+//! and the keys every instance signs identity tokens with
+//! ([`Store::signing_key`], [`Store::rotate_signing_key`]).
 //!
 //! Failures come as one [`Error`], whose kinds name what happened in the
 //! store (a record not found, input that breaks a rule, a quote no longer a
@@ -41,9 +43,11 @@ mod limits;
 mod live;
 mod migrations;
 mod password;
+mod preferences;
 mod quotes;
 mod reads;
 mod seed;
+mod signing;
 mod stats;
 mod tools;
 mod types;
@@ -73,6 +77,7 @@ pub use password::{
     is_common_password, password_problem,
 };
 pub use seed::{DEFAULT_SEED_PRODUCTS, DEMO_PASSWORD};
+pub use signing::{PrivateKey, SigningKey, SigningKeyInfo};
 pub use stats::{DeliveryQueue, PoolUsage};
 pub use tools::{InstalledTool, ToolFile};
 pub use types::{
@@ -449,7 +454,20 @@ impl Write<'_> {
         name: &str,
         data: String,
     ) -> Result<(), Error> {
-        let event = live::record(&mut self.tx, tenant_id, name, data).await?;
+        let event = live::record(&mut self.tx, tenant_id, None, name, data).await?;
+        self.recorded.push(event);
+        Ok(())
+    }
+
+    /// Records a live event that only the pages of `user_id` (of `tenant_id`) hear.
+    pub(crate) async fn record_live_for_user(
+        &mut self,
+        tenant_id: &str,
+        user_id: &str,
+        name: &str,
+        data: String,
+    ) -> Result<(), Error> {
+        let event = live::record(&mut self.tx, tenant_id, Some(user_id), name, data).await?;
         self.recorded.push(event);
         Ok(())
     }

@@ -44,6 +44,9 @@ const BACKLOG: usize = 1024;
 /// How long the listener waits before it tries again to reach the database.
 const RETRY: Duration = Duration::from_secs(1);
 
+/// A `live_events` row as the listener reads it: tenant, user, name and data.
+type EventRow = (String, Option<String>, String, String);
+
 /// An event the pages of one tenant hear.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LiveEvent {
@@ -51,6 +54,9 @@ pub struct LiveEvent {
     pub id: i64,
     /// The tenant whose pages hear it.
     pub tenant_id: String,
+    /// The one user of the tenant whose pages hear it (their own preferences changed); `None`
+    /// for every page of the tenant.
+    pub user_id: Option<String>,
     /// The event's name (`toolbridge_protocol::live::QUOTE`, …).
     pub name: String,
     /// Its data, JSON.
@@ -136,11 +142,12 @@ impl Feed {
     }
 }
 
-/// Records an event of `tenant_id` in `tx`; it goes out when `tx` commits. Returns it (its id
-/// given).
+/// Records an event of `tenant_id` (for the pages of `user_id` alone, when given) in `tx`; it
+/// goes out when `tx` commits. Returns it (its id given).
 pub(crate) async fn record(
     tx: &mut Tx,
     tenant_id: &str,
+    user_id: Option<&str>,
     name: &str,
     data: String,
 ) -> Result<LiveEvent, Error> {
@@ -153,13 +160,14 @@ pub(crate) async fn record(
             .await?;
     }
     let id: i64 = sql(format!(
-        "INSERT INTO live_events (tenant_id, name, data, created_at) \
-         VALUES ($1, $2, $3, {}) RETURNING id",
+        "INSERT INTO live_events (tenant_id, user_id, name, data, created_at) \
+         VALUES ($1, $4, $2, $3, {}) RETURNING id",
         backend.unix_now()
     ))
     .bind(tenant_id)
     .bind(name)
     .bind(data.as_str())
+    .bind(user_id)
     .fetch_scalar(&mut *tx)
     .await?;
     if id % PRUNE_EVERY == 0 {
@@ -183,6 +191,7 @@ pub(crate) async fn record(
     Ok(LiveEvent {
         id,
         tenant_id: tenant_id.to_owned(),
+        user_id: user_id.map(str::to_owned),
         name: name.to_owned(),
         data,
     })
@@ -259,9 +268,15 @@ impl Store {
             .is_some()
     }
 
-    /// What a page of `tenant_id` missed after the event `after`: the events since, or
+    /// What a page of `tenant_id`'s user `user_id` missed after the event `after`: the events
+    /// since (those of the tenant's pages, and those of this user's alone), or
     /// [`Backlog::Unknown`] when that can no longer be told.
-    pub async fn live_backlog(&self, tenant_id: &str, after: i64) -> Result<Backlog, Error> {
+    pub async fn live_backlog(
+        &self,
+        tenant_id: &str,
+        user_id: &str,
+        after: i64,
+    ) -> Result<Backlog, Error> {
         let mut tx = self.pool.begin_read().await?;
         let (oldest, newest): (Option<i64>, Option<i64>) =
             sql("SELECT MIN(id), MAX(id) FROM live_events")
@@ -270,18 +285,21 @@ impl Store {
         // Every id from the oldest kept on is still there; one past the newest was never given.
         let known = matches!((oldest, newest), (Some(oldest), Some(newest)) if oldest <= after && after <= newest);
         let backlog = if known {
-            let rows: Vec<(i64, String, String)> = sql(
-                "SELECT id, name, data FROM live_events WHERE tenant_id = $1 AND id > $2 ORDER BY id",
+            let rows: Vec<(i64, Option<String>, String, String)> = sql(
+                "SELECT id, user_id, name, data FROM live_events WHERE tenant_id = $1 AND id > $2 \
+                 AND (user_id IS NULL OR user_id = $3) ORDER BY id",
             )
             .bind(tenant_id)
             .bind(after)
+            .bind(user_id)
             .fetch_all(&mut tx)
             .await?;
             Backlog::Events(
                 rows.into_iter()
-                    .map(|(id, name, data)| LiveEvent {
+                    .map(|(id, user_id, name, data)| LiveEvent {
                         id,
                         tenant_id: tenant_id.to_owned(),
+                        user_id,
                         name,
                         data,
                     })
@@ -353,18 +371,21 @@ async fn relay(
                 let Ok(id) = notification.payload().parse::<i64>() else {
                     continue;
                 };
-                let row: Result<Option<(String, String, String)>, sqlx::Error> =
-                    sql("SELECT tenant_id, name, data FROM live_events WHERE id = $1")
+                let row: Result<Option<EventRow>, sqlx::Error> =
+                    sql("SELECT tenant_id, user_id, name, data FROM live_events WHERE id = $1")
                         .bind(id)
                         .fetch_optional(&Pool::Postgres(pool.clone()))
                         .await;
                 let live = match row {
-                    Ok(Some((tenant_id, name, data))) => Live::Event(Arc::new(LiveEvent {
-                        id,
-                        tenant_id,
-                        name,
-                        data,
-                    })),
+                    Ok(Some((tenant_id, user_id, name, data))) => {
+                        Live::Event(Arc::new(LiveEvent {
+                            id,
+                            tenant_id,
+                            user_id,
+                            name,
+                            data,
+                        }))
+                    }
                     // Pruned already, or unreadable: the pages reload instead.
                     Ok(None) => Live::Missed,
                     Err(error) => {

@@ -285,6 +285,8 @@ const STAGES: [&str; 7] = [
 struct TenantSeed {
     name: &'static str,
     culture_code: &'static str,
+    /// Its time zone, currency and units.
+    context: (&'static str, &'static str, &'static str),
     tax_rate: Decimal,
     users: Vec<(&'static str, &'static str, Role)>,
     customers: Vec<(String, String, String)>,
@@ -303,6 +305,7 @@ fn harbour(products: u32, rng: &mut StdRng) -> TenantSeed {
     TenantSeed {
         name: HARBOUR,
         culture_code: "en-NZ",
+        context: ("Pacific/Auckland", "NZD", "metric"),
         tax_rate: d(15),
         users: vec![
             ("super@harbour.test", "Sam Super", Role::SuperUser),
@@ -341,6 +344,7 @@ fn other_co() -> TenantSeed {
     TenantSeed {
         name: OTHER,
         culture_code: "en-AU",
+        context: ("Australia/Perth", "AUD", "metric"),
         tax_rate: d(10),
         users: vec![("admin@other.test", "Oscar Other", Role::Admin)],
         customers: vec![
@@ -477,6 +481,14 @@ impl Store {
                 default_tax_rate: tenant.tax_rate,
             };
             let tenant_id = insert_tenant(&mut tx, &new_tenant).await?;
+            let (time_zone, currency, units) = tenant.context;
+            sql("UPDATE tenants SET time_zone = $1, currency = $2, units = $3 WHERE id = $4")
+                .bind(time_zone)
+                .bind(currency)
+                .bind(units)
+                .bind(tenant_id.as_str())
+                .execute(&mut *tx)
+                .await?;
             for (email, name, role) in &tenant.users {
                 let user = NewUser {
                     email: (*email).to_owned(),

@@ -51,7 +51,7 @@ pub struct ToolFile {
 }
 
 const TOOL_COLUMNS: &str = "t.slug, t.name, t.short_name, t.tool_type, t.version, \
-    t.description, t.entry, t.setting_declarations, t.connect_origins, t.enabled, \
+    t.description, t.entry, t.setting_declarations, t.connect_origins, t.identity, t.enabled, \
     t.bundle_sha256, t.installed_at, \
     (SELECT COUNT(*) FROM tool_files f WHERE f.slug = t.slug) AS file_count, \
     (SELECT COALESCE(SUM(LENGTH(f.body)), 0) FROM tool_files f WHERE f.slug = t.slug) AS total_bytes";
@@ -67,6 +67,7 @@ type ToolRow = (
     String,
     String,
     String,
+    i64,
     i64,
     String,
     String,
@@ -109,13 +110,14 @@ impl Store {
             .await?;
         sql(
             "INSERT INTO tools (slug, name, short_name, tool_type, version, description, entry, \
-             setting_declarations, connect_origins, enabled, bundle_sha256, installed_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1, $10, $11) \
+             setting_declarations, connect_origins, identity, enabled, bundle_sha256, \
+             installed_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 1, $11, $12) \
              ON CONFLICT (slug) DO UPDATE SET name = excluded.name, \
              short_name = excluded.short_name, tool_type = excluded.tool_type, \
              version = excluded.version, description = excluded.description, \
              entry = excluded.entry, setting_declarations = excluded.setting_declarations, \
-             connect_origins = excluded.connect_origins, \
+             connect_origins = excluded.connect_origins, identity = excluded.identity, \
              bundle_sha256 = excluded.bundle_sha256, installed_at = excluded.installed_at",
         )
         .bind(slug)
@@ -133,6 +135,7 @@ impl Store {
             serde_json::to_string(&manifest.permissions.connect)
                 .map_err(Error::encoding("connect origins"))?,
         )
+        .bind(manifest.permissions.identity)
         .bind(&digest)
         .bind(now_iso())
         .execute(&mut *tx)
@@ -329,6 +332,7 @@ fn tool_from_row(row: ToolRow) -> Result<InstalledTool, Error> {
         entry,
         settings,
         connect,
+        identity,
         enabled,
         bundle_sha256,
         installed_at,
@@ -349,6 +353,7 @@ fn tool_from_row(row: ToolRow) -> Result<InstalledTool, Error> {
             permissions: Permissions {
                 connect: serde_json::from_str(&connect)
                     .map_err(|error| Error::corrupt_because("connect origins", error))?,
+                identity: identity != 0,
             },
         },
         enabled: enabled != 0,

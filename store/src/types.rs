@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use toolbridge_protocol::context::{BridgeContextDto, Role};
+use toolbridge_protocol::context::{BridgeContextDto, OrganisationContextDto, OwnContextDto, Role};
 use toolbridge_protocol::quote::QuoteDto;
 
 /// An organisation; everything else belongs to one.
@@ -33,6 +33,10 @@ pub struct User {
     pub tenant_name: String,
     /// The tenant's culture code, e.g. `en-NZ`.
     pub culture_code: String,
+    /// The tenant's time zone, currency, units and theme.
+    pub organisation: OrganisationContextDto,
+    /// The user's own time zone and theme, where they chose one.
+    pub own: OwnContextDto,
 }
 
 impl User {
@@ -45,6 +49,7 @@ impl User {
             tenant_name: self.tenant_name.clone(),
             tenant_id: self.tenant_id.clone(),
             culture_code: self.culture_code.clone(),
+            values: self.organisation.for_user(&self.own, &self.culture_code),
         }
     }
 }

@@ -28,7 +28,7 @@ use std::str::FromStr;
 use serde_json::{Map, Value};
 use toolbridge_protocol::add_lines::{LineType, Unit};
 use toolbridge_protocol::catalog::{MAX_QTY_PER_UNIT, id_key};
-use toolbridge_protocol::context::{BridgeContextDto, Role};
+use toolbridge_protocol::context::{BridgeContextDto, ContextValues, OrganisationContextDto, Role};
 use toolbridge_protocol::create_quote::{NEW_QUOTE_EXPIRY_DAYS, generated_reference, sku_key};
 use toolbridge_protocol::limits::{MAX_LINE_PRICE, TEXT_MAX_CHARS};
 use toolbridge_protocol::notification::read_settings_values;
@@ -53,6 +53,8 @@ pub(crate) struct Tenant {
     pub(crate) tax_rate: Decimal,
     /// The last number of the `Q-<n>` sequence used.
     pub(crate) quote_sequence: u64,
+    /// Its time zone, currency, units and theme, where the fixtures give them (beyond 2.1.0).
+    pub(crate) values: ContextValues,
 }
 
 impl Tenant {
@@ -64,6 +66,7 @@ impl Tenant {
             culture_code: "en-NZ".to_owned(),
             tax_rate: Decimal::new(15, 2),
             quote_sequence: 0,
+            values: ContextValues::default(),
         }
     }
 }
@@ -520,8 +523,41 @@ impl Reader<'_> {
         let object = self.object(
             value.unwrap_or(&empty),
             "tenant",
-            &["id", "name", "cultureCode", "taxRate", "quoteSequence"],
+            &[
+                "id",
+                "name",
+                "cultureCode",
+                "taxRate",
+                "quoteSequence",
+                "timeZone",
+                "currency",
+                "units",
+                "theme",
+            ],
         )?;
+        let context: Map<String, Value> = object
+            .map
+            .iter()
+            .filter(|(key, _)| {
+                OrganisationContextDto::FIELDS
+                    .iter()
+                    .any(|f| f.name() == key.as_str())
+            })
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect();
+        let values = match ContextValues::read(
+            &Value::Object(context),
+            &OrganisationContextDto::FIELDS,
+            false,
+        ) {
+            Ok((values, _)) => values,
+            Err(error) => {
+                for violation in error.details() {
+                    self.push(join("tenant", &violation.path), violation.message.clone());
+                }
+                ContextValues::default()
+            }
+        };
         let tax_rate = self.optional_amount(&object, "taxRate", Decimal::ONE);
         let default = Tenant::default_for_tests();
         let tenant = Tenant {
@@ -534,6 +570,7 @@ impl Reader<'_> {
             quote_sequence: self
                 .whole(&object, "quoteSequence", u64::from(u32::MAX))
                 .unwrap_or(default.quote_sequence),
+            values,
         };
         Some(tenant)
     }
@@ -566,6 +603,7 @@ impl Reader<'_> {
             tenant_name: tenant.name.clone(),
             tenant_id: tenant.id.clone(),
             culture_code: tenant.culture_code.clone(),
+            values: tenant.values.clone(),
         })
     }
 

@@ -43,6 +43,12 @@ export interface TestFixtures {
     taxRate?: DecimalString;
     /** The last number used for generated references: the next quote is Q-<n+1>. */
     quoteSequence?: number;
+    /** Beyond 2.1.0, in `context.get()` when given: an IANA time zone such as "Pacific/Auckland". */
+    timeZone?: string;
+    /** An ISO 4217 currency code in capitals, such as "NZD". */
+    currency?: string;
+    units?: "metric" | "imperial";
+    theme?: "light" | "dark";
   };
   customers?: { id?: string; name: string; email?: string; phone?: string }[];
   taskTemplates?: {
@@ -130,6 +136,10 @@ export interface BackendUser {
   tenantName: string;
   tenantId: string;
   cultureCode: string;
+  timeZone?: string;
+  currency?: string;
+  units?: "metric" | "imperial";
+  theme?: "light" | "dark";
 }
 
 /** A quote as the backend holds it (`GET /quotes/{id}`). */

@@ -8,6 +8,7 @@
 
 mod browser;
 mod catalog_text;
+mod context;
 mod dev_tools;
 mod docs;
 mod extensions;

@@ -77,6 +77,9 @@ export const api = {
   signIn: (email, password) => request("POST", "/api/session", { json: { email, password }, quiet401: true }),
   session: () => request("GET", "/api/session", { quiet401: true }),
   signOut: () => request("DELETE", "/api/session", { quiet401: true }),
+  /** The user's own time zone and theme (`null` where they follow the organisation's). */
+  preferences: () => request("GET", "/api/session/preferences"),
+  setPreferences: (body) => request("PATCH", "/api/session/preferences", { json: body }),
 
   // REST API, with the session
   quotes: (page, pageSize) => request("GET", "/api/v1/quotes", { query: { page, pageSize } }),
@@ -100,6 +103,9 @@ export const api = {
   uploadTool: (file) => request("POST", "/api/settings/tools", { body: file, contentType: "application/zip" }),
   setToolEnabled: (slug, enabled) => request("PATCH", `/api/settings/tools/${encodeURIComponent(slug)}`, { json: { enabled } }),
   removeTool: (slug) => request("DELETE", `/api/settings/tools/${encodeURIComponent(slug)}`),
+  /** The organisation's time zone, currency, units and theme. */
+  organisation: () => request("GET", "/api/settings/organisation"),
+  setOrganisation: (body) => request("PATCH", "/api/settings/organisation", { json: body }),
   /** The complete install settings of a tool for this organisation; a key left out is unset. */
   setToolSettings: (slug, values) => request("PUT", `/api/settings/tools/${encodeURIComponent(slug)}/settings`, { json: values }),
 };

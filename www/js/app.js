@@ -60,10 +60,12 @@ export function toolName(slug) {
 /**
  * What `host.mount` takes, straight from an entry of `GET /api/tools`. With `settings` (the
  * organisation's install settings, `{}` for a tool that declares none) the tool is offered
- * `settings.get` and `settings.changed`.
+ * `settings.get` and `settings.changed`; with `identity` (its manifest asks for
+ * `permissions.identity`) it is offered `auth.getToken`.
  */
 export function mountOptions(tool) {
   const options = { slug: tool.slug, origin: tool.origin, type: tool.type, entry: tool.entry, title: tool.name };
   if (tool.settings) options.settings = tool.settings;
+  if (tool.identity) options.identity = true;
   return options;
 }

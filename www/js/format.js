@@ -1,6 +1,7 @@
-// Numbers, money, dates and labels in the tenant's culture (`cultureCode`, e.g. "en-NZ"). The
+// Numbers, money, dates and labels in the tenant's culture (`cultureCode`, e.g. "en-NZ"), currency
+// and time zone (the user's own, else the organisation's): dates and times show in that zone. The
 // formatting itself is the page helpers' `formatter` (/sdk/ui.js), the one tools use; this module
-// holds the app's culture and its own labels.
+// holds the app's context and its own labels.
 
 import { formatter } from "/sdk/ui.js";
 
@@ -10,6 +11,14 @@ let culture = formatter(undefined);
 export function setCulture(cultureCode) {
   culture = formatter(cultureCode);
 }
+
+/** Sets the culture, currency and time zone of a context (`GET /api/session`) for everything below. */
+export function setFormatContext(context) {
+  culture = formatter(context);
+}
+
+/** The IANA time zone dates are shown in. */
+export const timeZone = () => culture.timeZone;
 
 export const formatMoney = (value) => culture.money(value);
 

@@ -13,6 +13,7 @@
 // settings and lets the current view reload what it shows (`onResync`).
 
 import { app, loadTools, toolBySlug } from "./app.js";
+import { reloadContext } from "./context.js";
 
 const listeners = new Set();
 const resyncListeners = new Set();
@@ -47,6 +48,11 @@ async function resync() {
   } catch (error) {
     console.error("could not reload the tools after a resync", error);
   }
+  try {
+    await reloadContext();
+  } catch (error) {
+    console.error("could not reload the context after a resync", error);
+  }
   for (const listener of resyncListeners) {
     try {
       await listener();
@@ -74,6 +80,11 @@ export function connectLive() {
     const event = parsed(message);
     if (!event || typeof event.slug !== "string" || !event.settings || typeof event.settings !== "object") return;
     applyToolSettings(event.slug, event.settings);
+  });
+  // The organisation's or this user's own time zone, currency, units or theme changed: the page
+  // reads its context again and passes it on to the host, which tells the tools what changed.
+  source.addEventListener("context", () => {
+    reloadContext().catch((error) => console.error("could not reload the context", error));
   });
   source.addEventListener("resync", () => {
     resync();

@@ -18,7 +18,8 @@ import { recordCall, setDebug, setupDebugPanel } from "./debug.js";
 import { clearDevReports, reportBlocked, setupDevReports } from "./dev-reports.js";
 import { ask } from "./dialog.js";
 import { byId, focusHeading } from "./dom.js";
-import { setCulture, ROLE_LABELS } from "./format.js";
+import { applyContext, chooseTheme } from "./context.js";
+import { ROLE_LABELS } from "./format.js";
 import { connectLive, disconnectLive } from "./live.js";
 import { dropCurrentView, go, parseRoute, refresh, startRouter } from "./router.js";
 import { closeSidebar, setupSidebar } from "./sidebar.js";
@@ -29,6 +30,7 @@ import { renderQuotes } from "./views/quotes.js";
 import { renderTokens } from "./views/settings-tokens.js";
 import { renderToolSettings } from "./views/settings-tools.js";
 import { renderWebhooks } from "./views/settings-webhooks.js";
+import { renderOrganisation } from "./views/settings-organisation.js";
 import { renderSignIn } from "./views/signin.js";
 import { renderTools } from "./views/tools.js";
 
@@ -74,6 +76,7 @@ async function resolve(route, root) {
       if (!id || id === "tokens") return renderTokens(root);
       if (id === "tools") return renderToolSettings(root);
       if (id === "webhooks") return renderWebhooks(root);
+      if (id === "organisation") return renderOrganisation(root);
       return message(root, "Not found", "There is no such settings page.");
     default:
       return message(root, "Not found", "There is no such page.");
@@ -88,6 +91,7 @@ function showAccount(context) {
   byId("account-role").textContent = ROLE_LABELS[context.userRole] ?? context.userRole;
   byId("account-tenant").textContent = context.tenantName;
   byId("account").hidden = false;
+  showTheme(context.theme);
   byId("nav").hidden = false;
   for (const item of document.querySelectorAll("[data-requires]")) {
     item.hidden = !can(item.dataset.requires);
@@ -96,8 +100,9 @@ function showAccount(context) {
 
 async function signedIn(context) {
   app.context = context;
-  setCulture(context.cultureCode);
   app.host.forgetSession();
+  // Before any tool is mounted: their welcomes then offer `context.changed` and name the theme.
+  applyContext(context);
   showAccount(context);
   connectLive();
   try {
@@ -144,6 +149,22 @@ async function signOut() {
   signedOut("You are signed out.");
 }
 
+/** The header's theme switch: pressed when the dark theme is on. */
+function showTheme(theme) {
+  byId("theme-toggle").setAttribute("aria-pressed", String(theme === "dark"));
+}
+
+/** Saves the other theme as the user's own; the app and the open tools follow. */
+async function toggleTheme() {
+  const next = app.context?.theme === "dark" ? "light" : "dark";
+  try {
+    const context = await chooseTheme(next);
+    showTheme(context.theme);
+  } catch (error) {
+    toast(`Could not change the theme: ${describeError(error)}`, "error");
+  }
+}
+
 /** A request found the session gone: back to the sign-in page, once. */
 function sessionEnded() {
   if (!app.context) return;
@@ -163,6 +184,7 @@ async function start() {
   setupDevReports();
   setupSidebar();
   byId("sign-out").addEventListener("click", signOut);
+  byId("theme-toggle").addEventListener("click", toggleTheme);
   setUnauthenticatedHandler(sessionEnded);
   app.onSessionEnded = sessionEnded;
 

@@ -409,3 +409,79 @@ fn a_backend_without_fetch_is_refused_naming_the_option() {
         "{error}"
     );
 }
+
+#[wasm_bindgen_test]
+async fn auth_get_token_asks_the_backend_for_the_mounted_tool_only_when_mounted_with_identity() {
+    sign_in(OFFICE).await;
+    let answer = json!({"token": "header.payload.signature", "expiresAt": 2_000_000_000_u64, "expiresIn": 300});
+    let relay = relay_backend_answering(
+        "/tools/lookup/token",
+        &js(&json!({"status": 200, "text": answer.to_string()})),
+    );
+    let host = host_through(&field(&relay, "backend"), &json!({}));
+    let with = mount_with(
+        &host,
+        "lookup",
+        STANDALONE,
+        &sdk_query(&json!({})),
+        &json!({"identity": true}),
+    )
+    .await;
+    let without = mount(&host, "other", EXTENSION, &sdk_query(&json!({}))).await;
+    for (tool, offered) in [(&with, true), (&without, false)] {
+        let supports = tool
+            .command(json!({"command": "supports", "names": ["auth.getToken"]}))
+            .await;
+        assert_eq!(supports["result"], json!({"auth.getToken": offered}));
+    }
+    // The tool gets the token itself; bridge.js keeps it, so a second call asks nobody.
+    assert_eq!(
+        with.ok("auth.getToken", json!([{"sub": "someone-else"}]))
+            .await,
+        "header.payload.signature"
+    );
+    assert_eq!(
+        with.ok("auth.getToken", json!([])).await,
+        "header.payload.signature"
+    );
+    let error = without.fails("auth.getToken", json!([])).await;
+    assert_eq!(error["code"], "NOT_ALLOWED");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("permissions.identity"),
+        "{error}"
+    );
+    let answered = to_json(&field(&relay, "answered"));
+    let asked: Vec<&Value> = answered.as_array().unwrap().iter().collect();
+    assert_eq!(asked.len(), 1, "{answered}");
+    let seen = to_json(&field(&relay, "seen"));
+    assert!(
+        !seen.to_string().contains("/token"),
+        "the tool without identity asked: {seen}"
+    );
+    assert_eq!(asked[0]["method"], "POST");
+    assert_eq!(
+        asked[0]["url"],
+        format!("{}/tools/lookup/token", api_base())
+    );
+    // Nothing the tool passed went with it.
+    assert!(asked[0]["body"].is_null(), "{}", asked[0]);
+}
+
+#[wasm_bindgen_test]
+async fn auth_get_token_for_a_tool_the_server_does_not_list_is_not_found() {
+    sign_in(OFFICE).await;
+    let host = host();
+    let tool = mount_with(
+        &host,
+        "lookup",
+        STANDALONE,
+        &sdk_query(&json!({})),
+        &json!({"identity": true}),
+    )
+    .await;
+    let error = tool.fails("auth.getToken", json!([])).await;
+    assert_eq!(error["code"], "NOT_FOUND", "{error}");
+}

@@ -40,7 +40,7 @@ export function relayBackend() {
 }
 
 // A backend like `relayBackend` that answers requests to a URL ending in
-// `suffix` itself, with `{status, text}`: as a `Response`, or with
+// `suffix` itself (listing them in `answered`), with `{status, text}`: as a `Response`, or with
 // `likeResponse` set, as an object that only reads like one (a status,
 // headers and `text()`, no `arrayBuffer()`).
 export function relayBackendAnswering(suffix, answer) {
@@ -51,7 +51,13 @@ export function relayBackendAnswering(suffix, answer) {
     answer.likeResponse
       ? { status: answer.status, headers: new Headers(headers), text: async () => answer.text }
       : new Response(answer.text, { status: answer.status, headers });
-  relay.backend.fetch = (request) => (request.url.endsWith(suffix) ? Promise.resolve(respond()) : passOn(request));
+  // What it answered itself, described as `seen` describes what it passed on.
+  relay.answered = [];
+  relay.backend.fetch = async (request) => {
+    if (!request.url.endsWith(suffix)) return passOn(request);
+    relay.answered.push(await describe(request));
+    return respond();
+  };
   return relay;
 }
 

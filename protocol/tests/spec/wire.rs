@@ -150,7 +150,8 @@ fn wire_extension_methods_are_for_the_right_tools_and_roles() {
             "settings.get",
             "ui.toast",
             "ui.confirm",
-            "ui.openQuote"
+            "ui.openQuote",
+            "auth.getToken"
         ]
     );
     for method in Method::EXTENSIONS {
@@ -173,6 +174,7 @@ fn wire_extension_methods_are_for_the_right_tools_and_roles() {
         Method::UiToast,
         Method::UiConfirm,
         Method::UiOpenQuote,
+        Method::AuthGetToken,
     ] {
         assert!(
             method.authorize_tool(ToolType::Standalone).is_ok(),

@@ -64,6 +64,10 @@ function answer(request, port, state) {
     return;
   }
   const reply = (result) => port.postMessage({ jsonrpc: "2.0", id, result });
+  // A call that asks for it is answered after a `context.changed` with what it names.
+  if (params && params.sendContextChanged) {
+    port.postMessage({ jsonrpc: "2.0", method: "context.changed", params: params.sendContextChanged });
+  }
   if (EXTENSION_METHODS.includes(method)) state.requests.push({ method, params, hasParams: "params" in request });
   if (!state.capabilities && EXTENSION_METHODS.includes(method)) {
     // What an older host answers.
@@ -207,6 +211,7 @@ export async function runScenario(kind, scenario, options = {}) {
       const toolType = options.toolType || "quoting_extension";
       const welcomeMessage = { toolbridge: "welcome", protocol: 1, toolType, methods: methodsFor(toolType) };
       if (options.capabilities) welcomeMessage.capabilities = options.capabilities;
+      if (options.theme) welcomeMessage.theme = options.theme;
       const welcome = () => frame.contentWindow.postMessage(
         welcomeMessage,
         kind === "sandboxed" ? "*" : expectedOrigin(kind),

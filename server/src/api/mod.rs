@@ -60,6 +60,7 @@ pub fn routes(state: AppState) -> Router<AppState> {
             "/webhook-endpoints/{id}/deliveries/{deliveryId}/redeliver",
             post(webhooks::redeliver),
         )
+        .route("/tools/{slug}/token", post(crate::identity::token))
         .route_layer(middleware::from_fn_with_state(state, auth::middleware))
         .route("/openapi.json", get(openapi::document))
 }

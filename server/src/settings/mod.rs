@@ -1,8 +1,11 @@
 //! Settings for the app's administrators (Admin and Super User), with the
-//! session: API tokens (`/api/settings/keys`) and installed tools
-//! (`/api/settings/tools`). API keys cannot reach these endpoints.
+//! session: API tokens (`/api/settings/keys`), installed tools
+//! (`/api/settings/tools`) and the organisation's time zone, currency, units
+//! and theme (`/api/settings/organisation`). API keys cannot reach these
+//! endpoints.
 
 pub mod keys;
+pub mod organisation;
 pub mod tools;
 
 use std::collections::BTreeMap;

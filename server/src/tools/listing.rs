@@ -1,7 +1,7 @@
 //! `GET /api/tools`: the tools the signed-in user's app page may mount, each
 //! with what `host.mount` takes (slug, origin, type, entry page, title, the
-//! install settings' values for the user's tenant) and the outside origins
-//! it talks to.
+//! install settings' values for the user's tenant, whether it may ask for
+//! an identity token) and the outside origins it talks to.
 
 use std::collections::BTreeMap;
 
@@ -48,6 +48,9 @@ pub struct ToolListing {
     /// The outside origins its page may connect to, as its manifest's
     /// `permissions.connect` declares them.
     pub connect: Vec<String>,
+    /// Whether its manifest asks for `permissions.identity`: the page mounts
+    /// it with `identity: true`, and the host offers it `auth.getToken`.
+    pub identity: bool,
 }
 
 impl ToolListing {
@@ -74,6 +77,7 @@ impl ToolListing {
             dev,
             settings,
             connect: manifest.permissions.connect.clone(),
+            identity: manifest.permissions.identity,
         }
     }
 }

@@ -1222,3 +1222,52 @@ async fn the_first_tenant_and_admin_are_made_and_sign_in_on_postgres() {
     assert_eq!(quotes.status(), 200);
     assert!(!work.path().join("toolbridge.sqlite3").exists());
 }
+
+#[test]
+fn signing_keys_rotate_and_list_show_ids_and_publication_never_a_private_key() {
+    let work = tempfile::tempdir().unwrap();
+    let db = work.path().join("keys.sqlite3");
+    let db = db.to_str().unwrap();
+    let said = succeeds(&toolbridge_on(work.path(), db, &["signing-keys", "list"]));
+    assert!(said.contains("No signing key yet"), "{said}");
+    let first = succeeds(&toolbridge_on(work.path(), db, &["signing-keys", "rotate"]));
+    let kid = |said: &str| {
+        said.split_whitespace()
+            .nth(3)
+            .unwrap_or_else(|| panic!("no key id in {said:?}"))
+            .to_owned()
+    };
+    assert!(first.starts_with("New signing key "), "{first}");
+    assert!(
+        first.contains("(ES256)") && first.contains("300 seconds"),
+        "{first}"
+    );
+    let (old, new) = (
+        kid(&first),
+        kid(&succeeds(&toolbridge_on(
+            work.path(),
+            db,
+            &["signing-keys", "rotate"],
+        ))),
+    );
+    assert_ne!(old, new);
+    let listed = succeeds(&toolbridge_on(work.path(), db, &["signing-keys", "list"]));
+    let rows: Vec<Vec<&str>> = listed
+        .lines()
+        .skip(1)
+        .map(|line| line.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows.len(), 2, "{listed}");
+    // The new key signs (not retired); the old one is retired and still published.
+    assert_eq!(
+        (rows[0][0], rows[0][1], rows[0][3], rows[0][4]),
+        (new.as_str(), "ES256", "-", "yes")
+    );
+    assert_eq!((rows[1][0], rows[1][4]), (old.as_str(), "yes"), "{listed}");
+    assert_ne!(rows[1][3], "-", "{listed}");
+    for said in [&first, &listed] {
+        for secret in ["PRIVATE", "\"d\"", "MIG"] {
+            assert!(!said.contains(secret), "{said}");
+        }
+    }
+}

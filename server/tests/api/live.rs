@@ -9,7 +9,7 @@ use crate::harness::{Server, customer_and_product, json, quote_body};
 
 /// Reads Server-Sent Events from `response` until one named `name` arrives;
 /// its data as JSON.
-async fn next_event(response: &mut reqwest::Response, name: &str) -> Value {
+pub(crate) async fn next_event(response: &mut reqwest::Response, name: &str) -> Value {
     next_with_id(response, name).await.0
 }
 

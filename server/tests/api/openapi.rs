@@ -162,7 +162,8 @@ async fn every_operation_with_a_json_body_documents_400_and_413() {
             );
         }
     }
-    assert_eq!(bodies, 10);
+    // With the organisation's context and a user's own preferences.
+    assert_eq!(bodies, 12);
 }
 
 #[tokio::test]
@@ -698,18 +699,22 @@ async fn every_operation_says_how_it_is_authorised() {
             "description": document["components"]["securitySchemes"]["session"]["description"],
         })
     );
-    // Open to anyone: signing in, and the health checks.
+    // Open to anyone: signing in, the health checks, and the keys that verify identity tokens.
     let open = [
         ("/api/session", "post"),
         ("/healthz", "get"),
         ("/readyz", "get"),
+        ("/.well-known/jwks.json", "get"),
     ];
+    // Under /api/v1 for the host module, but only with the session: the signed-in user, and an
+    // identity token for a tool.
+    let session_only = ["/api/v1/me", "/api/v1/tools/{slug}/token"];
     let mut session_operations = 0;
     for (path, method, operation) in operations(&document) {
         let security = &operation["security"];
         if open.contains(&(path.as_str(), method.as_str())) {
             assert!(security.is_null(), "{method} {path}: {security}");
-        } else if path.starts_with("/api/v1/") && path != "/api/v1/me" {
+        } else if path.starts_with("/api/v1/") && !session_only.contains(&path.as_str()) {
             assert!(
                 security[0]["api_key"].is_array(),
                 "{method} {path}: {security}"
@@ -723,9 +728,10 @@ async fn every_operation_says_how_it_is_authorised() {
             session_operations += 1;
         }
     }
-    // The session API: reading and ending the session, the signed-in user (`/api/v1/me`), the
-    // tool list, the event stream, the settings of keys and tools, the dev tools' reports.
-    assert_eq!(session_operations, 14, "{document}");
+    // The session API: reading and ending the session, the user's own preferences, the
+    // signed-in user (`/api/v1/me`), the tool list, a tool's identity token, the event stream,
+    // the settings of keys, tools and the organisation, the dev tools' reports.
+    assert_eq!(session_operations, 19, "{document}");
 }
 
 #[tokio::test]

@@ -15,7 +15,7 @@ use crate::harness::{Server, call, json, upload};
 const PAGE: &str = "<!doctype html><title>T</title><script src=\"/sdk/bridge.js\"></script>";
 
 /// The manifest of the flooring-like test tool, with `extra` fields merged.
-fn manifest(short_name: &str, version: &str, extra: &Value) -> Value {
+pub(crate) fn manifest(short_name: &str, version: &str, extra: &Value) -> Value {
     let mut manifest = json!({
         "name": format!("{short_name} tool"), "shortName": short_name, "type": "standalone",
         "version": version, "description": "A test tool.", "entry": "index.html",
@@ -41,7 +41,7 @@ fn zip(manifest: &Value) -> Vec<u8> {
 }
 
 /// Installs a tool with this manifest straight into the server's store.
-async fn install(server: &Server, manifest: &Value) -> String {
+pub(crate) async fn install(server: &Server, manifest: &Value) -> String {
     let dir = tempfile::tempdir().unwrap();
     write_folder(dir.path(), manifest);
     let bundle = toolbridge_bundle::read_dir(dir.path()).unwrap().bundle;

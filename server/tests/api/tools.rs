@@ -316,6 +316,7 @@ async fn the_app_page_lists_the_enabled_tools_ready_to_mount() {
             "entry": "/index.html",
             "dev": false,
             "settings": {},
+            "identity": false,
             "connect": [],
         }])
     );

@@ -143,7 +143,8 @@ async fn a_page_that_reconnects_gets_what_it_missed_or_unknown(backend: Backend)
         .send_quote(t1, &first.header.id, &by())
         .await
         .unwrap();
-    let Backlog::Events(missed) = demo.store.live_backlog(t1, heard).await.unwrap() else {
+    let Backlog::Events(missed) = demo.store.live_backlog(t1, "no-user", heard).await.unwrap()
+    else {
         panic!("an id this database gave is known");
     };
     let seen: Vec<(String, String)> = missed
@@ -167,13 +168,16 @@ async fn a_page_that_reconnects_gets_what_it_missed_or_unknown(backend: Backend)
     // Up to date: nothing.
     let last = demo.store.last_live_event_id(t1).await.unwrap();
     assert_eq!(
-        demo.store.live_backlog(t1, last).await.unwrap(),
+        demo.store.live_backlog(t1, "no-user", last).await.unwrap(),
         Backlog::Events(Vec::new())
     );
     // Never given here, or from before every event kept: unknown, with where to pick up.
     for unknown in [last + 1000, -5, 0] {
         assert_eq!(
-            demo.store.live_backlog(t1, unknown).await.unwrap(),
+            demo.store
+                .live_backlog(t1, "no-user", unknown)
+                .await
+                .unwrap(),
             Backlog::Unknown { last },
             "after {unknown}"
         );

@@ -25,6 +25,7 @@ fn declaring(version: &str, settings: &Value, connect: &[&str]) -> ToolManifest 
         settings: read_declarations(settings).unwrap(),
         permissions: Permissions {
             connect: connect.iter().map(|&origin| origin.to_owned()).collect(),
+            identity: false,
         },
         ..manifest(version)
     }
@@ -141,7 +142,7 @@ async fn a_slug_that_cannot_name_an_origin_is_refused(backend: Backend) {
 on_both!(declarations_and_origins_are_kept_with_the_tool);
 async fn declarations_and_origins_are_kept_with_the_tool(backend: Backend) {
     let (store, _db) = empty(backend).await;
-    let declared = declaring(
+    let mut declared = declaring(
         "1.0.0",
         &flooring_settings(),
         &[
@@ -149,6 +150,7 @@ async fn declarations_and_origins_are_kept_with_the_tool(backend: Backend) {
             "https://prices.vendor.example:8443",
         ],
     );
+    declared.permissions.identity = true;
     store
         .install_tool("floor", &declared, &FILES)
         .await

@@ -208,4 +208,18 @@ mod example_tools {
         )
         .await;
     }
+
+    #[tokio::test]
+    async fn job_lookup_tests_fail_when_times_ignore_the_time_zone() {
+        catches(
+            JOB_LOOKUP,
+            Mutation {
+                path: "/example-tools/job-lookup/app.js",
+                find: "  state.format = formatter(context);\n",
+                replace: "  state.format = formatter(context.cultureCode);\n",
+            },
+            &["shows a quote's time in the organisation's time zone and currency"],
+        )
+        .await;
+    }
 }

@@ -7,5 +7,6 @@ export function settingsNav(current) {
   return h("nav", { class: "subnav", "aria-label": "Settings" }, h("ul", {},
     link("tokens", "#/settings/tokens", "API tokens"),
     link("tools", "#/settings/tools", "Tools"),
-    link("webhooks", "#/settings/webhooks", "Webhooks")));
+    link("webhooks", "#/settings/webhooks", "Webhooks"),
+    link("organisation", "#/settings/organisation", "Organisation")));
 }

@@ -2,6 +2,7 @@
 
 mod keys;
 mod serve;
+mod signing_keys;
 mod tenants;
 mod tool;
 mod users;
@@ -67,6 +68,9 @@ enum Command {
     /// Packs, validates and installs tool bundles, and manages installed tools.
     #[command(subcommand)]
     Tool(tool::ToolCommand),
+    /// Rotates and lists the keys identity tokens are signed with.
+    #[command(subcommand)]
+    SigningKeys(signing_keys::SigningKeysCommand),
 }
 
 /// The environment variable that names the database when `--db` does not.
@@ -174,6 +178,7 @@ async fn main() -> ExitCode {
         Command::Tool(command) => tool::run(command).await,
         Command::Tenants(command) => tenants::run(command).await,
         Command::Users(command) => users::run(command).await,
+        Command::SigningKeys(command) => signing_keys::run(command).await,
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
