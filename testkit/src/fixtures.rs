@@ -603,7 +603,11 @@ impl Reader<'_> {
             tenant_name: tenant.name.clone(),
             tenant_id: tenant.id.clone(),
             culture_code: tenant.culture_code.clone(),
-            values: tenant.values.clone(),
+            // As the server answers: the locale is the tenant's culture code.
+            values: ContextValues {
+                locale: Some(tenant.culture_code.clone()),
+                ..tenant.values.clone()
+            },
         })
     }
 

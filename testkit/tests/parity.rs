@@ -184,7 +184,8 @@ async fn fixtures_of(server: &Server, cookie: &str, email: &str) -> (Value, Hash
         .await
         .unwrap();
     let tenant = sqlx::query(
-        "SELECT t.id, t.name, t.culture_code, t.default_tax_rate, t.quote_seq, u.name, u.role \
+        "SELECT t.id, t.name, t.culture_code, t.default_tax_rate, t.quote_seq, u.name, u.role, \
+         coalesce(u.time_zone, t.time_zone), t.currency, t.units, coalesce(u.theme, t.theme) \
          FROM tenants t JOIN users u ON u.tenant_id = t.id WHERE u.email = ?",
     )
     .bind(email)
@@ -255,6 +256,10 @@ async fn fixtures_of(server: &Server, cookie: &str, email: &str) -> (Value, Hash
             "cultureCode": tenant.get::<String, _>(2),
             "taxRate": tenant.get::<String, _>(3),
             "quoteSequence": tenant.get::<i64, _>(4),
+            "timeZone": tenant.get::<String, _>(7),
+            "currency": tenant.get::<String, _>(8),
+            "units": tenant.get::<String, _>(9),
+            "theme": tenant.get::<String, _>(10),
         },
         "user": {"name": tenant.get::<String, _>(5), "email": email, "role": tenant.get::<String, _>(6)},
         "customers": customers,

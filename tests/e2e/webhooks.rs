@@ -170,6 +170,13 @@ async fn add_endpoint(browser: &Browser, url: &str) -> String {
         .await
         .unwrap();
     browser.press("Add endpoint").await;
+    // The field's error element may be there, empty, before the API has answered.
+    browser
+        .until(
+            "the API's refusal under the URL field",
+            "(document.getElementById('webhook-url-error')?.textContent ?? '').trim() !== ''",
+        )
+        .await;
     let shown = browser.text("#webhook-url-error").await;
     let problem = refusal_over_rest(&json!({"url": bad, "eventTypes": ["quote.saved"]})).await;
     let at_url: Vec<&str> = problem["errors"]
