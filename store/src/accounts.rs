@@ -11,7 +11,7 @@ use toolbridge_protocol::context::Role;
 use toolbridge_protocol::limits::TEXT_MAX_CHARS;
 use toolbridge_protocol::{Decimal, Violation};
 
-use crate::auth::{USER_COLUMNS, UserRow, hash_password, user_from_row};
+use crate::auth::{USER_COLUMNS, UserRowAnd, hash_password, split_user_row, user_from_row};
 use crate::db::{Arg, Turn, Tx, sql};
 use crate::password::{check_password, password_problem};
 use crate::util::{new_id, now_iso};
@@ -167,31 +167,12 @@ fn account_columns() -> String {
     format!("{USER_COLUMNS}, u.active")
 }
 
-/// A row of [`account_columns`].
-type AccountRow = (
-    String,
-    String,
-    String,
-    String,
-    String,
-    String,
-    String,
-    String,
-    String,
-    String,
-    String,
-    Option<String>,
-    Option<String>,
-    i64,
-);
+/// A row of [`account_columns`]: a user's columns and whether the user is active.
+type AccountRow = UserRowAnd<i64>;
 
 /// An account from a row of [`account_columns`].
 fn account_from_row(row: AccountRow) -> Result<Account, Error> {
-    let active = row.13;
-    let user: UserRow = (
-        row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10, row.11,
-        row.12,
-    );
+    let (user, active) = split_user_row(row);
     Ok(Account {
         user: user_from_row(user)?,
         active: active != 0,

@@ -100,6 +100,35 @@ pub(crate) type UserRow = (
     Option<String>,
 );
 
+/// A row of [`USER_COLUMNS`] followed by one more column, of type `T`.
+pub(crate) type UserRowAnd<T> = (
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    T,
+);
+
+/// The [`UserRow`] and the column after it, of a row of [`UserRowAnd`].
+pub(crate) fn split_user_row<T>(row: UserRowAnd<T>) -> (UserRow, T) {
+    (
+        (
+            row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10, row.11,
+            row.12,
+        ),
+        row.13,
+    )
+}
+
 /// A user from a row of [`USER_COLUMNS`].
 pub(crate) fn user_from_row(row: UserRow) -> Result<User, Error> {
     let (
@@ -259,23 +288,7 @@ impl Store {
         email: &str,
         password: &str,
     ) -> Result<Option<User>, Error> {
-        type Row = (
-            String,
-            String,
-            String,
-            String,
-            String,
-            String,
-            String,
-            String,
-            String,
-            String,
-            String,
-            Option<String>,
-            Option<String>,
-            String,
-        );
-        let row: Option<Row> = sql(format!(
+        let row: Option<UserRowAnd<String>> = sql(format!(
             "SELECT {USER_COLUMNS}, u.password_hash FROM users u \
              JOIN tenants t ON t.id = u.tenant_id \
              WHERE u.email_lower = $1 AND u.active = 1"
@@ -283,16 +296,7 @@ impl Store {
         .bind(email.trim().to_lowercase())
         .fetch_optional(&self.pool)
         .await?;
-        let (user, hash) = match row {
-            Some(row) => (
-                Some((
-                    row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10,
-                    row.11, row.12,
-                )),
-                Some(row.13),
-            ),
-            None => (None, None),
-        };
+        let (user, hash) = row.map(split_user_row).unzip();
         let password = password.to_owned();
         let matches = blocking(move || {
             let hash = hash.as_deref().unwrap_or_else(|| dummy_hash());
