@@ -56,7 +56,7 @@ pub(crate) fn build(ctx: &Ctx) -> Result<PathBuf, Error> {
     let sources = ctx.root().join(SOURCES);
     sh.create_dir(&stage)?;
     sh.copy_file(sources.join("book.toml"), stage.join("book.toml"))?;
-    copy_tree(ctx, &sources.join("src"), &stage.join("src"))?;
+    wasm::mirror(ctx, &sources.join("src"), &stage.join("src"))?;
     sh.write_file(stage.join("src").join(ERRORS_PAGE), errors_page())?;
     let fresh = fresh_screenshots(ctx, &stage.join("src").join(IMAGES))?;
     if fresh > 0 {
@@ -79,7 +79,7 @@ pub(crate) fn build(ctx: &Ctx) -> Result<PathBuf, Error> {
         .arg(&built)
         .run()?;
     let api = built.join("api");
-    copy_tree(ctx, &sources.join("api"), &api)?;
+    wasm::mirror(ctx, &sources.join("api"), &api)?;
     let script = without_outside_logo(&sh.read_file(&redoc)?)?;
     sh.write_file(api.join("redoc.standalone.js"), script)?;
     let licence = redoc.with_extension("js.LICENSE.txt");
@@ -127,23 +127,6 @@ pub(crate) fn check_links(ctx: &Ctx, book: &Path) -> Result<(), Error> {
         .args(["--exclude", "/api/v1/"])
         .arg(pages)
         .run()?;
-    Ok(())
-}
-
-/// Copies the folder `from` into `to` (made when missing), sub-folders included.
-fn copy_tree(ctx: &Ctx, from: &Path, to: &Path) -> Result<(), Error> {
-    let sh = ctx.sh();
-    sh.create_dir(to)?;
-    for entry in sh.read_dir(from)? {
-        let Some(name) = entry.file_name().map(ToOwned::to_owned) else {
-            continue;
-        };
-        if entry.is_dir() {
-            copy_tree(ctx, &entry, &to.join(name))?;
-        } else {
-            sh.copy_file(&entry, to.join(name))?;
-        }
-    }
     Ok(())
 }
 
