@@ -129,13 +129,22 @@ async fn app_file(state: &AppState, path: &str, headers: &HeaderMap) -> Result<R
 }
 
 /// Whether files of `media_type` are worth compressing: not images already compressed, nor fonts.
-fn compressible(media_type: &str) -> bool {
-    !matches!(media_type, "image/png" | "image/jpeg" | "font/woff2")
+pub(crate) fn compressible(media_type: &str) -> bool {
+    !matches!(
+        media_type,
+        "image/png" | "image/jpeg" | "font/woff2" | "font/woff"
+    )
 }
 
 fn media_type(name: &str) -> Option<&'static str> {
+    media_type_in(name, &APP_TYPES)
+}
+
+/// The media type `types` (extension, media type) give the file `name`, by its extension in any
+/// letter case.
+pub(crate) fn media_type_in(name: &str, types: &[(&str, &'static str)]) -> Option<&'static str> {
     let extension = Path::new(name).extension()?.to_str()?.to_ascii_lowercase();
-    APP_TYPES
+    types
         .iter()
         .find(|(known, _)| *known == extension)
         .map(|(_, media_type)| *media_type)

@@ -17,7 +17,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use percent_encoding::percent_decode_str;
 
 use crate::app::AppState;
-use crate::app_files::is_plain_relative;
+use crate::app_files::{compressible, is_plain_relative, media_type_in};
 use crate::embedded::Missing;
 use crate::error::ApiError;
 
@@ -93,8 +93,8 @@ pub(crate) async fn answer(state: &AppState, path: &str, headers: &HeaderMap) ->
 
 /// The file `name` of the documentation, if there is one of a type it serves.
 async fn file(state: &AppState, name: &str, headers: &HeaderMap) -> Option<Response> {
-    let media_type = media_type(name)?;
-    let compressible = !matches!(media_type, "image/png" | "font/woff2" | "font/woff");
+    let media_type = media_type_in(name, &TYPES)?;
+    let compressible = compressible(media_type);
     let asset = state
         .docs_files
         .asset(&state.assets, name, compressible)
@@ -143,12 +143,4 @@ async fn not_found(state: &AppState, path: &str, headers: &HeaderMap) -> Respons
         Ok(_) => format!("the documentation has no page {path}"),
     };
     ApiError::not_found(message).into_response()
-}
-
-fn media_type(name: &str) -> Option<&'static str> {
-    let extension = Path::new(name).extension()?.to_str()?.to_ascii_lowercase();
-    TYPES
-        .iter()
-        .find(|(known, _)| *known == extension)
-        .map(|(_, media_type)| *media_type)
 }
