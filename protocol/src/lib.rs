@@ -39,6 +39,7 @@ pub mod create_quote;
 pub mod customer;
 pub mod error;
 pub mod error_reference;
+pub mod fetch;
 pub mod handshake;
 mod id_index;
 pub mod identity;
