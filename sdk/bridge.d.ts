@@ -230,8 +230,9 @@ export type BridgeMethod =
 /**
  * The extensions beyond 2.1.0 a host may offer a tool (the handshake's
  * `capabilities`): methods (`quotes.getOpen`, `settings.get`, `ui.toast`,
- * `ui.confirm`, `ui.openQuote`, `auth.getToken`), events (`quote.changed`,
- * `session.ended`, `settings.changed`, `context.changed`) and auto-resize.
+ * `ui.confirm`, `ui.openQuote`, `auth.getToken`, `fetch`), events
+ * (`quote.changed`, `session.ended`, `settings.changed`, `context.changed`)
+ * and auto-resize.
  */
 export type BridgeCapability =
   | "quotes.getOpen"
@@ -244,7 +245,8 @@ export type BridgeCapability =
   | "ui.confirm"
   | "ui.openQuote"
   | "auth.getToken"
-  | "context.changed";
+  | "context.changed"
+  | "fetch";
 
 /** Every method's wire name: those of 2.1.0 and those of the extensions. */
 export type BridgeMethodName =
@@ -254,7 +256,8 @@ export type BridgeMethodName =
   | "ui.toast"
   | "ui.confirm"
   | "ui.openQuote"
-  | "auth.getToken";
+  | "auth.getToken"
+  | "fetch";
 
 /** What `bridge.ready()` resolves with. */
 export interface BridgeReadyInfo {
@@ -424,6 +427,32 @@ export interface BridgeUi {
   setAutoResize(enabled: boolean): void;
 }
 
+/**
+ * `bridge.fetch`'s second argument, read as `fetch`'s is. Placeholders in
+ * the headers, the URL's query and a text body are replaced by the server:
+ * `{{secret.NAME}}` by the organisation's secret setting `NAME`, `{{token}}`
+ * by an identity token (as `auth.getToken()` answers it), `{{base64:…}}` by
+ * the base64 of what it holds (for Basic auth:
+ * `Basic {{base64:{{secret.USER}}:{{secret.PASSWORD}}}}`).
+ */
+export interface BridgeFetchInit {
+  /** GET (the default), HEAD, POST, PUT, PATCH, DELETE or OPTIONS, in any letter case. */
+  method?: string;
+  /**
+   * As a `Headers`, a record or an array of pairs. Not `Host`,
+   * `Content-Length`, `Cookie`, `Connection` and the other hop-by-hop
+   * headers, which the server sets or leaves out; at most 50.
+   */
+  headers?: Headers | Record<string, string> | [string, string][];
+  /**
+   * Text (a string, or `URLSearchParams` with its content type unless one is
+   * set), in which placeholders are replaced; or bytes, sent exactly as they
+   * are (an `ArrayBuffer` or any view of one, a `Blob` with its type as the
+   * content type unless one is set). At most 5 MiB; none with GET or HEAD.
+   */
+  body?: string | ArrayBuffer | ArrayBufferView | Blob | URLSearchParams | null;
+}
+
 export interface Bridge {
   /** "2.1.0". */
   readonly version: string;
@@ -478,6 +507,28 @@ export interface Bridge {
     getToken(): Promise<string>;
   };
   readonly ui: BridgeUi;
+  /**
+   * Extension `fetch`: the app's server makes the request for the tool, with
+   * the organisation's secret settings in it (see `BridgeFetchInit`), and
+   * resolves with a real `Response` (`status`, `ok`, `headers`, `json()`,
+   * `text()`, `arrayBuffer()`, `blob()`). Only to an https origin the tool's
+   * manifest lists in `permissions.connect`, never to a private address;
+   * redirects are answered as they are, not followed. Limits: 15 s for the
+   * whole answer, 5 MiB of body each way, 20 requests in flight and 300 a
+   * minute for the tool in the organisation.
+   *
+   * Rejects with INVALID_PARAMS for a bad argument or a request that breaks a
+   * rule (`details` name each: `url`, `init.method`, `init.headers`,
+   * `init.body`, or the request's `url`, `method`, `headers[2][0]`, `body`);
+   * NOT_ALLOWED where the host does not offer it (check
+   * `supports("fetch")`), for an origin the manifest does not list, or for a
+   * private address; RATE_LIMITED beyond the limits (`retryAfter` says when);
+   * TIMEOUT when the tool's server does not answer within 15 s (or no reply
+   * comes within 35 s); BACKEND_UNAVAILABLE when the tool's server cannot be
+   * reached or answers more than 5 MiB, or the app's server is unavailable;
+   * INTERNAL for an answer no `Response` can hold (a 1xx status).
+   */
+  fetch(url: string | URL, init?: BridgeFetchInit): Promise<Response>;
   /** Resolves once the host has answered; rejects with NOT_CONNECTED if none does. */
   ready(): Promise<BridgeReadyInfo>;
   /**

@@ -937,8 +937,12 @@ fn malformed_select_options_and_defaults_are_refused_with_their_path() {
         "settings[0].description: must be at most 300 characters",
     );
     settings_refused(
-        json!([{"key": "a", "label": "A", "type": "string", "secret": true}]),
-        "settings[0].secret: unknown field",
+        json!([{"key": "a", "label": "A", "type": "number", "secret": true}]),
+        "settings[0].secret: only a string setting can be secret",
+    );
+    settings_refused(
+        json!([{"key": "a", "label": "A", "type": "string", "secret": true, "default": "k"}]),
+        "settings[0].default: a secret setting cannot have a default",
     );
     settings_refused(
         json!([{"key": "a", "label": "A", "type": "string", "Default": "x"}]),

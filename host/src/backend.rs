@@ -3,7 +3,9 @@
 //! and the one mapping from HTTP outcomes to bridge error codes.
 
 use js_sys::{Array, Function, JsString, Promise, Reflect, Uint8Array};
+use serde::de::DeserializeOwned;
 use serde_json::Value;
+use toolbridge_protocol::fetch::TIMEOUT_SECS;
 use toolbridge_protocol::problem::Problem;
 use toolbridge_protocol::{Error, ErrorCode};
 use wasm_bindgen::{JsCast, JsValue};
@@ -19,6 +21,18 @@ use crate::json;
 /// default. Below the SDK's 30 s call deadline, so a tool hears
 /// `BACKEND_UNAVAILABLE` rather than a bare `TIMEOUT`.
 pub(crate) const DEFAULT_TIMEOUT_MS: u32 = 20_000;
+
+/// How long the host waits, at least, for the server's fetch for a tool
+/// (`POST /tools/{slug}/fetch`): the server's own deadline for the tool's
+/// server ([`TIMEOUT_SECS`]) and 10 s for the bodies to travel, so that the
+/// server's `TIMEOUT` arrives before the host gives up. Below bridge.js's
+/// 35 s deadline for `fetch`, so a tool hears the host's answer.
+pub(crate) const FETCH_TIMEOUT_MS: u32 = {
+    // (15 s: the cast cannot truncate.)
+    #[allow(clippy::cast_possible_truncation)]
+    let server = TIMEOUT_SECS as u32 * 1000;
+    server + 10_000
+};
 
 /// The REST API under one base URL (`…/api/v1`).
 #[derive(Debug, Clone)]
@@ -189,14 +203,18 @@ impl Backend {
 
     /// `GET path` (relative to the base, starting with `/`).
     pub(crate) async fn get(&self, path: &str) -> Result<Value, Error> {
-        let answer = self.fetch::<JsString>("GET", path, None, None).await?;
+        let answer = self
+            .fetch::<JsString>("GET", path, None, None, None)
+            .await?;
         success(answer, &format!("GET {path}"))
     }
 
     /// `GET path`, its 2xx body left as the browser's string (for answers
     /// passed on as they came, such as list pages), never copied into Rust.
     pub(crate) async fn get_raw(&self, path: &str) -> Result<JsString, Error> {
-        let answer = self.fetch::<JsString>("GET", path, None, None).await?;
+        let answer = self
+            .fetch::<JsString>("GET", path, None, None, None)
+            .await?;
         Ok(answer.successful(&format!("GET {path}"))?.body)
     }
 
@@ -207,7 +225,7 @@ impl Backend {
         path: &str,
         etag: Option<&str>,
     ) -> Result<Fetched, Error> {
-        let answer = self.fetch::<Vec<u8>>("GET", path, None, etag).await?;
+        let answer = self.fetch::<Vec<u8>>("GET", path, None, etag, None).await?;
         if answer.status == 304 {
             return Ok(Fetched::NotModified);
         }
@@ -225,17 +243,47 @@ impl Backend {
         path: &str,
         body: Option<&Value>,
     ) -> Result<Value, Error> {
-        let answer = self.fetch::<JsString>(method, path, body, None).await?;
+        let body = body.map(Value::to_string);
+        let answer = self
+            .fetch::<JsString>(method, path, body.as_deref(), None, None)
+            .await?;
         success(answer, &format!("{method} {path}"))
     }
 
+    /// `POST path` with `body` (JSON text), waiting at least `min_timeout_ms`
+    /// (more when the page's own deadline is longer); the 2xx answer read as
+    /// `T`. For the server's fetch, whose bodies are large and whose deadline
+    /// is the server's.
+    pub(crate) async fn post_for<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &str,
+        min_timeout_ms: u32,
+    ) -> Result<T, Error> {
+        let what = format!("POST {path}");
+        let timeout_ms = self.timeout_ms.max(min_timeout_ms);
+        let answer = self
+            .fetch::<Vec<u8>>("POST", path, Some(body), None, Some(timeout_ms))
+            .await?
+            .successful(&what)?;
+        serde_json::from_slice(&answer.body).map_err(|error| {
+            Error::Internal(format!(
+                "the backend's answer to {what} is not the JSON expected ({error})"
+            ))
+        })
+    }
+
+    /// The request itself; `body` is JSON text, `timeout_ms` replaces the
+    /// host's deadline.
     async fn fetch<B: Body>(
         &self,
         method: &str,
         path: &str,
-        body: Option<&Value>,
+        body: Option<&str>,
         etag: Option<&str>,
+        timeout_ms: Option<u32>,
     ) -> Result<Answer<B>, Error> {
+        let timeout_ms = timeout_ms.unwrap_or(self.timeout_ms);
         let what = format!("{method} {path}");
         let unreachable = |why: &str| {
             Error::BackendUnavailable(format!(
@@ -255,7 +303,7 @@ impl Backend {
         }
         if let Some(body) = body {
             set_header(&headers, "Content-Type", "application/json");
-            init.set_body(&JsValue::from_str(&body.to_string()));
+            init.set_body(&JsValue::from_str(body));
         }
         init.set_headers(&headers);
 
@@ -270,7 +318,7 @@ impl Backend {
             window
                 .set_timeout_with_callback_and_timeout_and_arguments_0(
                     &abort,
-                    i32::try_from(self.timeout_ms).unwrap_or(i32::MAX),
+                    i32::try_from(timeout_ms).unwrap_or(i32::MAX),
                 )
                 .ok()
         });
@@ -305,7 +353,7 @@ impl Backend {
         }
         let (response, body) = outcome.map_err(|failed| {
             if signal.aborted() {
-                unreachable(&format!("no answer within {} ms", self.timeout_ms))
+                unreachable(&format!("no answer within {timeout_ms} ms"))
             } else if failed == Failed::NotResponse {
                 Error::Internal(format!(
                     "the page's backend.fetch answered {what} with something other than a Response"
@@ -377,12 +425,20 @@ fn success(answer: Answer<JsString>, what: &str) -> Result<Value, Error> {
 }
 
 /// What a non-2xx answer means to a tool. Rate limits, ended sessions and
-/// server failures map by status whatever the body says; otherwise the
-/// server's problem body names the code (and for 422 the paths).
+/// server failures map by status whatever the body says, except a 504 whose
+/// problem body says `TIMEOUT` (the server's fetch for a tool, whose server
+/// did not answer in time); otherwise the server's problem body names the
+/// code (and for 422 the paths).
 fn failure<B: Body>(answer: &Answer<B>, what: &str) -> Error {
     let status = answer.status;
     let problem = serde_json::from_str::<Problem>(&answer.body.text()).ok();
     match status {
+        504 if problem
+            .as_ref()
+            .is_some_and(|problem| problem.code == ErrorCode::Timeout) =>
+        {
+            Error::Timeout(problem.map_or_else(String::new, |problem| problem.detail))
+        }
         429 => Error::RateLimited {
             retry_after: answer
                 .retry_after

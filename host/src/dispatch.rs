@@ -13,6 +13,7 @@ use toolbridge_protocol::add_lines::ValidBatch;
 use toolbridge_protocol::capability::Capability;
 use toolbridge_protocol::context::BridgeContextDto;
 use toolbridge_protocol::create_quote::validate_bridge_create;
+use toolbridge_protocol::fetch::{FetchRequest, FetchResponse};
 use toolbridge_protocol::identity::IdentityToken;
 use toolbridge_protocol::manifest::ToolType;
 use toolbridge_protocol::method::Method;
@@ -30,6 +31,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, MessagePort};
 
+use crate::backend::FETCH_TIMEOUT_MS;
 use crate::debug::{AddLinesPhases, BlockedRecord, CallRecord, DroppedRecord};
 use crate::editor::{Change, Editor};
 use crate::host::Shared;
@@ -151,9 +153,11 @@ pub(crate) fn on_port_message(shared: &Rc<Shared>, key: u32, port: &MessagePort,
     let shared = Rc::clone(shared);
     let port = port.clone();
     wasm_bindgen_futures::spawn_local(async move {
-        let outcome = match json::from_js(&call.params) {
-            Some(params) => run(&shared, &caller, &port, remote, &params).await,
-            None => Err(unsendable()),
+        let outcome = match (remote, json::from_js(&call.params)) {
+            // Read from the message already: its bytes never go through JSON.
+            (Remote::Fetch(request), _) => fetch(&shared, &caller, &request).await,
+            (remote, Some(params)) => run(&shared, &caller, &port, remote, &params).await,
+            (_, None) => Err(unsendable()),
         };
         settle(&shared, &caller, started, &port, &call, outcome);
     });
@@ -334,12 +338,16 @@ enum Remote {
     OpenQuote,
     /// `auth.getToken`, for a tool mounted with `identity`.
     Token,
+    /// `fetch`, for a tool mounted with `fetch`: the request as read from
+    /// the call and checked.
+    Fetch(FetchRequest),
 }
 
 /// Answers at once when no backend request is needed: `context.get` once the
 /// user is known, `quotes.addLines`, `quotes.getOpen`, `settings.get` and
 /// `ui.toast` always, `auth.getToken` for a tool mounted without `identity`,
-/// and any call the tool's type forbids. Otherwise says
+/// `fetch` for a tool mounted without `fetch` or with a request that breaks
+/// a rule, and any call the tool's type forbids. Otherwise says
 /// what the backend (or the user) must be asked.
 fn answer_now(
     shared: &Shared,
@@ -372,6 +380,13 @@ fn answer_now(
             Ok(()) => Err(Remote::Token),
             Err(error) => Ok(Err(error)),
         },
+        // Checked here, before any round trip; the server checks it again.
+        Method::Fetch => {
+            match may_fetch(shared, caller).and_then(|()| crate::fetch::read_request(params)) {
+                Ok(request) => Err(Remote::Fetch(request)),
+                Err(error) => Ok(Err(error)),
+            }
+        }
         Method::QuotesCreate => Err(Remote::Create),
         Method::CustomersList
         | Method::ProductsList
@@ -380,6 +395,20 @@ fn answer_now(
         | Method::JobsList
         | Method::QuotesList => Err(Remote::List(method)),
     }
+}
+
+/// `fetch`: the server makes the request for the tool (`POST
+/// /tools/{slug}/fetch`, waiting for the server's own deadline), and the tool
+/// gets its answer with the body as bytes.
+async fn fetch(shared: &Shared, caller: &Caller, request: &FetchRequest) -> Outcome {
+    let path = format!("/tools/{}/fetch", caller.slug);
+    let body = serde_json::to_string(request)
+        .map_err(|error| Error::Internal(format!("cannot encode the request: {error}")))?;
+    let response: FetchResponse = shared
+        .backend
+        .post_for(&path, &body, FETCH_TIMEOUT_MS)
+        .await?;
+    Ok((Answer::Js(crate::fetch::answer(&response)?), None))
 }
 
 /// Answers a call with the backend's or the user's help.
@@ -393,6 +422,7 @@ async fn run(
     match remote {
         Remote::Confirm => confirm(shared, caller, port, params).await,
         Remote::OpenQuote => open_quote(shared, caller, params).await,
+        Remote::Fetch(request) => fetch(shared, caller, &request).await,
         Remote::Token => {
             // Nothing the tool sent goes with it: the server chooses every claim.
             let path = format!("/tools/{}/token", caller.slug);
@@ -549,6 +579,21 @@ fn may_have_token(shared: &Shared, caller: &Caller) -> Result<(), Error> {
     } else {
         Err(Error::NotAllowed(format!(
             "auth.getToken is not offered here: the host page mounted {} without identity (its manifest must ask for permissions.identity; check bridge.supports(\"auth.getToken\") first)",
+            caller.name
+        )))
+    }
+}
+
+/// `NOT_ALLOWED` for `fetch` from a tool the page mounted without `fetch`
+/// (its manifest lists no origin in `permissions.connect`).
+fn may_fetch(shared: &Shared, caller: &Caller) -> Result<(), Error> {
+    let tools = shared.tools.borrow();
+    let mounted = tools.get(caller.key).ok_or_else(gone)?;
+    if mounted.tool.fetch {
+        Ok(())
+    } else {
+        Err(Error::NotAllowed(format!(
+            "fetch is not offered here: the host page mounted {} without fetch (its manifest must list the origins it calls in permissions.connect; check bridge.supports(\"fetch\") first)",
             caller.name
         )))
     }

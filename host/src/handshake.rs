@@ -2,8 +2,8 @@
 //! it comes from the window of a frame this host mounted *and* from that
 //! tool's registered origin. The welcome carries the tool type the page gave
 //! to `mount`, the extensions offered to it (from that type, the mount's
-//! options — `autoResize`, `settings`, `identity` — and the page's hooks), and transfers
-//! a fresh private port.
+//! options — `autoResize`, `settings`, `identity`, `fetch` — and the page's
+//! hooks), and transfers a fresh private port.
 
 use std::rc::{Rc, Weak};
 
@@ -115,11 +115,7 @@ fn connect(shared: &Rc<Shared>, key: u32, instance: String) -> Result<(), String
         .frame
         .content_window()
         .ok_or("the tool's frame has no window")?;
-    let mut offers = shared.hooks.offers(
-        mounted.tool.auto_resize.is_some(),
-        mounted.tool.settings.is_some(),
-        mounted.tool.identity,
-    );
+    let mut offers = shared.hooks.offers(&mounted.tool);
     if shared.keeps_context() {
         offers.push(Capability::ContextChanged);
     }

@@ -12,6 +12,8 @@ use toolbridge_protocol::Error;
 use toolbridge_protocol::capability::Capability;
 use wasm_bindgen::closure::Closure;
 
+use crate::options::ToolOptions;
+
 /// One hook: at most one function at a time; setting it again replaces it.
 #[derive(Default)]
 pub(crate) struct Hook {
@@ -58,21 +60,18 @@ pub(crate) struct Hooks {
 }
 
 impl Hooks {
-    /// What the page sets up for a tool now: the hooks set, auto-resize
-    /// when the tool was mounted with bounds (`auto_resize`), the settings
-    /// extensions when it was mounted with settings (`settings`), and the
-    /// identity token when it was mounted with `identity`.
-    pub(crate) fn offers(
-        &self,
-        auto_resize: bool,
-        settings: bool,
-        identity: bool,
-    ) -> Vec<Capability> {
+    /// What the page sets up for `tool` now: the hooks set, auto-resize when
+    /// the tool was mounted with bounds, the settings extensions when it was
+    /// mounted with settings, the identity token when it was mounted with
+    /// `identity`, and the server's fetch when it was mounted with `fetch`.
+    pub(crate) fn offers(&self, tool: &ToolOptions) -> Vec<Capability> {
+        let settings = tool.settings.is_some();
         [
-            (Capability::AuthGetToken, identity),
+            (Capability::AuthGetToken, tool.identity),
+            (Capability::Fetch, tool.fetch),
             (Capability::SettingsGet, settings),
             (Capability::SettingsChanged, settings),
-            (Capability::UiAutoResize, auto_resize),
+            (Capability::UiAutoResize, tool.auto_resize.is_some()),
             (Capability::UiToast, self.toast.get().is_some()),
             (Capability::UiConfirm, self.confirm.get().is_some()),
             (Capability::UiOpenQuote, self.navigate.get().is_some()),

@@ -17,6 +17,8 @@
 //! - answers `settings.get` from the install settings the page mounted the
 //!   tool with, and tells it of each [`Host::set_tool_settings`] with
 //!   `settings.changed` (`tool_events`);
+//! - passes a tool's `fetch` to the server, which makes the request with the
+//!   tenant's secret settings in it, once the request is checked (`fetch`);
 //! - maps backend answers to bridge error codes in one place (`backend`),
 //!   reaching the REST API with the browser's `fetch` or through the page's
 //!   own `backend.fetch(request)`;
@@ -42,6 +44,7 @@ mod debug;
 mod dispatch;
 mod editor;
 mod error;
+mod fetch;
 mod handshake;
 mod hooks;
 mod host;

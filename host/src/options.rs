@@ -52,7 +52,7 @@ impl HostOptions {
 }
 
 /// `host.mount(container, {slug, origin, type, entry?, title?, autoResize?,
-/// settings?, identity?})`.
+/// settings?, identity?, fetch?})`.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct RawTool {
@@ -68,6 +68,8 @@ struct RawTool {
     auto_resize: Option<Value>,
     #[serde(default)]
     identity: bool,
+    #[serde(default)]
+    fetch: bool,
 }
 
 /// A tool to mount, checked.
@@ -93,6 +95,9 @@ pub(crate) struct ToolOptions {
     /// Whether the tool may ask for an identity token (`auth.getToken`): the
     /// page passes its installed manifest's `permissions.identity`.
     pub(crate) identity: bool,
+    /// Whether the tool may have the server fetch for it (`fetch`): the page
+    /// passes whether its installed manifest lists `permissions.connect`.
+    pub(crate) fetch: bool,
 }
 
 impl ToolOptions {
@@ -134,6 +139,7 @@ impl ToolOptions {
             auto_resize,
             settings,
             identity: raw.identity,
+            fetch: raw.fetch,
             title: raw.title.unwrap_or_else(|| raw.slug.clone()),
             slug: raw.slug,
             origin,

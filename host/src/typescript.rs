@@ -24,7 +24,8 @@ export interface HostOptions {
 export interface HostBackend {
   /** Called for every request the host makes. `request` is a standard `Request`: its URL is
    * `apiBase` followed by the path (`/me`, `/products?page=1&pageSize=50`, `/catalog/index`,
-   * `/quotes/{id}/lines`, `/tools/{slug}/token` for a tool's identity token, …); it has the method, an `Accept: application/json` header,
+   * `/quotes/{id}/lines`, `/tools/{slug}/token` for a tool's identity token, `/tools/{slug}/fetch`
+   * for the server's fetch, …); it has the method, an `Accept: application/json` header,
    * `Content-Type: application/json` and a JSON body when it sends one, `If-None-Match` when
    * revalidating, and a `signal` that aborts at the request timeout. Its
    * `credentials: "include"` and CORS mode matter only if you pass it on to `fetch`.
@@ -61,6 +62,18 @@ export interface ToolOptions {
    * `POST {apiBase}/tools/{slug}/token` with the page's session; without, a call is refused with
    * `NOT_ALLOWED` and no request. The server refuses a tool whose manifest lacks it either way. */
   identity?: boolean;
+  /** The installed manifest lists origins in `permissions.connect` (`permissions.connect` in
+   * `GET /api/tools`). With it the tool is offered `fetch` (`bridge.fetch(url, init)`): the host
+   * checks each request (an https URL, a method, headers a tool may set, a body of at most
+   * 5 MiB), refusing a bad one with `INVALID_PARAMS` and no request, then sends it as
+   * `POST {apiBase}/tools/{slug}/fetch` with the page's session, waiting at least 25 s (the
+   * server's 15 s for the tool's server, and time for the bodies) or `requestTimeoutMs` if longer.
+   * The server makes the request with the organisation's secret settings in it and answers what
+   * the tool's server answered; its refusals reach the tool as `NOT_ALLOWED` (an origin the
+   * manifest does not list, a private address), `RATE_LIMITED` (20 at once, 300 a minute),
+   * `TIMEOUT` (15 s) or `BACKEND_UNAVAILABLE`. Without it, a call is refused with `NOT_ALLOWED`
+   * and no request. */
+  fetch?: boolean;
 }
 
 /** A tool's install settings: setting keys to strings, numbers and booleans. */
@@ -78,7 +91,8 @@ export type Capability =
   | "ui.confirm"
   | "ui.openQuote"
   | "auth.getToken"
-  | "context.changed";
+  | "context.changed"
+  | "fetch";
 
 /** `host.setContext(values)`: the page's context beyond bridge 2.1.0, each value optional. */
 export interface HostContext {

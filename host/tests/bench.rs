@@ -49,6 +49,8 @@ extern "C" {
     fn uncached_backend() -> JsValue;
     #[wasm_bindgen(js_name = lastResource)]
     fn last_resource(url: &str, since: f64) -> JsValue;
+    #[wasm_bindgen(js_name = useToolServer)]
+    fn use_tool_server(base: &str);
 }
 
 /// Lines per `addLines` batch.
@@ -249,6 +251,7 @@ async fn host_figures() {
         "cold": (samples / 5).max(5),
     });
     drop(tool);
+    use_tool_server(faults());
     let comparison = resolved(compare_contenders(
         &JsValue::from(host),
         &api_base(),

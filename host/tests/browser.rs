@@ -13,6 +13,7 @@
 
 mod context;
 mod extensions;
+mod fetch;
 mod fixture;
 mod page_backend;
 
@@ -194,10 +195,10 @@ async fn a_hello_from_a_frame_the_host_did_not_mount_is_dropped() {
 async fn a_hello_from_the_mounted_frame_at_another_origin_is_dropped() {
     let (host, tool, _) = editing(EXTENSION).await;
     let before = snapshot(&host);
-    // The mounted frame navigates to a page at another origin (the test
-    // page's own): same window, wrong origin.
+    // The mounted frame navigates to the page at another origin: same
+    // window, wrong origin.
     let elsewhere = tool_page_at(
-        &page_origin(),
+        other_tool_origin(),
         &js(&sdk_query(&json!({"connectTimeoutMs": 1500}))),
     );
     tool.command(json!({"command": "navigate", "url": elsewhere}))
@@ -206,7 +207,7 @@ async fn a_hello_from_the_mounted_frame_at_another_origin_is_dropped() {
     let reasons = dropped_reasons(&host);
     assert!(
         reasons.iter().any(
-            |r| r.contains(&format!("a hello from origin {}", page_origin()))
+            |r| r.contains(&format!("a hello from origin {}", other_tool_origin()))
                 && r.contains(&format!("registered at {}", tool_origin()))
         ),
         "{reasons:?}"

@@ -16,9 +16,11 @@ export async function mountEstimator(panel: HTMLElement, quoteId: string): Promi
     autoResize: { min: 120, max: 900 },
     settings: { wastePercent: 10, region: "North", showCost: false },
     identity: true,
+    fetch: true,
   });
   const tokenCapability: Capability = "auth.getToken";
-  console.log(tokenCapability);
+  const fetchCapability: Capability = "fetch";
+  console.log(tokenCapability, fetchCapability);
   const changed: ToolSettings = { wastePercent: 12 };
   host.setToolSettings("estimator", changed);
   const frame: HTMLIFrameElement = tool.frame;
@@ -101,6 +103,8 @@ export function mistakes(host: Host, panel: HTMLElement): void {
   new Host({ debug: true });
   // @ts-expect-error: change kinds are a closed set
   host.onChange((_quote, change) => change.kind === "deleted");
+  // @ts-expect-error: fetch is whether the manifest lists permissions.connect, not the origins
+  host.mount(panel, { slug: "x", origin: "http://x.test", type: "standalone", fetch: ["https://api.vendor.example"] });
   // @ts-expect-error: autoResize takes bounds, not a flag
   host.mount(panel, { slug: "x", origin: "http://x.test", type: "standalone", autoResize: true });
   // @ts-expect-error: a toast's kind is one of three

@@ -5,8 +5,8 @@
 //! before it relies on one, so a tool written for a plain 2.1.0 host keeps
 //! working and an extension degrades cleanly where it is missing. What is
 //! offered follows from what the page installed (the tool's manifest type,
-//! the `autoResize` bounds, `settings` and `identity` it mounted the tool
-//! with, and the hooks it set), never from anything the tool says.
+//! the `autoResize` bounds, `settings`, `identity` and `fetch` it mounted
+//! the tool with, and the hooks it set), never from anything the tool says.
 
 use std::fmt;
 
@@ -47,11 +47,15 @@ pub enum Capability {
     /// The `context.changed` event (the page gave the host its context with
     /// `host.setContext`).
     ContextChanged,
+    /// The `fetch` method, the server's fetch for the tool (the page mounted
+    /// the tool with `fetch`, which it sets when the installed manifest lists
+    /// `permissions.connect`).
+    Fetch,
 }
 
 impl Capability {
     /// Every capability, in the order a welcome lists them.
-    pub const ALL: [Capability; 11] = [
+    pub const ALL: [Capability; 12] = [
         Capability::QuotesGetOpen,
         Capability::QuoteChanged,
         Capability::SessionEnded,
@@ -63,6 +67,7 @@ impl Capability {
         Capability::UiOpenQuote,
         Capability::AuthGetToken,
         Capability::ContextChanged,
+        Capability::Fetch,
     ];
 
     /// The wire name, e.g. `"quote.changed"`.
@@ -78,7 +83,8 @@ impl Capability {
             | Capability::UiToast
             | Capability::UiConfirm
             | Capability::UiOpenQuote
-            | Capability::AuthGetToken => self.method().map_or("", Method::name),
+            | Capability::AuthGetToken
+            | Capability::Fetch => self.method().map_or("", Method::name),
         }
     }
 
@@ -97,6 +103,7 @@ impl Capability {
             Capability::UiConfirm => Some(Method::UiConfirm),
             Capability::UiOpenQuote => Some(Method::UiOpenQuote),
             Capability::AuthGetToken => Some(Method::AuthGetToken),
+            Capability::Fetch => Some(Method::Fetch),
             Capability::QuoteChanged
             | Capability::SessionEnded
             | Capability::SettingsChanged
@@ -112,8 +119,8 @@ impl Capability {
     }
 
     /// Whether the capability depends on what the page set up (the mount's
-    /// `autoResize`, `settings` or `identity`, a hook) rather than on the
-    /// tool's type.
+    /// `autoResize`, `settings`, `identity` or `fetch`, a hook) rather than on
+    /// the tool's type.
     pub fn is_up_to_the_page(self) -> bool {
         matches!(
             self,
@@ -125,6 +132,7 @@ impl Capability {
                 | Capability::UiOpenQuote
                 | Capability::AuthGetToken
                 | Capability::ContextChanged
+                | Capability::Fetch
         )
     }
 
@@ -163,6 +171,7 @@ impl Capability {
             }
             Capability::UiAutoResize => Some("the mount's autoResize option"),
             Capability::AuthGetToken => Some("the mount's identity option"),
+            Capability::Fetch => Some("the mount's fetch option"),
             Capability::ContextChanged => Some("host.setContext"),
             _ => None,
         }
@@ -238,7 +247,7 @@ mod tests {
             ]
         );
         let all = Capability::ALL;
-        assert!(all.iter().filter(|c| c.is_up_to_the_page()).count() == 8);
+        assert!(all.iter().filter(|c| c.is_up_to_the_page()).count() == 9);
         assert!(
             all.iter()
                 .all(|c| c.is_up_to_the_page() == c.page_setup().is_some())
@@ -301,6 +310,40 @@ mod tests {
         assert_eq!(
             Capability::AuthGetToken.page_setup(),
             Some("the mount's identity option")
+        );
+    }
+
+    #[test]
+    fn the_server_s_fetch_is_offered_only_where_the_page_mounted_the_tool_with_fetch() {
+        assert_eq!(Capability::Fetch.name(), "fetch");
+        assert_eq!(Capability::Fetch.method(), Some(Method::Fetch));
+        assert_eq!(
+            Capability::of_method(Method::Fetch),
+            Some(Capability::Fetch)
+        );
+        assert_eq!(Capability::from_name("fetch"), Some(Capability::Fetch));
+        for tool_type in [ToolType::Standalone, ToolType::QuotingExtension] {
+            // Without the mount's fetch option: never, whatever else the page set up
+            // (the identity token included).
+            let everything_else: Vec<Capability> = Capability::ALL
+                .into_iter()
+                .filter(|c| *c != Capability::Fetch)
+                .collect();
+            assert!(
+                !Capability::offered_to(tool_type, &everything_else).contains(&Capability::Fetch)
+            );
+            // With it: to a tool of either type, and nothing else with it.
+            assert_eq!(
+                Capability::offered_to(tool_type, &[Capability::Fetch])
+                    .into_iter()
+                    .filter(|c| c.is_up_to_the_page())
+                    .collect::<Vec<_>>(),
+                [Capability::Fetch]
+            );
+        }
+        assert_eq!(
+            Capability::Fetch.page_setup(),
+            Some("the mount's fetch option")
         );
     }
 }

@@ -55,11 +55,13 @@ pub enum ErrorCode {
     RateLimited,
     /// The user's session (or the API key) is missing or no longer valid.
     Unauthenticated,
-    /// The backend is unreachable or failed.
+    /// The backend (or, for the server's fetch, the tool's own server) is
+    /// unreachable or failed.
     BackendUnavailable,
     /// The method name is not one of the bridge methods.
     MethodNotFound,
-    /// No reply arrived within the call deadline (raised by the SDK).
+    /// No reply arrived within the call deadline (raised by the SDK), or a
+    /// tool's own server did not answer the server's fetch in time.
     Timeout,
     /// No host answered the handshake (raised by the SDK).
     NotConnected,
@@ -136,7 +138,8 @@ impl ErrorCode {
             ErrorCode::NotFound | ErrorCode::MethodNotFound => 404,
             ErrorCode::RateLimited => 429,
             ErrorCode::Unauthenticated => 401,
-            ErrorCode::BackendUnavailable => 503,
+            // The server's fetch for a tool: the tool's own server failed to answer.
+            ErrorCode::BackendUnavailable => 502,
             ErrorCode::Timeout => 504,
             ErrorCode::NotConnected | ErrorCode::Internal => 500,
         }

@@ -39,12 +39,10 @@ impl ErrorCode {
             | ErrorCode::NotFound
             | ErrorCode::RateLimited
             | ErrorCode::Unauthenticated
-            | ErrorCode::Internal => Some(self.http_status()),
-            ErrorCode::NoOpenQuote
             | ErrorCode::BackendUnavailable
-            | ErrorCode::MethodNotFound
             | ErrorCode::Timeout
-            | ErrorCode::NotConnected => None,
+            | ErrorCode::Internal => Some(self.http_status()),
+            ErrorCode::NoOpenQuote | ErrorCode::MethodNotFound | ErrorCode::NotConnected => None,
         }
     }
 
@@ -85,11 +83,14 @@ const INVALID_PARAMS: ErrorReference = ErrorReference {
         with the list as `errors[]`, for a body, query or header that breaks a \
         rule, which includes a `customerId` or `skuId` naming nothing of the \
         tenant, a `quoteRef` already used, an `Idempotency-Key` reused with another \
-        body and a refused tool bundle (each path the bundle's entry, each message \
-        ending in the rule's id). The same code, without `errors[]`, comes with 400 \
-        for a body that is not JSON or not sent as `Content-Type: application/json`, \
-        and with 413 and `Connection: close` for a JSON body over 2 MiB or a tool \
-        bundle over 10 MB.",
+        body, a refused tool bundle (each path the bundle's entry, each message \
+        ending in the rule's id) and a request to `POST /api/v1/tools/{slug}/fetch` \
+        that breaks a rule of the server's fetch (its `url`, `method`, `headers` or \
+        `body`, a body over 5 MiB, a placeholder naming no secret that is set). The \
+        same code, without `errors[]`, comes with 400 for a body that is not JSON or \
+        not sent as `Content-Type: application/json`, and with 413 and \
+        `Connection: close` for a JSON body over 2 MiB (8 MiB for the server's \
+        fetch) or a tool bundle over 10 MB.",
     what_to_do: "Fix the field each `path` names, as its `message` says, and send \
         the request again; sent unchanged, it gets the same answer. A tool should \
         show each message next to the input it names rather than only the first \
@@ -112,8 +113,12 @@ const NOT_ALLOWED: ErrorReference = ErrorReference {
         session user whose role may not do it (a Field user writing quotes; anyone \
         but an Admin or Super User on webhook endpoints or `/api/settings`), for an \
         API key on an endpoint of the session API (`/api/v1/me`, `/api/session`, \
-        `/api/tools`, `/api/events`, `/api/settings`), and for a session request or \
-        a sign-in from another origin.",
+        `/api/tools`, `/api/events`, `/api/settings`, `/api/v1/tools/{slug}/token` \
+        and `/fetch`), and for a session request or a sign-in from another origin. \
+        `POST /api/v1/tools/{slug}/fetch` also answers 403 for a URL whose origin \
+        the tool's `permissions.connect` does not list (the `detail` names the \
+        origin and what is listed), and for a host that is or resolves to a \
+        private, loopback or link-local address.",
     what_to_do: "A tool should ask `bridge.supports(method)` before it offers an \
         action and hide what this tool or user cannot do, rather than retry. A REST \
         integrator should use a key that has the scope the `detail` names (an \
@@ -185,7 +190,9 @@ const RATE_LIMITED: ErrorReference = ErrorReference {
         sign-ins for one email, until its 15-minute window ends. On the bridge: \
         `ui.toast` beyond 5 toasts from one tool in 10 s, from the host, and any \
         call whose backend answered 429, the host passing on its `Retry-After` as \
-        `retryAfter`.",
+        `retryAfter`. `POST /api/v1/tools/{slug}/fetch` answers 429 with \
+        `Retry-After` while a tool has 20 requests in flight for the tenant, or once \
+        it has made 300 in the current minute.",
     what_to_do: "Wait the seconds that `retryAfter` (or the `Retry-After` header) \
         gives, then retry; do not retry sooner or in a loop. A REST integrator can \
         pace its requests by `X-RateLimit-Remaining` and `X-RateLimit-Reset` rather \
@@ -216,20 +223,25 @@ const UNAUTHENTICATED: ErrorReference = ErrorReference {
 
 /// `BACKEND_UNAVAILABLE`.
 const BACKEND_UNAVAILABLE: ErrorReference = ErrorReference {
-    meaning: "The backend behind the host could not be reached, did not answer in \
-        time, or failed, so the call could not be carried out. It says nothing \
-        about the request itself.",
-    given_by: "Only the bridge, from the host: any call it needs the backend for \
-        (`context.get`, the list methods, `quotes.create`, `ui.openQuote`) when the \
-        request fails on the network, gets no answer within the host's deadline \
-        (20 s unless the page set `requestTimeoutMs`), or is answered with any 5xx \
-        status, a server's `INTERNAL` 500 included. The server's REST API does not \
-        answer with this code; a 502, 503 or 504 from one of its endpoints comes \
-        from a proxy in front of it.",
+    meaning: "The backend behind the host, or the tool's own server behind the \
+        server's fetch, could not be reached, answered what cannot be passed on, or \
+        failed, so the call could not be carried out. It says nothing about the \
+        request itself.",
+    given_by: "On the bridge, from the host: any call it needs the backend for \
+        (`context.get`, the list methods, `quotes.create`, `ui.openQuote`, \
+        `bridge.fetch`) when the request fails on the network, gets no answer within \
+        the host's deadline (20 s unless the page set `requestTimeoutMs`), or is \
+        answered with any 5xx status, a server's `INTERNAL` 500 included. Over REST \
+        it is 502, from `POST /api/v1/tools/{slug}/fetch` only, when the tool's own \
+        server does not resolve, cannot be reached, fails the TLS handshake or \
+        answers more than 5 MiB; the `detail` names the origin, never a secret. A \
+        503 or 504 from any other endpoint comes from a proxy in front of the \
+        server.",
     what_to_do: "Offer the user a retry after a short wait. A request that timed \
         out may still have been carried out, so before retrying `quotes.create` \
         look for the quote with `quotes.list`. If it persists, tell the operator, \
-        who can check the server's `/readyz` and its log.",
+        who can check the server's `/readyz` and its log, or for `bridge.fetch` the \
+        tool's vendor, whose server or certificate is at fault.",
 };
 
 /// `METHOD_NOT_FOUND`.
@@ -250,14 +262,16 @@ const METHOD_NOT_FOUND: ErrorReference = ErrorReference {
 /// `TIMEOUT`.
 const TIMEOUT: ErrorReference = ErrorReference {
     meaning: "A bridge call got no reply from the host within the call deadline \
-        of 30 s. The call may still have been carried out.",
-    given_by: "Raised by bridge.js itself, never sent by the host or the server: \
-        any call with no reply by its deadline, except `ui.confirm` and \
-        `ui.openQuote`, which wait for the user as long as it takes. The host gives \
-        up on a slow backend sooner (after 20 s by default) and answers \
-        `BACKEND_UNAVAILABLE`, so a `TIMEOUT` usually means that the host page \
-        itself did not answer. The REST API \
-        never answers with it.",
+        of 30 s, or a tool's own server did not answer the server's fetch in full \
+        within 15 s. The call may still have been carried out.",
+    given_by: "Raised by bridge.js itself for any call with no reply by its \
+        deadline, except `ui.confirm` and `ui.openQuote`, which wait for the user as \
+        long as it takes; the host gives up on a slow backend sooner (after 20 s by \
+        default) and answers `BACKEND_UNAVAILABLE`, so such a `TIMEOUT` usually \
+        means that the host page itself did not answer. Over REST it is 504, from \
+        `POST /api/v1/tools/{slug}/fetch` only, when the tool's server has not \
+        answered in full within 15 s, and the host passes it on to `bridge.fetch`. \
+        No other endpoint answers with it.",
     what_to_do: "Offer the user a retry, and before retrying `quotes.create` look \
         for the quote with `quotes.list`. If it keeps happening, the host page is \
         stalled or dropped the call: its debug log (`host.debug`, \

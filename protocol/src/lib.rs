@@ -17,7 +17,8 @@
 //!   ([`notification`]), the `ui.*` requests and their limits ([`ui`]), and
 //!   the open quote as a tool reads it ([`quote_view`]), and the identity
 //!   token a tool asks for to show its own server who the user is
-//!   ([`identity`]);
+//!   ([`identity`]), and the requests the server makes for a tool with the
+//!   tenant's secret settings in them ([`fetch`], [`placeholders`]);
 //! - validation that reports every violation with its path
 //!   ([`add_lines::validate_batch`], [`create_quote::validate_bridge_create`],
 //!   [`create_quote::validate_rest_create`], [`paging::read_list_request`]);
@@ -53,6 +54,7 @@ pub mod money;
 pub mod notification;
 pub mod open_quote;
 pub mod paging;
+pub mod placeholders;
 pub mod problem;
 pub mod quote;
 pub mod quote_header;

@@ -61,6 +61,10 @@ pub enum Method {
     /// signed-in user, for the tool's own server (`crate::identity`).
     #[serde(rename = "auth.getToken")]
     AuthGetToken,
+    /// `fetch` (extension): a request the toolbridge server makes for the
+    /// tool, with the tenant's secret settings in it (`crate::fetch`).
+    #[serde(rename = "fetch")]
+    Fetch,
 }
 
 impl Method {
@@ -80,19 +84,20 @@ impl Method {
 
     /// The extension methods, each offered as the capability of the same
     /// name.
-    pub const EXTENSIONS: [Method; 6] = [
+    pub const EXTENSIONS: [Method; 7] = [
         Method::QuotesGetOpen,
         Method::SettingsGet,
         Method::UiToast,
         Method::UiConfirm,
         Method::UiOpenQuote,
         Method::AuthGetToken,
+        Method::Fetch,
     ];
 
     /// Every method a host answers: the specification's, then the
     /// extensions.
-    pub const ALL: [Method; 15] = {
-        let mut all = [Method::ContextGet; 15];
+    pub const ALL: [Method; 16] = {
+        let mut all = [Method::ContextGet; 16];
         let mut i = 0;
         while i < all.len() {
             all[i] = if i < Self::SPEC.len() {
@@ -123,6 +128,7 @@ impl Method {
             Method::UiConfirm => "ui.confirm",
             Method::UiOpenQuote => "ui.openQuote",
             Method::AuthGetToken => "auth.getToken",
+            Method::Fetch => "fetch",
         }
     }
 

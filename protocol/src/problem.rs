@@ -44,7 +44,7 @@ fn title(code: ErrorCode) -> &'static str {
         ErrorCode::NotFound => "Not found",
         ErrorCode::RateLimited => "Too many requests",
         ErrorCode::Unauthenticated => "Unauthenticated",
-        ErrorCode::BackendUnavailable => "Service unavailable",
+        ErrorCode::BackendUnavailable => "Backend unavailable",
         ErrorCode::MethodNotFound => "Unknown method",
         ErrorCode::Timeout => "Timeout",
         ErrorCode::NotConnected => "Not connected",

@@ -10,9 +10,12 @@
 //! declarations laid over them ([`effective_values`]).
 //!
 //! The values are not secrets: every user of the tenant's tools can read
-//! them.
+//! them. A `string` setting declared `"secret": true` is the exception: its
+//! value is write-only ([`check_update`] takes it apart from the others), is
+//! never among the values a tool reads, and is used only by the server, in the
+//! placeholders of a request it makes for the tool ([`crate::placeholders`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -161,6 +164,11 @@ pub struct SettingDeclaration {
     /// A hint shown beside the field (trimmed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// Whether the value is write-only (`"secret": true`, `string` settings
+    /// only, without a default): administrators set it, nobody reads it back,
+    /// and only the server uses it, in `{{secret.KEY}}` placeholders.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub secret: bool,
 }
 
 impl SettingDeclaration {
@@ -172,7 +180,7 @@ impl SettingDeclaration {
 }
 
 /// The fields of a declaration.
-const DECLARATION_FIELDS: [&str; 7] = [
+const DECLARATION_FIELDS: [&str; 8] = [
     "key",
     "label",
     "type",
@@ -180,6 +188,7 @@ const DECLARATION_FIELDS: [&str; 7] = [
     "required",
     "default",
     "description",
+    "secret",
 ];
 
 /// Whether `key` can name a setting: 1 to [`KEY_MAX_CHARS`] characters,
@@ -256,7 +265,7 @@ pub fn read_declarations(value: &Value) -> Result<Vec<SettingDeclaration>, Error
 fn read_declaration(item: &Value, i: usize) -> Result<SettingDeclaration, Error> {
     let base = index("settings", i);
     let mut errors = Violations::default();
-    let (key, label, description, setting_type, required, options) = {
+    let (key, label, description, setting_type, required, options, secret) = {
         let Some(mut fields) = Fields::open(item, &base, &DECLARATION_FIELDS, &mut errors) else {
             return errors.finish(None);
         };
@@ -276,6 +285,15 @@ fn read_declaration(item: &Value, i: usize) -> Result<SettingDeclaration, Error>
             None
         };
         let required = fields.boolean("required").unwrap_or(false);
+        let secret = fields.boolean("secret").unwrap_or(false);
+        if secret && setting_type.is_some_and(|t| t != SettingType::String) {
+            if let Some(other) = setting_type {
+                fields.violation(
+                    "secret",
+                    format!("only a string setting can be secret; this one is a {other} setting"),
+                );
+            }
+        }
         let options = match setting_type {
             Some(SettingType::Select) => {
                 let path = fields.path_of("options");
@@ -292,7 +310,15 @@ fn read_declaration(item: &Value, i: usize) -> Result<SettingDeclaration, Error>
             }
             _ => Some(Vec::new()),
         };
-        (key, label, description, setting_type, required, options)
+        (
+            key,
+            label,
+            description,
+            setting_type,
+            required,
+            options,
+            secret,
+        )
     };
     let (Some(key), Some(label), Some(setting_type), Some(options)) =
         (key, label, setting_type, options)
@@ -307,10 +333,16 @@ fn read_declaration(item: &Value, i: usize) -> Result<SettingDeclaration, Error>
         required,
         default: None,
         description,
+        secret,
     };
     if let Some(value) = item.get("default").filter(|value| !value.is_null()) {
         let path = format!("{base}.default");
         match value_of(&declaration, value) {
+            _ if secret => errors.push(
+                path,
+                "a secret setting cannot have a default: its value is the tenant's own, set by \
+                 an administrator",
+            ),
             Ok(Some(default)) => declaration.default = Some(default),
             Ok(None) => errors.push(path, "must not be empty; leave default out for no default"),
             Err(problem) => errors.push(path, format!("is not a valid value: {problem}")),
@@ -491,6 +523,14 @@ pub fn check_values(
             errors.push(key.clone(), undeclared(declarations));
             continue;
         };
+        if declaration.secret {
+            refused.push(key);
+            errors.push(
+                key.clone(),
+                "is a secret setting: it is set apart from the values a tool reads",
+            );
+            continue;
+        }
         match value_of(declaration, value) {
             Ok(Some(value)) => {
                 checked.insert(key.clone(), value);
@@ -504,6 +544,7 @@ pub fn check_values(
     }
     for declaration in declarations {
         if declaration.required
+            && !declaration.secret
             && declaration.default.is_none()
             && !checked.contains_key(&declaration.key)
             && !refused.contains(&declaration.key.as_str())
@@ -541,7 +582,7 @@ pub fn retained_values(
         .filter(|(key, value)| {
             declarations
                 .iter()
-                .any(|d| &d.key == *key && d.accepts(value))
+                .any(|d| &d.key == *key && !d.secret && d.accepts(value))
         })
         .map(|(key, value)| (key.clone(), value.clone()))
         .collect()
@@ -555,6 +596,7 @@ pub fn effective_values(
 ) -> SettingValues {
     declarations
         .iter()
+        .filter(|declaration| !declaration.secret)
         .filter_map(|declaration| {
             stored
                 .get(&declaration.key)
@@ -573,4 +615,113 @@ pub fn values_to_json(values: &SettingValues) -> Value {
             .map(|(key, value)| (key.clone(), value.to_json()))
             .collect::<Map<String, Value>>(),
     )
+}
+
+/// What a settings update does to the secret settings: each key it touches,
+/// to its new value, or to `None` when it clears it.
+pub type SecretChanges = BTreeMap<String, Option<String>>;
+
+/// A settings update taken apart: the values a tool reads, and the changes
+/// to the secret settings.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SettingsUpdate {
+    /// The complete values of the settings that are not secret, as
+    /// [`check_values`] checks them.
+    pub values: SettingValues,
+    /// The secret settings it sets, replaces or clears; the others stay as
+    /// they are.
+    pub secrets: SecretChanges,
+}
+
+/// Checks an administrator's settings update for a tool: one JSON object,
+/// key to value. The settings that are not secret are as [`check_values`]
+/// wants them: the complete set, a key left out is unset. A secret setting is
+/// different, since nobody can read it back: a string (at most
+/// [`VALUE_MAX_CHARS`], one line) sets or replaces it, `null` or `""` clears
+/// it, and a key left out keeps whatever is set. `already_set` names the
+/// secrets the tenant has set before, so that a required secret left unset
+/// is refused.
+///
+/// # Errors
+///
+/// Every problem, each with the key as its path; never the value of a
+/// secret.
+pub fn check_update(
+    declarations: &[SettingDeclaration],
+    body: &Value,
+    already_set: &BTreeSet<String>,
+) -> Result<SettingsUpdate, Vec<Violation>> {
+    let Value::Object(object) = body else {
+        return check_values(declarations, body).map(|values| SettingsUpdate {
+            values,
+            secrets: SecretChanges::new(),
+        });
+    };
+    let is_secret = |key: &str| declarations.iter().any(|d| d.key == key && d.secret);
+    let (secret_part, plain): (Map<String, Value>, Map<String, Value>) = object
+        .iter()
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .partition(|(key, _)| is_secret(key));
+    let mut errors = Violations::default();
+    let values = match check_values(declarations, &Value::Object(plain)) {
+        Ok(values) => values,
+        Err(found) => {
+            for violation in found {
+                errors.push(violation.path, violation.message);
+            }
+            SettingValues::new()
+        }
+    };
+    let mut secrets = SecretChanges::new();
+    for (key, value) in &secret_part {
+        let Some(declaration) = declarations.iter().find(|d| &d.key == key) else {
+            continue;
+        };
+        match value {
+            Value::Null => {
+                secrets.insert(key.clone(), None);
+            }
+            Value::String(_) => match value_of(declaration, value) {
+                Ok(Some(SettingValue::String(text))) => {
+                    secrets.insert(key.clone(), Some(text));
+                }
+                Ok(_) => {
+                    secrets.insert(key.clone(), None);
+                }
+                Err(problem) => errors.push(key.clone(), problem),
+            },
+            other => errors.push(
+                key.clone(),
+                format!(
+                    "must be a string (to set the secret) or null (to clear it), not {}",
+                    kind(other)
+                ),
+            ),
+        }
+    }
+    for declaration in declarations.iter().filter(|d| d.secret && d.required) {
+        let key = &declaration.key;
+        let set_after = match secrets.get(key) {
+            Some(change) => change.is_some(),
+            None => already_set.contains(key) || secret_part.contains_key(key),
+        };
+        if !set_after {
+            errors.push(
+                key.clone(),
+                format!(
+                    "is required ({}): give the secret a value",
+                    declaration.label
+                ),
+            );
+        }
+    }
+    errors
+        .into_violations()
+        .map(|()| SettingsUpdate { values, secrets })
+}
+
+/// Whether a stored secret `key` is still kept under `declarations`: the key
+/// is still declared, and still secret (so a `string` setting).
+pub fn secret_is_retained(declarations: &[SettingDeclaration], key: &str) -> bool {
+    declarations.iter().any(|d| d.key == key && d.secret)
 }

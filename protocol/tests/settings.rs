@@ -7,10 +7,12 @@
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
+use std::collections::BTreeSet;
 use toolbridge_protocol::manifest::{ToolManifest, check_connect_origin, read_permissions};
+
 use toolbridge_protocol::settings::{
-    SettingDeclaration, SettingValue, SettingValues, check_values, effective_values,
-    read_declarations, retained_values, values_to_json,
+    SettingDeclaration, SettingValue, SettingValues, check_update, check_values, effective_values,
+    read_declarations, retained_values, secret_is_retained, values_to_json,
 };
 use toolbridge_protocol::{Error, ErrorCode, Violation};
 
@@ -228,6 +230,91 @@ fn every_declaration_problem_is_reported_at_once() {
             "settings[1].default"
         ]
     );
+}
+
+/// A tool with a secret API key (required) and an optional secret password beside a plain
+/// setting.
+fn with_secrets() -> Vec<SettingDeclaration> {
+    read_declarations(&json!([
+        {"key": "region", "label": "Region", "type": "string"},
+        {"key": "apiKey", "label": "API key", "type": "string", "secret": true, "required": true},
+        {"key": "password", "label": "Password", "type": "string", "secret": true}
+    ]))
+    .unwrap()
+}
+
+#[test]
+fn only_a_string_setting_without_default_can_be_secret() {
+    let error = read_declarations(&json!([
+        {"key": "a", "label": "A", "type": "number", "secret": true},
+        {"key": "b", "label": "B", "type": "string", "secret": true, "default": "x"},
+        {"key": "c", "label": "C", "type": "string", "secret": "yes"}
+    ]))
+    .unwrap_err();
+    let paths: Vec<String> = problems(&error).into_iter().map(|(path, _)| path).collect();
+    assert_eq!(
+        paths,
+        [
+            "settings[0].secret",
+            "settings[1].default",
+            "settings[2].secret"
+        ]
+    );
+    let declared = with_secrets();
+    assert!(declared[1].secret && !declared[0].secret);
+    // The flag travels with a stored manifest, and is left out when false.
+    let stored = serde_json::to_value(&declared).unwrap();
+    assert_eq!(stored[1]["secret"], json!(true));
+    assert!(stored[0].get("secret").is_none());
+}
+
+#[test]
+fn an_update_takes_secrets_apart_and_never_echoes_them() {
+    let declared = with_secrets();
+    let none = BTreeSet::new();
+    let update = check_update(
+        &declared,
+        &json!({"region": "North", "apiKey": "k-123", "password": null}),
+        &none,
+    )
+    .unwrap();
+    assert_eq!(values_to_json(&update.values), json!({"region": "North"}));
+    assert_eq!(
+        update.secrets.get("apiKey"),
+        Some(&Some("k-123".to_owned()))
+    );
+    assert_eq!(update.secrets.get("password"), Some(&None));
+    // Left out, a set secret stays; a required one never set is refused.
+    let set: BTreeSet<String> = ["apiKey".to_owned()].into();
+    let kept = check_update(&declared, &json!({}), &set).unwrap();
+    assert!(kept.secrets.is_empty());
+    let found = listed(&check_update(&declared, &json!({}), &none).unwrap_err());
+    assert_eq!(found[0].0, "apiKey");
+    let found = listed(
+        &check_update(
+            &declared,
+            &json!({"apiKey": 42, "password": "a\nb", "nope": "x"}),
+            &set,
+        )
+        .unwrap_err(),
+    );
+    let paths: Vec<&str> = found.iter().map(|(path, _)| path.as_str()).collect();
+    assert_eq!(paths, ["nope", "apiKey", "password"]);
+    assert!(found.iter().all(|(_, message)| !message.contains("a\nb")));
+    // Secrets are never among the values a tool reads, nor kept as plain values.
+    assert!(check_values(&declared, &json!({"apiKey": "k"})).is_err());
+    let stored = values(&json!({"region": "N", "apiKey": "old plain value"}));
+    assert_eq!(
+        values_to_json(&effective_values(&declared, &stored)),
+        json!({"region": "N"})
+    );
+    assert_eq!(
+        values_to_json(&retained_values(&declared, &stored)),
+        json!({"region": "N"})
+    );
+    assert!(secret_is_retained(&declared, "apiKey"));
+    assert!(!secret_is_retained(&declared, "region"));
+    assert!(!secret_is_retained(&declared, "gone"));
 }
 
 #[test]

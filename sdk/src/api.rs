@@ -1,6 +1,6 @@
 //! The `window.bridge` object: the methods of 2.1.0 and of the extensions
-//! under their namespaces, `ready`, `supports`, `on`, `BridgeError`, and
-//! `ui.setAutoResize`. Every object is frozen.
+//! under their namespaces, `ready`, `supports`, `on`, `fetch`,
+//! `BridgeError`, and `ui.setAutoResize`. Every object is frozen.
 
 use alloc::rc::Rc;
 
@@ -24,6 +24,8 @@ pub(crate) enum Kind {
     /// `auth.getToken()`: answered from the kept token while it is fresh
     /// (module `token`).
     Token,
+    /// `fetch`: its own, longer deadline (module `fetch`).
+    Fetch,
 }
 
 /// The functions of each namespace (its object under `window.bridge`): the
@@ -88,6 +90,7 @@ pub(crate) fn install(sdk: &Rc<Sdk>) {
         ("ready", Act::Ready),
         ("supports", Act::Supports),
         ("on", Act::On),
+        ("fetch", Act::Fetch),
     ] {
         set(&bridge, name, &sdk.function(act, JsValue::UNDEFINED));
     }

@@ -1,6 +1,7 @@
 //! Calls in flight: ids, the queue before the handshake, deadlines (none for
-//! the calls that wait for the user), and the messages on the port: the
-//! replies that settle calls, and the host's notifications.
+//! the calls that wait for the user, a longer one for `fetch`), and the
+//! messages on the port: the replies that settle calls, and the host's
+//! notifications.
 
 use js_sys::{Array, Function, Object, Promise};
 use wasm_bindgen::prelude::*;
@@ -44,18 +45,22 @@ impl Sdk {
         if !params.is_undefined() {
             set_key(&request, &keys.params, &params);
         }
-        // Every call with a deadline waits the same time, so the oldest of
-        // them is always the next to time out: one timer serves them all,
-        // and a call costs no timer of its own. A call that waits for the
-        // user has no deadline, and the check passes over it.
-        let deadline = if matches!(kind, Kind::WaitsForUser | Kind::OpenQuote) {
-            JsValue::UNDEFINED
-        } else {
-            if !self.deadline_timer.get() {
-                self.check_deadlines_in(self.config.call_timeout_ms);
-            }
-            (js::now() + f64::from(self.config.call_timeout_ms)).into()
+        // One timer serves every call: it is set for the earliest deadline,
+        // and each check sets it again for the next. A call that waits for
+        // the user has no deadline, and the check passes over it.
+        let timeout_ms = match kind {
+            Kind::WaitsForUser | Kind::OpenQuote => None,
+            Kind::Fetch => Some(self.config.fetch_timeout_ms),
+            Kind::Plain | Kind::Token => Some(self.config.call_timeout_ms),
         };
+        let deadline = timeout_ms.map_or(JsValue::UNDEFINED, |ms| {
+            let now = js::now();
+            let deadline = now + f64::from(ms);
+            if deadline < self.next_check.get() {
+                self.check_deadlines_at(deadline, now);
+            }
+            deadline.into()
+        });
         let entry = Array::of4(&resolve, &reject, &deadline, method);
         self.pending.set(&id, &entry);
         match self.port() {
@@ -143,42 +148,52 @@ impl Sdk {
     }
 
     /// Fails every call whose deadline has passed, oldest first, and sets
-    /// the timer for the next one.
+    /// the timer for the next deadline.
     pub(crate) fn deadlines_passed(&self) {
-        self.deadline_timer.set(false);
+        self.next_check.set(f64::INFINITY);
         let now = js::now();
-        // The map keeps insertion order, and deadlines only grow along it;
-        // calls without one (waiting for the user) are passed over.
+        let mut next = f64::INFINITY;
+        // Calls without a deadline (waiting for the user) are passed over.
         for id in Array::from(&self.pending.keys()).iter() {
             let entry: Array = self.pending.get(&id).unchecked_into();
             let Some(deadline) = entry.get(DEADLINE).as_f64() else {
                 continue;
             };
             if deadline > now {
-                // Whole milliseconds, one more so that the check never comes
-                // early.
-                #[allow(clippy::cast_possible_truncation)]
-                self.check_deadlines_in(((deadline - now) as i32).saturating_add(1));
-                return;
+                next = next.min(deadline);
+                continue;
             }
+            let method = entry.get(METHOD);
+            let waited = if method == self.keys.fetch {
+                self.config.fetch_timeout_ms
+            } else {
+                self.config.call_timeout_ms
+            };
             let message = text(&[
                 &"no reply to ".into(),
-                &entry.get(METHOD),
+                &method,
                 &" within ".into(),
-                &duration(self.config.call_timeout_ms),
+                &duration(waited),
                 &": the host did not answer in time".into(),
             ]);
             self.fail(&id, &self.errors.local(TIMEOUT, &message));
         }
+        if next < f64::INFINITY {
+            self.check_deadlines_at(next, now);
+        }
     }
 
-    /// Schedules the deadline check in `wait_ms`.
-    fn check_deadlines_in(&self, wait_ms: i32) {
+    /// Schedules the deadline check for `deadline` (it is `now`).
+    fn check_deadlines_at(&self, deadline: f64, now: f64) {
         let Some(handlers) = self.handlers() else {
             return;
         };
+        // Whole milliseconds, one more so that the check never comes early;
+        // deadlines are at most `i32::MAX` ms away (`config`).
+        #[allow(clippy::cast_possible_truncation)]
+        let wait_ms = ((deadline - now) as i32).saturating_add(1);
         self.window.set_timeout(&handlers.call_deadline, wait_ms);
-        self.deadline_timer.set(true);
+        self.next_check.set(deadline);
     }
 
     /// Removes a pending call.

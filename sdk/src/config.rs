@@ -5,17 +5,25 @@ use crate::object::get;
 
 /// How long calls wait for the handshake, and for their reply.
 #[derive(Clone, Copy, Debug)]
+// Each one is a deadline in milliseconds, and says so.
+#[allow(clippy::struct_field_names)]
 pub(crate) struct Config {
     /// Milliseconds without a welcome before calls fail with `NOT_CONNECTED`.
     pub(crate) connect_timeout_ms: i32,
     /// Milliseconds a call waits for its reply before failing with `TIMEOUT`.
     pub(crate) call_timeout_ms: i32,
+    /// The same for `fetch`, longer: the server gives the tool's server 15 s
+    /// (`toolbridge_protocol::fetch::TIMEOUT_SECS`) and the host waits 25 s
+    /// for the server (`FETCH_TIMEOUT_MS` in the host), so that the server's
+    /// `TIMEOUT`, or the host's `BACKEND_UNAVAILABLE`, arrives first.
+    pub(crate) fetch_timeout_ms: i32,
 }
 
 impl Config {
-    /// The defaults (10 s to connect, 30 s per call), or the test-only
-    /// overrides `data-connect-timeout-ms` and `data-call-timeout-ms` on the
-    /// `<script>` tag that loaded the SDK. They exist so that test suites need
+    /// The defaults (10 s to connect, 30 s per call, 35 s for `fetch`), or
+    /// the test-only overrides `data-connect-timeout-ms`,
+    /// `data-call-timeout-ms` and `data-fetch-timeout-ms` on the `<script>`
+    /// tag that loaded the SDK. They exist so that test suites need
     /// not wait 10 s; tools should not set them.
     pub(crate) fn from_current_script(window: &Window) -> Self {
         // `currentScript` is the tag that loaded the SDK while it starts.
@@ -24,6 +32,7 @@ impl Config {
         Self {
             connect_timeout_ms: read("connectTimeoutMs", 10_000),
             call_timeout_ms: read("callTimeoutMs", 30_000),
+            fetch_timeout_ms: read("fetchTimeoutMs", 35_000),
         }
     }
 }

@@ -17,7 +17,7 @@ pub(crate) const TIMEOUT: &str = "TIMEOUT";
 /// The arguments could not be sent.
 pub(crate) const INVALID_PARAMS: &str = "INVALID_PARAMS";
 /// Anything else.
-const INTERNAL: &str = "INTERNAL";
+pub(crate) const INTERNAL: &str = "INTERNAL";
 
 /// JSON-RPC error numbers, for replies whose `data.code` is missing.
 const RPC_CODES: [(i32, &str); 12] = [
@@ -76,15 +76,20 @@ impl ErrorClass {
         )
     }
 
-    /// An `INVALID_PARAMS` error for a bad argument of a synchronous member
-    /// (`bridge.on`, `bridge.ui.setAutoResize`), with `path` in its details.
+    /// An `INVALID_PARAMS` error for a bad argument of a member of the bridge
+    /// itself (`bridge.on`, `bridge.ui.setAutoResize`, `bridge.fetch`), with
+    /// `path` in its details.
     pub(crate) fn invalid(&self, path: &str, message: &str) -> JsValue {
-        let message = JsValue::from(message);
-        let detail = object(&[("path", &path.into()), ("message", &message)]);
+        self.invalid_because(path, &message.into())
+    }
+
+    /// [`ErrorClass::invalid`] with a message made in JS.
+    pub(crate) fn invalid_because(&self, path: &str, message: &JsValue) -> JsValue {
+        let detail = object(&[("path", &path.into()), ("message", message)]);
         make(
             &self.prototype,
             &INVALID_PARAMS.into(),
-            &message,
+            message,
             &Array::of1(&detail),
             &JsValue::UNDEFINED,
         )

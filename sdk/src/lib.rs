@@ -23,6 +23,9 @@
 //!   (module `theme`);
 //! - `auth.getToken()`, whose token bridge.js keeps until shortly before it
 //!   expires, so calling it often costs no round trip (module `token`);
+//! - `bridge.fetch(url, init)`, a request the toolbridge server makes for
+//!   the tool, whose arguments bridge.js reads as `fetch` does and whose
+//!   answer it makes a `Response` (module `fetch`);
 //! - auto-resize: the page's height, reported to the host as `ui.resize`
 //!   notifications at most once per animation frame, which
 //!   `bridge.ui.setAutoResize(false)` turns off (module `resize`).
@@ -51,6 +54,7 @@ mod channel;
 mod config;
 mod error;
 mod events;
+mod fetch;
 mod guard;
 mod js;
 mod object;
@@ -64,9 +68,13 @@ use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
 extern "C" {
+    /// The page's global object, read for its `window`.
+    #[wasm_bindgen(js_name = globalThis)]
+    type Global;
+
     /// The page's `window` (a script tag only ever runs in one).
-    #[wasm_bindgen(thread_local_v2, js_name = window)]
-    static WINDOW: js::Window;
+    #[wasm_bindgen(static_method_of = Global, js_class = globalThis, getter, js_name = window)]
+    fn window() -> js::Window;
 }
 
 /// The SDK version reported as `window.bridge.version`.
@@ -80,7 +88,7 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// leaves the first one in place.
 #[wasm_bindgen(start)]
 pub fn start() {
-    let window = WINDOW.with(Clone::clone);
+    let window = Global::window();
     if !window.is_object() || api::is_installed(&window) {
         return;
     }

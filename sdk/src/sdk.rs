@@ -10,7 +10,7 @@
 //! holds one closure shim rather than one per function.
 
 use alloc::rc::Rc;
-use core::cell::{Cell, OnceCell, RefCell};
+use core::cell::{Cell, OnceCell};
 
 use js_sys::{Array, Function, Map, Object};
 use wasm_bindgen::JsValue;
@@ -63,6 +63,14 @@ pub(crate) enum Act {
     TokenArrived,
     /// `auth.getToken` failed.
     TokenFailed,
+    /// `bridge.fetch(url, init)`.
+    Fetch,
+    /// A `fetch` body's bytes arrived (bound to the request).
+    FetchSend,
+    /// A `fetch` body could not be read.
+    FetchUnread,
+    /// The host answered `fetch`.
+    FetchAnswer,
 }
 
 /// The handlers registered with the browser, made once.
@@ -86,6 +94,13 @@ pub(crate) struct Handlers {
     pub(crate) token_arrived: Function,
     /// Forgets a failed identity token request.
     pub(crate) token_failed: Function,
+    /// Sends a `fetch` request once its body's bytes are read (bound to the
+    /// request).
+    pub(crate) fetch_send: Function,
+    /// Fails a `fetch` whose body could not be read.
+    pub(crate) fetch_unread: Function,
+    /// Makes the host's answer to `fetch` a `Response`.
+    pub(crate) fetch_answer: Function,
 }
 
 /// The property names and values every call uses, made into JS strings once
@@ -102,6 +117,8 @@ pub(crate) struct Keys {
     pub(crate) reason: JsValue,
     /// The method of the host's deprecation notice.
     pub(crate) deprecated: JsValue,
+    /// The wire name of `bridge.fetch`.
+    pub(crate) fetch: JsValue,
 }
 
 impl Keys {
@@ -117,6 +134,7 @@ impl Keys {
             port: "port".into(),
             reason: "reason".into(),
             deprecated: "bridge.deprecated".into(),
+            fetch: "fetch".into(),
         }
     }
 }
@@ -136,8 +154,9 @@ pub(crate) struct Sdk {
     /// deadline, method]` (`deadline` undefined for a call that waits for
     /// the user).
     pub(crate) pending: Map,
-    /// Whether a deadline check is scheduled (one timer serves every call).
-    pub(crate) deadline_timer: Cell<bool>,
+    /// When the next deadline check is scheduled (on `performance.now()`'s
+    /// clock; infinite when none is): one timer serves every call.
+    pub(crate) next_check: Cell<f64>,
     /// Requests made before the handshake, in call order: `[id, request]`
     /// (`id` undefined for a notification).
     pub(crate) queue: Array,
@@ -153,10 +172,10 @@ pub(crate) struct Sdk {
     pub(crate) handlers: OnceCell<Handlers>,
     /// The identity token kept (module `token`), handed out until
     /// `token_until` (on `performance.now()`'s clock).
-    pub(crate) token: RefCell<JsValue>,
+    pub(crate) token: Cell<JsValue>,
     pub(crate) token_until: Cell<f64>,
     /// The Promise of the `auth.getToken` request out, if one is.
-    pub(crate) token_pending: RefCell<JsValue>,
+    pub(crate) token_pending: Cell<JsValue>,
 }
 
 impl Sdk {
@@ -177,7 +196,7 @@ impl Sdk {
             hello_delay_ms: Cell::new(crate::channel::FIRST_HELLO_DELAY_MS),
             next_id: Cell::new(1),
             pending: Map::new(),
-            deadline_timer: Cell::new(false),
+            next_check: Cell::new(f64::INFINITY),
             queue: Array::new(),
             waiters: Array::new(),
             listeners,
@@ -185,9 +204,9 @@ impl Sdk {
             warned_deprecation: Cell::new(false),
             errors,
             handlers: OnceCell::new(),
-            token: RefCell::new(JsValue::UNDEFINED),
+            token: Cell::new(JsValue::UNDEFINED),
             token_until: Cell::new(f64::NEG_INFINITY),
-            token_pending: RefCell::new(JsValue::UNDEFINED),
+            token_pending: Cell::new(JsValue::UNDEFINED),
         });
         let handler = |act| sdk.function(act, JsValue::UNDEFINED);
         let resized = handler(Act::Resized);
@@ -201,6 +220,9 @@ impl Sdk {
             frame: handler(Act::Frame),
             token_arrived: handler(Act::TokenArrived),
             token_failed: handler(Act::TokenFailed),
+            fetch_send: handler(Act::FetchSend),
+            fetch_unread: handler(Act::FetchUnread),
+            fetch_answer: handler(Act::FetchAnswer),
         });
         sdk
     }
@@ -229,6 +251,10 @@ impl Sdk {
             Act::Call(kind) => return self.call(kind, value, first).into(),
             Act::TokenArrived => return self.token_arrived(&first),
             Act::TokenFailed => return self.token_failed(&first),
+            Act::Fetch => return self.fetch(&first, second).into(),
+            Act::FetchSend => return self.fetch_send(&first, second),
+            Act::FetchUnread => return self.fetch_unread(&first),
+            Act::FetchAnswer => return self.fetch_answer(&first),
             Act::Ready => return self.ready().into(),
             Act::Supports => return self.supports(&first).into(),
             Act::On => return self.on(&first, second),

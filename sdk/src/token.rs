@@ -9,6 +9,8 @@
 //! again. Calls made while a request is out share it. A refusal or a
 //! timeout keeps nothing: the next call asks again.
 
+use core::cell::Cell;
+
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
@@ -24,21 +26,20 @@ const REFRESH_BEFORE_MS: f64 = 30_000.0;
 #[wasm_bindgen]
 extern "C" {
     /// A Promise, seen for its `then`.
-    type Thenable;
+    pub(crate) type Thenable;
 
     /// `promise.then(fulfilled, rejected)`.
     #[wasm_bindgen(method, js_name = then)]
-    fn then_both(this: &Thenable, fulfilled: &JsValue, rejected: &JsValue) -> Promise;
+    pub(crate) fn then_both(this: &Thenable, fulfilled: &JsValue, rejected: &JsValue) -> Promise;
 }
 
 impl Sdk {
     /// `bridge.auth.getToken()` (`method` is its wire name).
     pub(crate) fn token(&self, method: &JsValue) -> Promise {
         if js::now() < self.token_until.get() {
-            let token: JsValue = self.token.borrow().clone();
-            return Promise::resolve(&token);
+            return Promise::resolve(&peek(&self.token));
         }
-        let pending = self.token_pending.borrow().clone();
+        let pending = peek(&self.token_pending);
         if !pending.is_undefined() {
             return pending.unchecked_into();
         }
@@ -49,7 +50,7 @@ impl Sdk {
         let promise = call
             .unchecked_ref::<Thenable>()
             .then_both(&handlers.token_arrived, &handlers.token_failed);
-        *self.token_pending.borrow_mut() = promise.clone().into();
+        self.token_pending.set(promise.clone().into());
         promise
     }
 
@@ -59,14 +60,21 @@ impl Sdk {
         let lifetime_ms = get(answer, "expiresIn").as_f64().unwrap_or(0.0) * 1000.0;
         self.token_until
             .set(js::now() + lifetime_ms - REFRESH_BEFORE_MS);
-        *self.token.borrow_mut() = token.clone();
-        *self.token_pending.borrow_mut() = JsValue::UNDEFINED;
+        self.token.set(token.clone());
+        self.token_pending.take();
         token
     }
 
     /// A refusal or a timeout: nothing kept, every caller rejected with it.
     pub(crate) fn token_failed(&self, error: &JsValue) -> JsValue {
-        *self.token_pending.borrow_mut() = JsValue::UNDEFINED;
+        self.token_pending.take();
         Promise::reject(error).into()
     }
+}
+
+/// A copy of the value in `cell`, which keeps it.
+fn peek(cell: &Cell<JsValue>) -> JsValue {
+    let value = cell.take();
+    cell.set(value.clone());
+    value
 }

@@ -345,7 +345,7 @@ async fn sandboxed_opaque_frame_what_the_frame_refuses_is_reported() {
 }
 
 /// Every extension, as the host lists them in `capabilities`.
-const EXTENSIONS: [&str; 9] = [
+const EXTENSIONS: [&str; 10] = [
     "quotes.getOpen",
     "quote.changed",
     "session.ended",
@@ -355,6 +355,7 @@ const EXTENSIONS: [&str; 9] = [
     "ui.toast",
     "ui.confirm",
     "ui.openQuote",
+    "fetch",
 ];
 
 /// A welcome listing these extensions, and auto-resize bounds for the
@@ -440,6 +441,7 @@ async fn old_host_without_capabilities_offers_no_extension_and_2_1_0_still_works
     assert_eq!(report["getOpen"]["isBridgeError"], true);
     assert_eq!(report["settings"]["code"], "METHOD_NOT_FOUND");
     assert_eq!(report["settings"]["isBridgeError"], true);
+    assert_eq!(report["fetch"]["code"], "METHOD_NOT_FOUND");
     // Subscribing works on such a host; the event simply never comes.
     assert_eq!(report["stop"], "function");
     assert_eq!(report["resizes"], json!([]), "{report}");
@@ -716,4 +718,143 @@ async fn an_older_host_names_no_theme_and_the_document_is_left_alone() {
     assert_eq!(report["supports"], false, "{report}");
     assert_eq!(report["atConnect"]["attribute"], Value::Null, "{report}");
     assert_eq!(report["atConnect"]["--tb-bg"], "");
+}
+
+/// What the stand-in received for one `bridge.fetch`, as its echo answers it.
+fn sent(url: &str, method: &str, headers: &Value, body: &Value) -> Value {
+    json!({"url": url, "method": method, "headers": headers, "body": body})
+}
+
+#[wasm_bindgen_test]
+async fn fetch_reads_its_arguments_as_fetch_does_and_answers_a_response() {
+    let report = scenario(Frame::CrossOrigin, "fetch", &offering(&["fetch"])).await;
+    assert_eq!(
+        report["shape"],
+        json!({"fetch": "function", "frozen": true})
+    );
+    fetch_sent_what_fetch_would(&report);
+    fetch_refused_bad_arguments(&report);
+    fetch_answered_responses(&report);
+    assert_eq!(report["uncaught"], 0);
+}
+
+/// Each argument form reached the host as the request `fetch` would make: a URL by its text,
+/// the method in capitals, headers as the browser's `Headers` reads them (lower case, sorted, a
+/// repeated name's values joined), a Blob's bytes with its type (which a Blob writes in lower
+/// case) unless one is set, a view's own bytes only, a form as its text with its type.
+fn fetch_sent_what_fetch_would(report: &Value) {
+    let none: [u8; 0] = [];
+    let bytes = |list: &[u8]| json!({"bytes": list});
+    let all = bytes(&[0, 1, 2, 3, 4, 5, 6, 7]);
+    let form = "application/x-www-form-urlencoded;charset=UTF-8";
+    let expected = json!({
+        "plain": sent("https://api.test/plain", "GET", &json!(none), &Value::Null),
+        "url": sent("https://api.test/url?q=1", "POST", &json!([["x-a", "1"]]), &json!("key={{secret.KEY}}")),
+        "record": sent("https://api.test/record", "GET", &json!([["accept", "text/csv"], ["x-b", "2"]]), &Value::Null),
+        "pairs": sent("https://api.test/pairs", "PATCH", &json!([["x-c", "3, 4"]]), &Value::Null),
+        "blob": sent("https://api.test/blob", "PUT", &json!([["content-type", "image/png"]]), &bytes(&[1, 2, 3])),
+        "blobTyped": sent("https://api.test/blob", "PUT", &json!([["content-type", "application/octet-stream"]]), &all),
+        "arrayBuffer": sent("https://api.test/buffer", "POST", &json!(none), &all),
+        "view": sent("https://api.test/view", "POST", &json!(none), &bytes(&[2, 3, 4])),
+        "wide": sent("https://api.test/wide", "POST", &json!(none), &bytes(&[1, 2, 3, 4])),
+        "dataView": sent("https://api.test/data", "POST", &json!(none), &bytes(&[5, 6, 7])),
+        "form": sent("https://api.test/form", "POST", &json!([["content-type", form]]), &json!("user=%7B%7Bsecret.USER%7D%7D&q=a+b")),
+        "formTyped": sent("https://api.test/form", "POST", &json!([["content-type", "text/plain"]]), &json!("a=1")),
+        "nullBody": sent("https://api.test/null", "GET", &json!(none), &Value::Null),
+    });
+    for (case, expected) in expected.as_object().unwrap() {
+        assert_eq!(&report["sent"][case], expected, "{case}: {report}");
+    }
+}
+
+/// Bad arguments rejected with `INVALID_PARAMS` naming the argument, without a request.
+fn fetch_refused_bad_arguments(report: &Value) {
+    for (case, path) in [
+        ("url", "url"),
+        ("noUrl", "url"),
+        ("init", "init"),
+        ("method", "init.method"),
+        ("headers", "init.headers"),
+        ("headersNull", "init.headers"),
+        ("body", "init.body"),
+        ("bodyNumber", "init.body"),
+        ("bodyStream", "init.body"),
+    ] {
+        let error = &report["refused"][case];
+        assert_eq!(error["isBridgeError"], true, "{case}: {error}");
+        assert_eq!(error["code"], "INVALID_PARAMS", "{case}: {error}");
+        assert_eq!(error["details"][0]["path"], path, "{case}: {error}");
+        assert!(
+            error["message"].as_str().is_some_and(|m| !m.is_empty()),
+            "{case}: {error}"
+        );
+    }
+    // None of those reached the host.
+    let requested: Vec<&str> = report["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["params"][0]["url"].as_str().unwrap())
+        .collect();
+    assert!(!requested.contains(&"https://api.test/x"), "{requested:?}");
+}
+
+/// The host's answers became `Response`s, with no body where the status has none.
+fn fetch_answered_responses(report: &Value) {
+    assert_eq!(
+        report["answered"],
+        json!({"isResponse": true, "status": 200, "ok": true, "type": "application/json", "echo": "yes"})
+    );
+    assert_eq!(
+        report["binary"],
+        json!({"status": 200, "length": 300, "same": true})
+    );
+    assert_eq!(report["text"], "grüße");
+    assert_eq!(
+        report["blob"],
+        json!({"size": 300, "type": "application/octet-stream"})
+    );
+    assert_eq!(
+        report["noContent"],
+        json!({"status": 204, "body": null, "text": "", "ok": true})
+    );
+    assert_eq!(
+        report["notFound"],
+        json!({"status": 404, "ok": false, "text": "no such price"})
+    );
+    let informational = &report["informational"];
+    assert_eq!(informational["code"], "INTERNAL", "{informational}");
+    assert!(
+        informational["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("the answer cannot be made a Response: "),
+        "{informational}"
+    );
+    assert_eq!(report["failed"]["code"], "TIMEOUT");
+    assert_eq!(
+        report["failed"]["message"],
+        "https://api.test did not answer within 15 s"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn fetch_waits_past_the_call_deadline_and_calls_after_it_keep_their_own() {
+    let mut options = offering(&["fetch"]);
+    options["query"] = json!({"callTimeoutMs": 300, "fetchTimeoutMs": 1500});
+    let report = scenario(Frame::CrossOrigin, "fetchDeadline", &options).await;
+    // Answered after 600 ms: past the 300 ms of other calls.
+    assert_eq!(report["late"]["resolved"], true, "{report}");
+    // The call made after two fetches failed on its own deadline, not theirs.
+    let plain = &report["plain"];
+    assert_eq!(plain["code"], "TIMEOUT", "{report}");
+    let plain_ms = plain["ms"].as_f64().unwrap();
+    assert!((300.0..1000.0).contains(&plain_ms), "{report}");
+    let never = &report["never"];
+    assert_eq!(never["code"], "TIMEOUT", "{report}");
+    assert_eq!(
+        never["message"],
+        "no reply to fetch within 1500 ms: the host did not answer in time"
+    );
+    assert!(never["ms"].as_f64().unwrap() >= 1500.0, "{report}");
 }

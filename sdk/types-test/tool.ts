@@ -6,6 +6,7 @@ import type {
   BridgeConfirmRequest,
   BridgeError,
   BridgeEventName,
+  BridgeFetchInit,
   BridgeMethodName,
   BridgeOpenQuote,
   BridgeOpenQuoteLine,
@@ -167,6 +168,30 @@ export async function vendorPrices(region: string): Promise<unknown> {
   return response.json();
 }
 
+/** A vendor's price list, through the app's server with the secret API key in it. */
+export async function supplierPrices(skus: string[], photo: Blob): Promise<number[]> {
+  const capability: BridgeCapability = "fetch";
+  const method: BridgeMethodName = "fetch";
+  if (!bridge.supports(capability) || !bridge.supports(method)) return [];
+  const init: BridgeFetchInit = {
+    method: "post",
+    headers: { Authorization: "Bearer {{secret.API_KEY}}", "Content-Type": "application/json" },
+    body: JSON.stringify({ skus }),
+  };
+  const response: Response = await bridge.fetch("https://api.vendor.example/prices", init);
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
+  const prices = (await response.json()) as { price: number }[];
+  const headers = new Headers([["X-Token", "{{token}}"]]);
+  const upload = await bridge.fetch(new URL("https://api.vendor.example/photos"), { method: "PUT", headers, body: photo });
+  const bytes: ArrayBuffer = await upload.arrayBuffer();
+  const form = new URLSearchParams({ user: "{{secret.USER}}" });
+  const pairs: [string, string][] = [["Accept", "text/plain"]];
+  const text: string = await (await bridge.fetch("https://api.vendor.example/login", { method: "POST", headers: pairs, body: form })).text();
+  const view = new Uint8Array(bytes, 1);
+  await bridge.fetch("https://api.vendor.example/raw", { method: "POST", body: view });
+  return text ? prices.map((p) => p.price) : [];
+}
+
 /** What the typings refuse (each line must be a type error). */
 export function refused(): void {
   // @ts-expect-error: not an event
@@ -198,6 +223,14 @@ export function refused(): void {
   bridge.on("context.changed", (changed) => changed.theme === "blue");
   // @ts-expect-error: the time zone is a name, not an offset
   void bridge.context.get().then((context) => context.timeZone === 12);
+  // @ts-expect-error: a URL is a string or a URL
+  void bridge.fetch(42);
+  // @ts-expect-error: a body is text, bytes, a Blob or a form, not an object to turn into JSON
+  void bridge.fetch("https://api.vendor.example", { method: "POST", body: { skus: [] } });
+  // @ts-expect-error: headers are strings
+  void bridge.fetch("https://api.vendor.example", { headers: { "X-Count": 3 } });
+  // @ts-expect-error: fetch answers a Response, not its JSON
+  void bridge.fetch("https://api.vendor.example").then((prices: { price: number }[]) => prices);
 }
 
 export async function followsTheContext(): Promise<string> {

@@ -14,7 +14,9 @@ use tower_http::compression::predicate::{NotForContentType, Predicate, SizeAbove
 use crate::asset_cache::{AssetCache, MIN_COMPRESSED_SIZE, Precompressed};
 use crate::client::TrustedProxies;
 use crate::embedded::{Embedded, Source};
+use crate::fetch::{Fetcher, PrivateFetch};
 use crate::lifecycle::{self, Lifecycle};
+use crate::outgoing::TrustedRoots;
 use crate::public_urls::PublicUrls;
 use crate::tools::{ToolSites, sites};
 use crate::webhooks::destination::Destinations;
@@ -43,6 +45,9 @@ pub struct AppState {
     pub docs_files: Arc<Source>,
     /// Where webhooks may be sent (`--allow-private-webhooks` allows private addresses).
     pub webhook_destinations: Destinations,
+    /// The server's fetch for tools: the private addresses it may reach
+    /// (`--allow-private-fetch`), the roots it trusts (`--trust-ca`), the requests in flight.
+    pub fetcher: Fetcher,
     /// The static files served (SDK, host module, app), each compressed once per version.
     pub assets: Arc<AssetCache>,
     /// The proxies whose `X-Forwarded-For` (or `Forwarded`) names the client (`--trust-proxy`).
@@ -63,6 +68,7 @@ impl AppState {
             host_files: Arc::new(Source::Embedded(Embedded::Host)),
             docs_files: Arc::new(Source::Embedded(Embedded::Docs)),
             webhook_destinations: Destinations::PublicOnly,
+            fetcher: Fetcher::default(),
             assets: Arc::new(AssetCache::new()),
             trusted_proxies: TrustedProxies::default(),
             lifecycle: Lifecycle::new(),
@@ -132,6 +138,22 @@ impl AppState {
     #[must_use]
     pub fn allowing_private_webhooks(mut self) -> Self {
         self.webhook_destinations = Destinations::AllowPrivate;
+        self
+    }
+
+    /// The same state, letting the server's fetch for tools reach these private addresses and
+    /// ports (development, tests, or a vendor's server on the operator's own network).
+    #[must_use]
+    pub fn allowing_private_fetch(mut self, private: Vec<PrivateFetch>) -> Self {
+        self.fetcher = self.fetcher.allowing_private(private);
+        self
+    }
+
+    /// The same state, trusting `roots` beside the built-in roots in the server's fetch for
+    /// tools (the webhook worker takes them when it is spawned).
+    #[must_use]
+    pub fn trusting_roots(mut self, roots: TrustedRoots) -> Self {
+        self.fetcher = self.fetcher.trusting(roots);
         self
     }
 

@@ -20,7 +20,7 @@ use toolbridge_protocol::identity::{
 };
 use toolbridge_protocol::manifest::ToolManifest;
 use toolbridge_protocol::problem::Problem;
-use toolbridge_store::SigningKey;
+use toolbridge_store::{SigningKey, User};
 
 use crate::app::AppState;
 use crate::auth::Principal;
@@ -66,30 +66,42 @@ pub async fn token(
             "the tool {slug} does not ask for permissions.identity in its manifest, so it gets no identity token"
         )));
     }
+    mint(&state, user, &slug, &manifest).await.map(Json)
+}
+
+/// A new identity token for `user`, for the tool `slug` whose manifest is `manifest` (the caller
+/// has checked that it asks for `permissions.identity`): the one way the server makes one, for
+/// the token endpoint and for `{{token}}` in the server's fetch.
+pub async fn mint(
+    state: &AppState,
+    user: &User,
+    slug: &str,
+    manifest: &ToolManifest,
+) -> Result<IdentityToken, ApiError> {
     let now = now_unix();
     let key = state.store.signing_key(store_now(now)).await?;
     let claims = IdentityClaims {
         iss: state.public_urls().app_origin(),
-        aud: state.tool_sites.origin(&slug),
+        aud: state.tool_sites.origin(slug),
         sub: user.id.clone(),
         tid: user.tenant_id.clone(),
         role: user.role,
-        tool: slug,
-        ver: manifest.version,
+        tool: slug.to_owned(),
+        ver: manifest.version.clone(),
         iat: now,
         exp: now + TOKEN_LIFETIME_SECS,
         jti: uuid::Uuid::new_v4().to_string(),
     };
-    Ok(Json(IdentityToken {
+    Ok(IdentityToken {
         token: sign(&key, &claims)?,
         expires_at: claims.exp,
         expires_in: TOKEN_LIFETIME_SECS,
-    }))
+    })
 }
 
 /// The manifest of the tool `slug` as the app lists it (`GET /api/tools`): a folder served live
 /// first, then an installed tool that is enabled; `NOT_FOUND` otherwise.
-async fn listed_manifest(state: &AppState, slug: &str) -> Result<ToolManifest, ApiError> {
+pub async fn listed_manifest(state: &AppState, slug: &str) -> Result<ToolManifest, ApiError> {
     let not_found = || ApiError::not_found(format!("no tool the app lists has the slug {slug:?}"));
     if let Some(dev) = state.tool_sites.dev_tool(slug) {
         let folder = read_folder(dev.dir.clone())

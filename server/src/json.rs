@@ -27,53 +27,73 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, _state: &S) -> Result<Self, ApiError> {
-        let json = request
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .and_then(|value| value.to_str().ok())
-            .is_some_and(|value| {
-                value
-                    .split(';')
-                    .next()
-                    .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"))
-            });
-        if !json {
-            return Err(ApiError::malformed(
-                "the body must be JSON sent with `Content-Type: application/json`",
-            ));
-        }
-        let bytes = read_body(request).await?;
-        let value = serde_json::from_slice(&bytes)
-            .map_err(|error| ApiError::malformed(format!("the body is not valid JSON: {error}")))?;
-        Ok(Self { value, bytes })
+        read_json(request, BODY_LIMIT).await
     }
+}
+
+/// A JSON request body of up to `LIMIT` bytes, for the one endpoint that takes more than
+/// [`BODY_LIMIT`] (the server's fetch, whose binary bodies travel as base64).
+#[derive(Debug)]
+pub struct LargeJsonBody<const LIMIT: usize>(pub JsonBody);
+
+impl<S: Send + Sync, const LIMIT: usize> FromRequest<S> for LargeJsonBody<LIMIT> {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, _state: &S) -> Result<Self, ApiError> {
+        read_json(request, LIMIT).await.map(Self)
+    }
+}
+
+/// The JSON body of `request`, of at most `limit` bytes.
+async fn read_json(request: Request, limit: usize) -> Result<JsonBody, ApiError> {
+    let json = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| {
+            value
+                .split(';')
+                .next()
+                .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"))
+        });
+    if !json {
+        return Err(ApiError::malformed(
+            "the body must be JSON sent with `Content-Type: application/json`",
+        ));
+    }
+    let bytes = read_body(request, limit).await?;
+    let value = serde_json::from_slice(&bytes)
+        .map_err(|error| ApiError::malformed(format!("the body is not valid JSON: {error}")))?;
+    Ok(JsonBody { value, bytes })
 }
 
 /// The largest JSON body taken (2 MiB, as axum's default limit).
 pub const BODY_LIMIT: usize = 2 * 1024 * 1024;
 
-/// How much of a body over [`BODY_LIMIT`] is still read, and thrown away, so
+/// How much of a body over its limit is still read, and thrown away, so
 /// that a client that is still sending it gets the 413 rather than a broken
-/// pipe. A longer body is cut off where it crosses this.
-const DRAIN_LIMIT: usize = 8 * BODY_LIMIT;
+/// pipe: this many times the limit. A longer body is cut off where it
+/// crosses that.
+const DRAIN_FACTOR: usize = 8;
 
-/// The body of `request`: 413 when it is over [`BODY_LIMIT`] (read to its
-/// end first, up to [`DRAIN_LIMIT`]), 400 when it cannot be read.
-async fn read_body(request: Request) -> Result<Bytes, ApiError> {
+/// The body of `request`: 413 when it is over `limit` (read to its end first,
+/// up to [`DRAIN_FACTOR`] times the limit), 400 when it cannot be read.
+async fn read_body(request: Request, limit: usize) -> Result<Bytes, ApiError> {
     let too_large = || ApiError::Unreadable {
         status: StatusCode::PAYLOAD_TOO_LARGE,
-        message: format!("the body is over {} MiB", BODY_LIMIT / (1024 * 1024)),
+        message: format!("the body is over {} MiB", limit / (1024 * 1024)),
     };
+    let drain_limit = limit.saturating_mul(DRAIN_FACTOR);
     let declared = request
         .headers()
         .get(header::CONTENT_LENGTH)
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.parse::<usize>().ok());
-    if declared.is_some_and(|length| length > DRAIN_LIMIT) {
+    if declared.is_some_and(|length| length > drain_limit) {
         return Err(too_large());
     }
     // A body declared over the limit is only drained, never kept.
-    let keep = declared.is_none_or(|length| length <= BODY_LIMIT);
+    let keep = declared.is_none_or(|length| length <= limit);
     let mut body = request.into_body().into_data_stream();
     let mut bytes = Vec::with_capacity(if keep { declared.unwrap_or(0) } else { 0 });
     let mut read: usize = 0;
@@ -81,15 +101,15 @@ async fn read_body(request: Request) -> Result<Bytes, ApiError> {
         let chunk = chunk
             .map_err(|error| ApiError::malformed(format!("the body cannot be read: {error}")))?;
         read = read.saturating_add(chunk.len());
-        if read > DRAIN_LIMIT {
+        if read > drain_limit {
             return Err(too_large());
-        } else if keep && read <= BODY_LIMIT {
+        } else if keep && read <= limit {
             bytes.extend_from_slice(&chunk);
         } else if !bytes.is_empty() {
             bytes = Vec::new();
         }
     }
-    if read > BODY_LIMIT {
+    if read > limit {
         return Err(too_large());
     }
     Ok(Bytes::from(bytes))

@@ -30,7 +30,7 @@ use crate::api::{catalog, directory, quotes, webhooks};
 use crate::auth::{KeyedAnswers, SECURE_SESSION_COOKIE, SESSION_COOKIE};
 use crate::error::{ApiError, ErrorHeaders};
 use crate::request_id::RequestIdHeader;
-use crate::{dev_reports, events, health, identity, preferences, session, settings, tools};
+use crate::{dev_reports, events, fetch, health, identity, preferences, session, settings, tools};
 
 /// The REST API v1 and the session API.
 #[derive(OpenApi)]
@@ -48,7 +48,7 @@ use crate::{dev_reports, events, health, identity, preferences, session, setting
         webhooks::rotate_secret, webhooks::deliveries, webhooks::redeliver,
         session::sign_in, session::current, session::sign_out,
         preferences::get, preferences::update,
-        tools::listing::list, identity::token, events::stream,
+        tools::listing::list, identity::token, fetch::fetch, events::stream,
         settings::keys::list, settings::keys::create, settings::keys::revoke,
         settings::tools::list, settings::tools::upload, settings::tools::toggle, settings::tools::remove,
         settings::tools::set_settings, settings::organisation::get, settings::organisation::update,

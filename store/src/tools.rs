@@ -7,15 +7,19 @@
 //! Each tenant's values of a tool's install settings are kept per tenant and
 //! tool, checked against the tool's declarations when set and pruned to
 //! those that still fit whenever the tool is installed again; removing a
-//! tool removes them.
+//! tool removes them. The values of secret settings are kept apart, one row
+//! per key: the only function that reads them back is [`Store::tool_secrets`],
+//! for the requests the server makes for the tool; everything else learns
+//! only which are set ([`Store::tenant_secret_keys`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use toolbridge_protocol::Violation;
 use toolbridge_protocol::live::{self, ToolSettingsEvent};
 use toolbridge_protocol::manifest::{Permissions, SLUG_RULE, ToolManifest, ToolType, is_tool_slug};
 use toolbridge_protocol::settings::{
-    SettingDeclaration, SettingValues, check_values, effective_values, retained_values,
+    SecretChanges, SettingDeclaration, SettingValues, check_update, effective_values,
+    retained_values, secret_is_retained,
 };
 
 use crate::db::{Turn, Tx, sql};
@@ -79,9 +83,9 @@ impl Store {
     /// Installs a checked bundle as the tool `slug`, replacing the tool's
     /// manifest and every file if it is installed already (in one
     /// transaction: readers see the old tool or the new one, never a mix).
-    /// Keeps an installed tool's enabled flag, and each tenant's setting
-    /// values that still fit the new declarations (the others are dropped).
-    /// Returns the tool it replaced.
+    /// Keeps an installed tool's enabled flag, each tenant's setting values
+    /// that still fit the new declarations, and the secrets whose key is still
+    /// declared secret (the others are dropped). Returns the tool it replaced.
     pub async fn install_tool(
         &self,
         slug: &str,
@@ -161,6 +165,20 @@ impl Store {
                 write_values(&mut tx, &tenant_id, slug, &kept).await?;
             }
         }
+        let secret_keys: Vec<(String,)> =
+            sql("SELECT DISTINCT setting_key FROM tool_secrets WHERE slug = $1")
+                .bind(slug)
+                .fetch_all(&mut *tx)
+                .await?;
+        for (key,) in secret_keys {
+            if !secret_is_retained(&manifest.settings, &key) {
+                sql("DELETE FROM tool_secrets WHERE slug = $1 AND setting_key = $2")
+                    .bind(slug)
+                    .bind(&key)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+        }
         tx.commit().await?;
         Ok(replaced)
     }
@@ -186,14 +204,17 @@ impl Store {
 
     /// Sets the tenant's values of the tool `slug`'s settings: `values` is
     /// the complete JSON object, key to value (a key left out is unset and
-    /// falls back to its default). Checked against the installed tool's
-    /// declarations in the same transaction as the write. Returns the values
-    /// the tool now sees, or `None` when no tool `slug` is installed.
+    /// falls back to its default), except for secret settings, which a string
+    /// sets or replaces, `null` or `""` clears, and leaving out keeps.
+    /// Checked against the installed tool's declarations in the same
+    /// transaction as the write. Returns the values the tool now sees (never
+    /// a secret), or `None` when no tool `slug` is installed.
     ///
     /// # Errors
     ///
     /// [`Error::Invalid`] with every problem, each with its key as the path
-    /// ([`toolbridge_protocol::settings::check_values`]).
+    /// ([`toolbridge_protocol::settings::check_update`]); nothing is written
+    /// then.
     pub async fn set_tool_settings(
         &self,
         tenant_id: &str,
@@ -211,8 +232,17 @@ impl Store {
             return Ok(None);
         };
         let declarations = declarations_from_json(&declarations)?;
-        let checked = check_values(&declarations, values).map_err(Error::Invalid)?;
+        let already_set: Vec<(String,)> =
+            sql("SELECT setting_key FROM tool_secrets WHERE tenant_id = $1 AND slug = $2")
+                .bind(tenant_id)
+                .bind(slug)
+                .fetch_all(&mut *tx)
+                .await?;
+        let already_set: BTreeSet<String> = already_set.into_iter().map(|(key,)| key).collect();
+        let update = check_update(&declarations, values, &already_set).map_err(Error::Invalid)?;
+        let checked = update.values;
         write_values(&mut tx, tenant_id, slug, &checked).await?;
+        write_secrets(&mut tx, tenant_id, slug, &update.secrets).await?;
         let settings = effective_values(&declarations, &checked);
         let event = ToolSettingsEvent {
             slug: slug.to_owned(),
@@ -223,6 +253,43 @@ impl Store {
         tx.record_live(tenant_id, live::TOOL_SETTINGS, data).await?;
         tx.commit().await?;
         Ok(Some(settings))
+    }
+
+    /// The keys of the secret settings the tenant has set, by slug: which are
+    /// set, never their values.
+    pub async fn tenant_secret_keys(
+        &self,
+        tenant_id: &str,
+    ) -> Result<BTreeMap<String, BTreeSet<String>>, Error> {
+        let rows: Vec<(String, String)> = sql(
+            "SELECT slug, setting_key FROM tool_secrets WHERE tenant_id = $1 \
+             ORDER BY slug, setting_key",
+        )
+        .bind(tenant_id)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut keys: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (slug, key) in rows {
+            keys.entry(slug).or_default().insert(key);
+        }
+        Ok(keys)
+    }
+
+    /// The values of the tenant's secret settings of the tool `slug`, by key:
+    /// for the server to put into the requests it makes for the tool, and for
+    /// nothing else (no answer, no log).
+    pub async fn tool_secrets(
+        &self,
+        tenant_id: &str,
+        slug: &str,
+    ) -> Result<BTreeMap<String, String>, Error> {
+        let rows: Vec<(String, String)> =
+            sql("SELECT setting_key, value FROM tool_secrets WHERE tenant_id = $1 AND slug = $2")
+                .bind(tenant_id)
+                .bind(slug)
+                .fetch_all(&self.pool)
+                .await?;
+        Ok(rows.into_iter().collect())
     }
 
     /// Every installed tool, by slug.
@@ -308,6 +375,45 @@ async fn write_values(
         .bind(now_iso())
         .execute(&mut *tx)
         .await?;
+    }
+    Ok(())
+}
+
+/// Sets, replaces or clears the tenant's secrets of the tool `slug`.
+async fn write_secrets(
+    tx: &mut Tx,
+    tenant_id: &str,
+    slug: &str,
+    changes: &SecretChanges,
+) -> Result<(), Error> {
+    for (key, change) in changes {
+        match change {
+            Some(value) => {
+                sql(
+                    "INSERT INTO tool_secrets (tenant_id, slug, setting_key, value, updated_at) \
+                     VALUES ($1, $2, $3, $4, $5) ON CONFLICT (tenant_id, slug, setting_key) \
+                     DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+                )
+                .bind(tenant_id)
+                .bind(slug)
+                .bind(key)
+                .bind(value)
+                .bind(now_iso())
+                .execute(&mut *tx)
+                .await?;
+            }
+            None => {
+                sql(
+                    "DELETE FROM tool_secrets WHERE tenant_id = $1 AND slug = $2 \
+                     AND setting_key = $3",
+                )
+                .bind(tenant_id)
+                .bind(slug)
+                .bind(key)
+                .execute(&mut *tx)
+                .await?;
+            }
+        }
     }
     Ok(())
 }

@@ -1,6 +1,8 @@
 //! The memory backend: the REST endpoints the host module calls, answered
 //! from the fixtures' data with the server's rules, statuses and bodies.
 
+mod fetch;
+
 use std::collections::{BTreeMap, HashMap};
 
 use serde::Deserialize;
@@ -17,7 +19,9 @@ use toolbridge_protocol::create_quote::{
     validate_bridge_create,
 };
 use toolbridge_protocol::customer::BridgeCustomerDto;
+use toolbridge_protocol::identity::{IdentityClaims, IdentityToken, TOKEN_LIFETIME_SECS};
 use toolbridge_protocol::job::BridgeJobDto;
+use toolbridge_protocol::manifest::is_tool_slug;
 use toolbridge_protocol::money::decimal_to_f64;
 use toolbridge_protocol::open_quote::OpenQuote;
 use toolbridge_protocol::paging::{BridgePagedResult, ListRequest, PageRequest};
@@ -25,8 +29,10 @@ use toolbridge_protocol::problem::{PROBLEM_CONTENT_TYPE, Problem};
 use toolbridge_protocol::quote::{BridgeQuoteDto, QuoteDto, QuoteLine, quote_not_found};
 use toolbridge_protocol::{Error as Rule, ErrorCode};
 
+pub use self::fetch::{Outgoing, PendingFetch, Started, Upstream};
 use crate::error::Error;
 use crate::fixtures::{self, Customer, Data};
+use crate::identity::{TestKey, random_uuid};
 use crate::ids::{Ids, iso, now_unix};
 
 /// A request to the backend, as the host module sends it.
@@ -140,7 +146,19 @@ pub struct MemoryBackend {
     /// Whether the session has ended: every request answers `401`.
     signed_out: bool,
     log: Vec<Answered>,
+    /// The key identity tokens are signed with, made with the backend.
+    key: TestKey,
+    /// The moment the backend's clock is held at, in Unix seconds; the
+    /// system's clock when `None`.
+    clock: Option<u64>,
+    /// The origin of the page the backend serves (or a stand-in), which
+    /// tokens name as `iss` and `aud` unless the fixtures say otherwise.
+    page_origin: String,
 }
+
+/// The page origin of a backend made with [`MemoryBackend::new`], outside
+/// a browser.
+pub const DEFAULT_PAGE_ORIGIN: &str = "http://localhost";
 
 /// `PUT /quotes/{id}/lines`: what the host saves from the editor (the
 /// server's body, read the same way).
@@ -156,6 +174,14 @@ impl MemoryBackend {
     /// A backend holding `fixtures` (see the crate's `fixtures` module for
     /// their shape). `Err` lists every problem with its path.
     pub fn new(fixtures: &Value) -> Result<Self, Error> {
+        Self::on_page(fixtures, DEFAULT_PAGE_ORIGIN)
+    }
+
+    /// A backend holding `fixtures` for a page on `page_origin`
+    /// (`http://localhost:8000`): the tools a test host mounts run there, so
+    /// identity tokens name it as their `aud` (the tool's origin) and `iss`
+    /// (the app's URL) unless the fixtures' `token` names others.
+    pub fn on_page(fixtures: &Value, page_origin: &str) -> Result<Self, Error> {
         let mut ids = Ids::default();
         let data = fixtures::read(fixtures, &mut ids, &iso(now_unix()))?;
         Ok(Self {
@@ -163,7 +189,33 @@ impl MemoryBackend {
             ids,
             signed_out: false,
             log: Vec::new(),
+            key: TestKey::new().map_err(Error::Setup)?,
+            clock: None,
+            page_origin: page_origin.trim_end_matches('/').to_owned(),
         })
+    }
+
+    /// Now on the backend's clock, in Unix seconds: the system's, or the
+    /// moment [`MemoryBackend::set_now`] holds it at.
+    pub fn now(&self) -> u64 {
+        self.clock
+            .unwrap_or_else(|| u64::try_from(now_unix()).unwrap_or(0))
+    }
+
+    /// Holds the backend's clock at `unix_seconds` (`None`: the system's
+    /// clock again). Identity tokens are issued at it, so a token issued
+    /// more than 300 seconds in the past has already expired; new quotes are
+    /// dated by it.
+    pub fn set_now(&mut self, unix_seconds: Option<u64>) {
+        self.clock = unix_seconds;
+    }
+
+    /// The public keys that verify the backend's identity tokens, as the
+    /// server's `/.well-known/jwks.json` answers: `{"keys": [{kty, crv, x, y,
+    /// kid, alg, use}]}`. The key is the backend's own, made with it; no
+    /// server trusts it.
+    pub fn jwks(&self) -> Value {
+        self.key.jwks()
     }
 
     /// The signed-in user, as `GET /me` answers.
@@ -193,12 +245,33 @@ impl MemoryBackend {
         self.data.settings.as_ref()
     }
 
-    /// The install settings the tool sees for an admin's `values`: checked
+    /// An admin saves `values` as the tool's install settings: checked
     /// against the settings the fixtures' manifest declares (every problem
     /// with its key as the path, as the platform refuses them) and laid over
-    /// their defaults; without a manifest, the values as they are.
-    pub fn install_settings(&self, values: &Value) -> Result<Map<String, Value>, Rule> {
-        fixtures::install_settings(self.data.declarations.as_deref(), values)
+    /// their defaults; without a manifest, the values as they are. The
+    /// values of secret settings are kept apart for the fetch stand-in (one
+    /// left out keeps its value, `null` or `""` clears it) and are not in
+    /// the answer: it is what the tool now sees. Nothing changes when the
+    /// values are refused.
+    pub fn install_settings(&mut self, values: &Value) -> Result<Map<String, Value>, Rule> {
+        let mut secrets = self.data.secrets.clone();
+        let settings =
+            fixtures::install_settings(self.data.declarations.as_deref(), values, &mut secrets)?;
+        self.data.secrets = secrets;
+        self.data.settings = Some(settings.clone());
+        Ok(settings)
+    }
+
+    /// The keys of the secret settings that have a value (never the values:
+    /// only the fetch stand-in reads them).
+    pub fn secret_keys(&self) -> Vec<&str> {
+        self.data.secrets.keys().map(String::as_str).collect()
+    }
+
+    /// What the fixtures' manifest asks for (`permissions.connect`,
+    /// `permissions.identity`); `None` when the fixtures give no manifest.
+    pub fn permissions(&self) -> Option<&toolbridge_protocol::manifest::Permissions> {
+        self.data.permissions.as_ref()
     }
 
     /// Every request answered so far: method, path with query, status.
@@ -213,14 +286,67 @@ impl MemoryBackend {
     }
 
     /// Answers one request.
+    ///
+    /// `POST /tools/{slug}/fetch` is answered as when no fetch handler is
+    /// registered: to hand its request to a handler, use
+    /// [`MemoryBackend::start`] and [`MemoryBackend::finish`].
     pub fn handle(&mut self, request: &Request<'_>) -> Response {
-        let response = self.route(request);
-        self.log.push(Answered {
-            method: request.method.to_owned(),
-            path: request.target.to_owned(),
-            status: response.status,
-        });
+        match self.start(request) {
+            Started::Answered(response) => response,
+            Started::Fetch(pending) => self.finish(pending, Upstream::NoHandler),
+        }
+    }
+
+    /// Starts answering one request: answers it at once, or, for a request
+    /// the fetch stand-in accepted (`POST /tools/{slug}/fetch`, checked and
+    /// its placeholders replaced), hands back what to ask the test's handler;
+    /// [`MemoryBackend::finish`] then answers it with what the handler said.
+    pub fn start(&mut self, request: &Request<'_>) -> Started {
+        let (path, _) = request
+            .target
+            .split_once('?')
+            .unwrap_or((request.target, ""));
+        let segments = segments(path);
+        let response = match (request.method, segments.as_slice()) {
+            ("POST", [tools, slug, fetch])
+                if tools == "tools" && fetch == "fetch" && !self.signed_out =>
+            {
+                match self.outgoing(slug, request) {
+                    Ok(outgoing) => {
+                        return Started::Fetch(PendingFetch {
+                            method: request.method.to_owned(),
+                            path: request.target.to_owned(),
+                            outgoing,
+                        });
+                    }
+                    Err(refused) => refused,
+                }
+            }
+            _ => self.route(request),
+        };
+        self.record(request.method, request.target, response.status);
+        Started::Answered(response)
+    }
+
+    /// Answers a request [`MemoryBackend::start`] handed on, with what the
+    /// test's handler made of it.
+    pub fn finish(&mut self, pending: PendingFetch, upstream: Upstream) -> Response {
+        let PendingFetch {
+            method,
+            path,
+            outgoing,
+        } = pending;
+        let response = fetch::answer(&outgoing, upstream);
+        self.record(&method, &path, response.status);
         response
+    }
+
+    fn record(&mut self, method: &str, path: &str, status: u16) {
+        self.log.push(Answered {
+            method: method.to_owned(),
+            path: path.to_owned(),
+            status,
+        });
     }
 
     fn route(&mut self, request: &Request<'_>) -> Response {
@@ -236,15 +362,7 @@ impl MemoryBackend {
         let query: HashMap<String, String> = form_urlencoded::parse(query.as_bytes())
             .into_owned()
             .collect();
-        let segments: Vec<String> = path
-            .trim_start_matches('/')
-            .split('/')
-            .map(|segment| {
-                percent_encoding::percent_decode_str(segment)
-                    .decode_utf8_lossy()
-                    .into_owned()
-            })
-            .collect();
+        let segments = segments(path);
         let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
         let answer = match (request.method, segments.as_slice()) {
             ("GET", ["me"]) => Ok(Response::json(200, &self.data.user)),
@@ -261,6 +379,9 @@ impl MemoryBackend {
                 .map(|i| Response::json(200, &self.data.quotes[i])),
             ("PUT", ["quotes", id, "lines"]) => self.save_lines(id, request),
             ("POST", ["quotes", id, "send"]) => self.send_quote(id),
+            ("POST", ["tools", slug, "token"]) => self
+                .identity_token(slug)
+                .map(|token| Response::json(200, &token)),
             (_, segments) if is_endpoint(segments) => Ok(Response::problem(&Rule::from_parts(
                 ErrorCode::NotAllowed,
                 format!(
@@ -614,7 +735,7 @@ impl MemoryBackend {
             reference,
             (customer_id, customer_name),
             job_id,
-            iso(now_unix()),
+            iso(i64::try_from(self.now()).unwrap_or(i64::MAX)),
         );
         let quote = QuoteDto::new(header, lines, BTreeMap::new());
         self.data.quotes.push(quote.clone());
@@ -687,6 +808,66 @@ impl MemoryBackend {
     }
 }
 
+/// Identity tokens.
+impl MemoryBackend {
+    /// `POST /tools/{slug}/token`: a token for the signed-in user and tool
+    /// `slug`, with the claims the server chooses: `iss` the app's URL and
+    /// `aud` the tool's origin (the page's origin, or the fixtures' `token`),
+    /// `sub`, `tid` and `role` of the fixtures' user, `tool` the slug, `ver`
+    /// the manifest's version, `iat` now on the backend's clock, `exp` 300
+    /// seconds later, and a random `jti`. Refused, as the server refuses it,
+    /// for a tool whose manifest does not ask for `permissions.identity`
+    /// (and, as the fixtures give no manifest then, for every tool).
+    pub fn identity_token(&self, slug: &str) -> Result<IdentityToken, Rule> {
+        if !is_tool_slug(slug) {
+            return Err(Rule::NotFound(format!(
+                "no tool the app lists has the slug {slug:?}"
+            )));
+        }
+        match &self.data.permissions {
+            Some(permissions) if permissions.identity => {}
+            Some(_) => {
+                return Err(Rule::NotAllowed(format!(
+                    "the tool {slug} does not ask for permissions.identity in its manifest, so it gets no identity token"
+                )));
+            }
+            None => {
+                return Err(Rule::NotAllowed(format!(
+                    "the tool {slug} gets no identity token: the fixtures give no manifest, so it asks for no permissions.identity (give the tool's manifest.json as the fixtures' `manifest`, with \"permissions\": {{\"identity\": true}})"
+                )));
+            }
+        }
+        let now = self.now();
+        let claims = IdentityClaims {
+            iss: self
+                .data
+                .token
+                .issuer
+                .clone()
+                .unwrap_or_else(|| self.page_origin.clone()),
+            aud: self
+                .data
+                .token
+                .audience
+                .clone()
+                .unwrap_or_else(|| self.page_origin.clone()),
+            sub: self.data.user_id.clone(),
+            tid: self.data.tenant.id.clone(),
+            role: self.data.user.user_role,
+            tool: slug.to_owned(),
+            ver: self.data.version.clone(),
+            iat: now,
+            exp: now.saturating_add(TOKEN_LIFETIME_SECS),
+            jti: random_uuid().map_err(Rule::Internal)?,
+        };
+        Ok(IdentityToken {
+            token: self.key.sign(&claims).map_err(Rule::Internal)?,
+            expires_at: claims.exp,
+            expires_in: TOKEN_LIFETIME_SECS,
+        })
+    }
+}
+
 impl Response {
     /// The same answer with another status (and the problem body's status
     /// to match).
@@ -702,6 +883,18 @@ impl Response {
     }
 }
 
+/// A path's segments, percent-decoded.
+fn segments(path: &str) -> Vec<String> {
+    path.trim_start_matches('/')
+        .split('/')
+        .map(|segment| {
+            percent_encoding::percent_decode_str(segment)
+                .decode_utf8_lossy()
+                .into_owned()
+        })
+        .collect()
+}
+
 /// Whether a path is one of the endpoints answered (with some method).
 fn is_endpoint(segments: &[&str]) -> bool {
     matches!(
@@ -710,6 +903,7 @@ fn is_endpoint(segments: &[&str]) -> bool {
             | ["catalog", "index"]
             | ["quotes", _]
             | ["quotes", _, "lines" | "send"]
+            | ["tools", _, "token" | "fetch"]
     )
 }
 
@@ -802,4 +996,262 @@ fn fingerprint(bytes: &[u8]) -> String {
         hash(0xcbf2_9ce4_8422_2325),
         hash(0x6c62_272e_07bb_0142)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use jsonwebtoken::jwk::JwkSet;
+    use jsonwebtoken::{Algorithm, DecodingKey, Validation, decode, decode_header};
+    use serde_json::json;
+
+    use super::*;
+
+    fn post(target: &str) -> Response {
+        backend(&json!({})).handle(&Request {
+            method: "POST",
+            target,
+            headers: &[],
+            body: None,
+        })
+    }
+
+    fn backend(fixtures: &Value) -> MemoryBackend {
+        MemoryBackend::on_page(fixtures, "http://localhost:8000").unwrap()
+    }
+
+    fn identity_fixtures() -> Value {
+        json!({
+            "user": {"id": "u-7", "role": "admin"},
+            "tenant": {"id": "t-3"},
+            "manifest": {"name": "Prices", "version": "1.4.2",
+                         "permissions": {"identity": true, "connect": ["https://api.vendor.test"]}},
+        })
+    }
+
+    fn token_of(memory: &mut MemoryBackend, slug: &str) -> (Response, Option<IdentityToken>) {
+        let response = memory.handle(&Request {
+            method: "POST",
+            target: &format!("/tools/{slug}/token"),
+            headers: &[],
+            body: Some("{\"sub\": \"forged\"}"),
+        });
+        let token = response
+            .body
+            .as_deref()
+            .and_then(|body| serde_json::from_str(body).ok());
+        (response, token)
+    }
+
+    /// Verifies `token` as a tool's server does, against the backend's key set.
+    fn verify(
+        memory: &MemoryBackend,
+        token: &str,
+        audience: &str,
+        issuer: &str,
+    ) -> jsonwebtoken::errors::Result<IdentityClaims> {
+        let set: JwkSet = serde_json::from_value(memory.jwks()).unwrap();
+        let header = decode_header(token)?;
+        let jwk = set
+            .find(header.kid.as_deref().unwrap_or_default())
+            .ok_or(jsonwebtoken::errors::ErrorKind::InvalidKeyFormat)?;
+        let mut validation = Validation::new(Algorithm::ES256);
+        validation.set_audience(&[audience]);
+        validation.set_issuer(&[issuer]);
+        validation.set_required_spec_claims(&["exp", "iat", "aud", "iss", "sub"]);
+        Ok(decode::<IdentityClaims>(token, &DecodingKey::from_jwk(jwk)?, &validation)?.claims)
+    }
+
+    #[test]
+    fn a_token_carries_the_claims_the_server_chooses_and_verifies_with_the_key_set() {
+        let mut memory = backend(&identity_fixtures());
+        let (response, token) = token_of(&mut memory, "prices");
+        assert_eq!(response.status, 200, "{:?}", response.body);
+        let token = token.unwrap();
+        assert_eq!(token.expires_in, 300);
+        let claims = verify(
+            &memory,
+            &token.token,
+            "http://localhost:8000",
+            "http://localhost:8000",
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                claims.sub.as_str(),
+                claims.tid.as_str(),
+                claims.role,
+                claims.tool.as_str(),
+                claims.ver.as_str()
+            ),
+            (
+                "u-7",
+                "t-3",
+                toolbridge_protocol::context::Role::Admin,
+                "prices",
+                "1.4.2"
+            )
+        );
+        assert_eq!(claims.exp, token.expires_at);
+        assert_eq!(claims.exp - claims.iat, 300);
+        let (_, again) = token_of(&mut memory, "prices");
+        let again = verify(
+            &memory,
+            &again.unwrap().token,
+            "http://localhost:8000",
+            "http://localhost:8000",
+        )
+        .unwrap();
+        assert_ne!(again.jti, claims.jti);
+        // Another backend's key does not verify it.
+        let other = backend(&identity_fixtures());
+        assert!(
+            verify(
+                &other,
+                &token.token,
+                "http://localhost:8000",
+                "http://localhost:8000"
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn the_fixtures_name_the_issuer_and_audience() {
+        let mut fixtures = identity_fixtures();
+        fixtures["token"] = json!({"issuer": "https://app.example.com",
+                                   "audience": "https://prices.tools.example.com"});
+        let mut memory = backend(&fixtures);
+        let (_, token) = token_of(&mut memory, "prices");
+        let token = token.unwrap().token;
+        assert!(
+            verify(
+                &memory,
+                &token,
+                "https://prices.tools.example.com",
+                "https://app.example.com"
+            )
+            .is_ok()
+        );
+        assert!(
+            verify(
+                &memory,
+                &token,
+                "http://localhost:8000",
+                "https://app.example.com"
+            )
+            .is_err()
+        );
+        let refused = MemoryBackend::new(&json!({"token": {
+            "issuer": "https://app.example.com/", "audience": "https://prices.tools.example.com/x",
+            "colour": 1}}))
+        .unwrap_err();
+        let paths: Vec<&str> = refused
+            .violations()
+            .iter()
+            .map(|v| v.path.as_str())
+            .collect();
+        assert_eq!(paths, ["token.colour", "token.issuer", "token.audience"]);
+    }
+
+    #[test]
+    fn a_clock_in_the_past_gives_a_token_that_has_expired() {
+        let mut memory = backend(&identity_fixtures());
+        let past = memory.now() - 600;
+        memory.set_now(Some(past));
+        let (_, token) = token_of(&mut memory, "prices");
+        let token = token.unwrap();
+        assert_eq!(token.expires_at, past + 300);
+        let expired = verify(
+            &memory,
+            &token.token,
+            "http://localhost:8000",
+            "http://localhost:8000",
+        )
+        .unwrap_err();
+        assert_eq!(
+            *expired.kind(),
+            jsonwebtoken::errors::ErrorKind::ExpiredSignature
+        );
+        memory.set_now(None);
+        let (_, fresh) = token_of(&mut memory, "prices");
+        assert!(fresh.unwrap().expires_at > past + 300);
+    }
+
+    #[test]
+    fn a_tool_without_the_identity_permission_is_refused_as_the_server_refuses_it() {
+        let mut fixtures = identity_fixtures();
+        fixtures["manifest"]["permissions"] = json!({"connect": []});
+        let (refused, _) = token_of(&mut backend(&fixtures), "prices");
+        assert_eq!(refused.status, 403);
+        let body: Value = serde_json::from_str(refused.body.as_deref().unwrap()).unwrap();
+        assert_eq!(body["code"], "NOT_ALLOWED");
+        assert!(
+            body["detail"]
+                .as_str()
+                .unwrap()
+                .contains("does not ask for permissions.identity")
+        );
+        let (no_manifest, _) = token_of(&mut backend(&json!({})), "prices");
+        assert_eq!(no_manifest.status, 403);
+        assert!(
+            no_manifest
+                .body
+                .unwrap()
+                .contains("give the tool's manifest.json")
+        );
+        assert_eq!(post("/tools/Not_A_Slug/token").status, 404);
+        let mut signed_out = backend(&identity_fixtures());
+        signed_out.sign_out();
+        assert_eq!(token_of(&mut signed_out, "prices").0.status, 401);
+        let wrong_method = backend(&identity_fixtures()).handle(&Request {
+            method: "GET",
+            target: "/tools/prices/token",
+            headers: &[],
+            body: None,
+        });
+        assert_eq!(wrong_method.status, 405);
+    }
+
+    #[test]
+    fn a_manifest_with_broken_permissions_is_named_by_its_path() {
+        let refused = MemoryBackend::new(&json!({"manifest": {
+            "permissions": {"identity": "yes", "connect": ["http://api.vendor.test"]}}}))
+        .unwrap_err();
+        let paths: Vec<&str> = refused
+            .violations()
+            .iter()
+            .map(|v| v.path.as_str())
+            .collect();
+        assert_eq!(
+            paths,
+            [
+                "manifest.permissions.connect[0]",
+                "manifest.permissions.identity"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_users_own_time_zone_and_theme_win_over_the_tenants() {
+        let memory = backend(&json!({
+            "tenant": {"cultureCode": "en-GB", "timeZone": "Europe/London", "currency": "GBP",
+                       "units": "imperial", "theme": "light"},
+            "user": {"timeZone": "Pacific/Auckland", "theme": "dark"},
+        }));
+        assert_eq!(
+            serde_json::to_value(memory.user()).unwrap(),
+            json!({"userName": "Test User", "userEmail": "test.user@example.test",
+                   "userRole": "office", "tenantName": "Test Tenant", "tenantId": "test-tenant",
+                   "cultureCode": "en-GB", "timeZone": "Pacific/Auckland", "currency": "GBP",
+                   "locale": "en-GB", "units": "imperial", "theme": "dark"})
+        );
+        let refused = MemoryBackend::new(&json!({"user": {"theme": "purple", "currency": "EUR"}}))
+            .unwrap_err();
+        let paths: Vec<&str> = refused
+            .violations()
+            .iter()
+            .map(|v| v.path.as_str())
+            .collect();
+        assert_eq!(paths, ["user.currency", "user.theme"]);
+    }
 }

@@ -9,13 +9,19 @@ pub enum Error {
     /// (`products[2].sellPrice`).
     #[error("the fixtures are not valid: {}", list(.0))]
     Fixtures(Vec<Violation>),
+    /// Something the backend needs could not be made: its test signing key
+    /// (the system's random numbers failed).
+    #[error("the memory backend could not be made: {0}")]
+    Setup(String),
 }
 
 impl Error {
-    /// Every problem found, with its path.
+    /// Every problem found in the fixtures, with its path (none for a
+    /// [`Error::Setup`]).
     pub fn violations(&self) -> &[Violation] {
         match self {
             Error::Fixtures(violations) => violations,
+            Error::Setup(_) => &[],
         }
     }
 }

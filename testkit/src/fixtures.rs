@@ -4,8 +4,10 @@
 //!
 //! ```json
 //! {
-//!   "user": {"name": "Olivia Office", "email": "office@example.test", "role": "office"},
-//!   "tenant": {"name": "Harbour Flooring", "taxRate": "0.15", "cultureCode": "en-NZ"},
+//!   "user": {"id": "u-1", "name": "Olivia Office", "email": "office@example.test", "role": "office",
+//!            "theme": "dark"},
+//!   "tenant": {"name": "Harbour Flooring", "taxRate": "0.15", "cultureCode": "en-NZ",
+//!              "timeZone": "Pacific/Auckland", "currency": "NZD", "units": "metric", "theme": "light"},
 //!   "customers": [{"id": "c1", "name": "Aroha Ngata", "email": "aroha@example.test"}],
 //!   "taskTemplates": [{"code": "INSTALL", "name": "Installation", "unitPrice": "25", "costPrice": "18"}],
 //!   "products": [{"sku": "OAK-01", "name": "Oak board", "unit": "T_SQUARE_METRE", "sellPrice": "89.50",
@@ -14,29 +16,41 @@
 //!   "jobs": [{"ref": "J-1001", "customerId": "c1", "status": "Scheduling"}],
 //!   "quotes": [{"id": "q1", "ref": "Q-1001", "customerId": "c1", "lines": []}],
 //!   "openQuote": "q1",
-//!   "settings": {"wastePercent": 12}
+//!   "manifest": {"version": "1.2.0", "permissions": {"identity": true, "connect": ["https://api.vendor.test"]},
+//!                "settings": [{"key": "wastePercent", "label": "Waste", "type": "number"},
+//!                             {"key": "apiKey", "label": "API key", "type": "string", "secret": true}]},
+//!   "settings": {"wastePercent": 12, "apiKey": "test-key"},
+//!   "token": {"issuer": "https://app.example.com", "audience": "https://prices.tools.example.com"}
 //! }
 //! ```
+//!
+//! The manifest's `permissions` give the tool identity tokens and the
+//! origins its fetches may reach; the values of its secret settings are
+//! kept apart from the settings the tool sees, for the fetch stand-in.
 //!
 //! Every field is optional but the names, codes and prices that say what a
 //! row is. Amounts are decimal strings, so that they are exact. Rows without
 //! an `id` get one.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::str::FromStr;
 
 use serde_json::{Map, Value};
 use toolbridge_protocol::add_lines::{LineType, Unit};
 use toolbridge_protocol::catalog::{MAX_QTY_PER_UNIT, id_key};
-use toolbridge_protocol::context::{BridgeContextDto, ContextValues, OrganisationContextDto, Role};
+use toolbridge_protocol::context::{
+    BridgeContextDto, ContextField, ContextValues, OrganisationContextDto, OwnContextDto, Role,
+};
 use toolbridge_protocol::create_quote::{NEW_QUOTE_EXPIRY_DAYS, generated_reference, sku_key};
+use toolbridge_protocol::fetch::origin_of;
 use toolbridge_protocol::limits::{MAX_LINE_PRICE, TEXT_MAX_CHARS};
+use toolbridge_protocol::manifest::{Permissions, read_permissions};
 use toolbridge_protocol::notification::read_settings_values;
 use toolbridge_protocol::open_quote::OpenQuote;
 use toolbridge_protocol::quote::{QuoteDto, QuoteHeader, QuoteLine, QuoteStatus, QuoteType};
 use toolbridge_protocol::quote_header::MAX_EXPIRY_DAYS;
 use toolbridge_protocol::settings::{
-    SettingDeclaration, check_values, effective_values, read_declarations, values_to_json,
+    SettingDeclaration, check_update, effective_values, read_declarations, values_to_json,
 };
 use toolbridge_protocol::{Decimal, Error as Rule, Violation, value_kind};
 
@@ -142,9 +156,37 @@ pub(crate) struct Data {
     /// The settings the tool's manifest declares, when the fixtures give
     /// its manifest.
     pub(crate) declarations: Option<Vec<SettingDeclaration>>,
-    /// The tool's install settings, as the tool sees them.
+    /// The tool's install settings, as the tool sees them: never a secret
+    /// one.
     pub(crate) settings: Option<Map<String, Value>>,
+    /// The values of the settings the manifest declares `"secret": true`,
+    /// by key: only the fetch stand-in reads them.
+    pub(crate) secrets: BTreeMap<String, String>,
+    /// The signed-in user's id: an identity token's `sub`.
+    pub(crate) user_id: String,
+    /// What the tool's manifest asks for, when the fixtures give its
+    /// manifest: whether it gets identity tokens, the origins it may fetch.
+    pub(crate) permissions: Option<Permissions>,
+    /// The manifest's `version`: an identity token's `ver`.
+    pub(crate) version: String,
+    /// The identity tokens' `iss` and `aud`, where the fixtures name them.
+    pub(crate) token: TokenFixture,
 }
+
+/// The fixtures' `token`: who issues the identity tokens and for whom.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TokenFixture {
+    /// The app's public URL, the tokens' `iss`.
+    pub(crate) issuer: Option<String>,
+    /// The tool's origin, the tokens' `aud`.
+    pub(crate) audience: Option<String>,
+}
+
+/// The user id of fixtures that name none.
+pub(crate) const DEFAULT_USER_ID: &str = "test-user";
+
+/// The version of a tool whose manifest names none (or of fixtures without a manifest).
+pub(crate) const DEFAULT_VERSION: &str = "0.0.0";
 
 const TOP: &[&str] = &[
     "user",
@@ -158,6 +200,7 @@ const TOP: &[&str] = &[
     "openQuote",
     "manifest",
     "settings",
+    "token",
 ];
 
 /// The fields of a quote.
@@ -179,14 +222,29 @@ const QUOTE_FIELDS: &[&str] = &[
 /// `declarations`, the values checked as an admin's are (every problem with
 /// its key as the path) over the declared defaults; without, the values as
 /// they are, strings, numbers and booleans.
+///
+/// The values of settings declared `"secret": true` are taken apart, as the
+/// platform takes them apart ([`check_update`]): they are never among the
+/// settings the tool sees, and only the fetch stand-in uses them. `secrets`
+/// holds those set before; a secret left out keeps its value, `null` or `""`
+/// clears it. Without declarations nothing is secret.
 pub(crate) fn install_settings(
     declarations: Option<&[SettingDeclaration]>,
     values: &Value,
+    secrets: &mut BTreeMap<String, String>,
 ) -> Result<Map<String, Value>, Rule> {
     match declarations {
         Some(declarations) => {
-            let checked = check_values(declarations, values).map_err(Rule::InvalidParams)?;
-            match values_to_json(&effective_values(declarations, &checked)) {
+            let already_set: BTreeSet<String> = secrets.keys().cloned().collect();
+            let update =
+                check_update(declarations, values, &already_set).map_err(Rule::InvalidParams)?;
+            for (key, change) in update.secrets {
+                match change {
+                    Some(value) => secrets.insert(key, value),
+                    None => secrets.remove(&key),
+                };
+            }
+            match values_to_json(&effective_values(declarations, &update.values)) {
                 Value::Object(settings) => Ok(settings),
                 _ => Ok(Map::new()),
             }
@@ -459,12 +517,15 @@ impl Reader<'_> {
         let quotes = self.quotes(&top, &customers, &jobs, &any_tenant, now);
         let open_quote = self.open_quote(&top, &quotes);
         let declarations = self.declarations(&top);
+        let (permissions, version) = self.manifest_facts(&top);
+        let token = self.token(&top);
+        let mut secrets = BTreeMap::new();
         let settings = match (top.map.get("settings"), &declarations) {
             (None | Some(Value::Null), None) => None,
             (settings, declarations) => {
                 let empty = Value::Object(Map::new());
                 let settings = settings.filter(|value| !value.is_null()).unwrap_or(&empty);
-                match install_settings(declarations.as_deref(), settings) {
+                match install_settings(declarations.as_deref(), settings, &mut secrets) {
                     Ok(settings) => Some(settings),
                     Err(error) => {
                         for violation in error.details() {
@@ -475,8 +536,9 @@ impl Reader<'_> {
                 }
             }
         };
+        let (user, user_id) = user?;
         Some(Data {
-            user: user?,
+            user,
             tenant: tenant?,
             customers,
             products,
@@ -487,7 +549,83 @@ impl Reader<'_> {
             open_quote,
             declarations,
             settings,
+            secrets,
+            user_id,
+            permissions,
+            version,
+            token,
         })
+    }
+
+    /// The manifest's `permissions` (read as the platform reads them, every
+    /// problem under `manifest.permissions`) and its `version`; no
+    /// permissions without a manifest.
+    fn manifest_facts(&mut self, top: &Object<'_>) -> (Option<Permissions>, String) {
+        let Some(manifest) = top.map.get("manifest").and_then(Value::as_object) else {
+            return (None, DEFAULT_VERSION.to_owned());
+        };
+        let object = Object {
+            map: manifest,
+            path: "manifest".to_owned(),
+        };
+        let version = self
+            .text(&object, "version")
+            .unwrap_or_else(|| DEFAULT_VERSION.to_owned());
+        let permissions = match manifest.get("permissions") {
+            None | Some(Value::Null) => Permissions::default(),
+            Some(value) => match read_permissions(value) {
+                Ok(permissions) => permissions,
+                Err(error) => {
+                    self.rule_broken("manifest", &error);
+                    Permissions::default()
+                }
+            },
+        };
+        (Some(permissions), version)
+    }
+
+    /// `token`: the identity tokens' `issuer` (the app's public URL) and
+    /// `audience` (the tool's origin), each an http(s) origin as a browser
+    /// writes it; the issuer may add a path.
+    fn token(&mut self, top: &Object<'_>) -> TokenFixture {
+        let Some(value) = top.map.get("token").filter(|value| !value.is_null()) else {
+            return TokenFixture::default();
+        };
+        let Some(object) = self.object(value, "token", &["issuer", "audience"]) else {
+            return TokenFixture::default();
+        };
+        let mut url = |key: &str, rule: fn(&str, &str) -> bool, shape: &str| {
+            let text = self.text(&object, key)?;
+            let web = origin_of(&text).filter(|origin| {
+                (origin.starts_with("https://") || origin.starts_with("http://"))
+                    && rule(&text, origin)
+            });
+            if web.is_none() {
+                self.push(
+                    join("token", key),
+                    format!("must be {shape} (got {text:?})"),
+                );
+            }
+            web.map(|_| text)
+        };
+        let issuer = url(
+            "issuer",
+            |text, origin| {
+                text.strip_prefix(origin).is_some_and(|path| {
+                    path.is_empty()
+                        || (path.starts_with('/')
+                            && !path.ends_with('/')
+                            && !path.contains(['?', '#']))
+                })
+            },
+            "the app's public URL, such as \"https://app.example.com\": http(s), in lower case, without a trailing /",
+        );
+        let audience = url(
+            "audience",
+            |text, origin| text == origin,
+            "the tool's origin, such as \"https://prices.tools.example.com\": http(s), host and port only, in lower case",
+        );
+        TokenFixture { issuer, audience }
     }
 
     /// The settings declared by `manifest`, the tool's `manifest.json`, when
@@ -535,29 +673,7 @@ impl Reader<'_> {
                 "theme",
             ],
         )?;
-        let context: Map<String, Value> = object
-            .map
-            .iter()
-            .filter(|(key, _)| {
-                OrganisationContextDto::FIELDS
-                    .iter()
-                    .any(|f| f.name() == key.as_str())
-            })
-            .map(|(key, value)| (key.clone(), value.clone()))
-            .collect();
-        let values = match ContextValues::read(
-            &Value::Object(context),
-            &OrganisationContextDto::FIELDS,
-            false,
-        ) {
-            Ok((values, _)) => values,
-            Err(error) => {
-                for violation in error.details() {
-                    self.push(join("tenant", &violation.path), violation.message.clone());
-                }
-                ContextValues::default()
-            }
-        };
+        let values = self.context_values(&object, &OrganisationContextDto::FIELDS);
         let tax_rate = self.optional_amount(&object, "taxRate", Decimal::ONE);
         let default = Tenant::default_for_tests();
         let tenant = Tenant {
@@ -575,9 +691,24 @@ impl Reader<'_> {
         Some(tenant)
     }
 
-    fn user(&mut self, value: Option<&Value>, tenant: &Tenant) -> Option<BridgeContextDto> {
+    /// The signed-in user as `GET /me` answers, and their id. Their own
+    /// `timeZone` and `theme`, where given, win over the tenant's, as the
+    /// server's do.
+    fn user(
+        &mut self,
+        value: Option<&Value>,
+        tenant: &Tenant,
+    ) -> Option<(BridgeContextDto, String)> {
         let empty = Value::Object(Map::new());
-        let object = self.object(value.unwrap_or(&empty), "user", &["name", "email", "role"])?;
+        let object = self.object(
+            value.unwrap_or(&empty),
+            "user",
+            &["id", "name", "email", "role", "timeZone", "theme"],
+        )?;
+        let own = self.context_values(&object, &OwnContextDto::FIELDS);
+        let id = self
+            .text(&object, "id")
+            .unwrap_or_else(|| DEFAULT_USER_ID.to_owned());
         let role = match self.text(&object, "role") {
             None => Some(Role::Office),
             Some(token) => {
@@ -603,12 +734,41 @@ impl Reader<'_> {
             tenant_name: tenant.name.clone(),
             tenant_id: tenant.id.clone(),
             culture_code: tenant.culture_code.clone(),
-            // As the server answers: the locale is the tenant's culture code.
-            values: ContextValues {
-                locale: Some(tenant.culture_code.clone()),
-                ..tenant.values.clone()
+            // As the server answers: the locale is the tenant's culture code,
+            // and the user's own time zone and theme win over the tenant's.
+            values: {
+                let mut values = ContextValues {
+                    locale: Some(tenant.culture_code.clone()),
+                    ..tenant.values.clone()
+                };
+                values.apply(&own);
+                values
             },
         })
+        .map(|user| (user, id))
+    }
+
+    /// The context values among `fields` that `object` gives, each checked
+    /// by the platform's rule (a problem is named at its key).
+    fn context_values(&mut self, object: &Object<'_>, fields: &[ContextField]) -> ContextValues {
+        let given: Map<String, Value> = object
+            .map
+            .iter()
+            .filter(|(key, _)| fields.iter().any(|field| field.name() == key.as_str()))
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect();
+        match ContextValues::read(&Value::Object(given), fields, false) {
+            Ok((values, _)) => values,
+            Err(error) => {
+                for violation in error.details() {
+                    self.push(
+                        join(&object.path, &violation.path),
+                        violation.message.clone(),
+                    );
+                }
+                ContextValues::default()
+            }
+        }
     }
 
     fn customers(&mut self, top: &Object<'_>) -> Vec<Customer> {

@@ -13,10 +13,17 @@
 //!
 //! - `fixtures` reads and checks the fixtures, every problem with its path
 //!   (`products[2].sellPrice`);
-//! - [`MemoryBackend`] answers requests ([`Request`] → [`Response`]);
+//! - [`MemoryBackend`] answers requests ([`Request`] → [`Response`]), identity
+//!   tokens too (`POST /tools/{slug}/token`, signed ES256 by a key each backend
+//!   makes, published as a JWKS by [`MemoryBackend::jwks`], on a clock a test
+//!   may set), and the server's fetch (`POST /tools/{slug}/fetch`): checked and
+//!   its placeholders replaced with the fixtures' secret settings as the server
+//!   does, then handed to the test's handler ([`MemoryBackend::start`],
+//!   [`Outgoing`], [`Upstream`], [`MemoryBackend::finish`]);
 //! - in wasm32 builds, `MemoryBackend` is exported to JavaScript as a class
 //!   whose `fetch(request)` answers a `Request` with a `Response`, which is
-//!   what `new Host({apiBase, backend})` takes.
+//!   what `new Host({apiBase, backend})` takes, and whose `onFetch(handler)`
+//!   registers the JavaScript handler of the server's fetch.
 //!
 //! `testkit/tests/parity.rs` sends the same requests here and to the real
 //! server and compares the answers.
@@ -26,9 +33,13 @@
 mod backend;
 mod error;
 mod fixtures;
+mod identity;
 mod ids;
 #[cfg(target_arch = "wasm32")]
 mod wasm;
 
-pub use backend::{Answered, MemoryBackend, Request, Response};
+pub use backend::{
+    Answered, DEFAULT_PAGE_ORIGIN, MemoryBackend, Outgoing, PendingFetch, Request, Response,
+    Started, Upstream,
+};
 pub use error::Error;

@@ -25,6 +25,7 @@ const PRODUCTS: u32 = 40;
 /// The real server on a fresh, seeded database.
 struct Server {
     base: String,
+    port: u16,
     db: std::path::PathBuf,
     client: reqwest::Client,
     stop: Option<oneshot::Sender<()>>,
@@ -51,6 +52,7 @@ impl Server {
         });
         Self {
             base: format!("http://127.0.0.1:{port}"),
+            port,
             db,
             client: reqwest::Client::new(),
             stop: Some(stop),
@@ -185,7 +187,7 @@ async fn fixtures_of(server: &Server, cookie: &str, email: &str) -> (Value, Hash
         .unwrap();
     let tenant = sqlx::query(
         "SELECT t.id, t.name, t.culture_code, t.default_tax_rate, t.quote_seq, u.name, u.role, \
-         coalesce(u.time_zone, t.time_zone), t.currency, t.units, coalesce(u.theme, t.theme) \
+         coalesce(u.time_zone, t.time_zone), t.currency, t.units, coalesce(u.theme, t.theme), u.id \
          FROM tenants t JOIN users u ON u.tenant_id = t.id WHERE u.email = ?",
     )
     .bind(email)
@@ -261,7 +263,8 @@ async fn fixtures_of(server: &Server, cookie: &str, email: &str) -> (Value, Hash
             "units": tenant.get::<String, _>(9),
             "theme": tenant.get::<String, _>(10),
         },
-        "user": {"name": tenant.get::<String, _>(5), "email": email, "role": tenant.get::<String, _>(6)},
+        "user": {"id": tenant.get::<String, _>(11), "name": tenant.get::<String, _>(5), "email": email,
+                 "role": tenant.get::<String, _>(6)},
         "customers": customers,
         "taskTemplates": task_templates,
         "products": products,
@@ -771,6 +774,199 @@ async fn a_field_user_reads_but_cannot_write_on_either() {
         method: "POST",
         ..get(&format!("/quotes/{id}/send"))
     })
+    .await;
+    server.stop();
+}
+
+/// A tool's manifest as the platform takes it, asking for `permissions` (`extra`).
+fn tool_manifest(short_name: &str, version: &str, permissions: &Value) -> Value {
+    json!({
+        "name": format!("{short_name} tool"), "shortName": short_name, "type": "standalone",
+        "version": version, "description": "A test tool.", "entry": "index.html",
+        "permissions": permissions,
+    })
+}
+
+/// Installs a tool with `manifest` as `slug` straight into the server's database.
+async fn install(server: &Server, slug: &str, manifest: &Value) {
+    let store = Store::open(&server.db).await.unwrap();
+    let manifest = serde_json::from_value(manifest.clone()).unwrap();
+    let page: &[u8] = b"<!doctype html><title>T</title>";
+    store
+        .install_tool(slug, &manifest, &[("index.html", page)])
+        .await
+        .unwrap();
+}
+
+/// The claims of `token`, verified against `jwks` for `audience` and `issuer`, without the
+/// three that differ on every token (`iat`, `exp`, `jti`), which are checked here instead.
+fn verified_claims(token: &str, jwks: &Value, audience: &str, issuer: &str) -> Value {
+    use jsonwebtoken::jwk::JwkSet;
+    use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+    use toolbridge_protocol::identity::IdentityClaims;
+
+    let set: JwkSet = serde_json::from_value(jwks.clone()).unwrap();
+    let header = jsonwebtoken::decode_header(token).unwrap();
+    assert_eq!(
+        (header.alg, header.typ.as_deref()),
+        (Algorithm::ES256, Some("JWT"))
+    );
+    let jwk = set.find(header.kid.as_deref().unwrap()).unwrap();
+    let mut validation = Validation::new(Algorithm::ES256);
+    validation.set_audience(&[audience]);
+    validation.set_issuer(&[issuer]);
+    validation.set_required_spec_claims(&["exp", "iat", "aud", "iss", "sub"]);
+    let claims = jsonwebtoken::decode::<IdentityClaims>(
+        token,
+        &DecodingKey::from_jwk(jwk).unwrap(),
+        &validation,
+    )
+    .unwrap()
+    .claims;
+    assert_eq!(claims.exp - claims.iat, 300);
+    assert_eq!(claims.jti.len(), 36);
+    let mut claims = serde_json::to_value(claims).unwrap();
+    for varying in ["iat", "exp", "jti"] {
+        claims.as_object_mut().unwrap().remove(varying);
+    }
+    claims
+}
+
+#[tokio::test]
+async fn identity_tokens_say_the_same_and_are_refused_alike() {
+    let server = Server::start().await;
+    install(
+        &server,
+        "prices",
+        &tool_manifest("prices", "1.4.2", &json!({"identity": true})),
+    )
+    .await;
+    let plain = tool_manifest(
+        "plain",
+        "2.0.0",
+        &json!({"connect": ["https://api.vendor.test"]}),
+    );
+    install(&server, "plain", &plain).await;
+    let email = "office@harbour.test";
+    let cookie = server.sign_in(email).await;
+    let (mut fixtures, known) = fixtures_of(&server, &cookie, email).await;
+    let issuer = format!("http://localhost:{}", server.port);
+    let audience = ToolSites::new(PublicUrls::local(server.port)).origin("prices");
+    fixtures["token"] = json!({"issuer": issuer, "audience": audience});
+    fixtures["manifest"] = tool_manifest("prices", "1.4.2", &json!({"identity": true}));
+    let mut pair = Pair::new(&server, cookie.clone(), &fixtures, &known);
+
+    // The answers differ in their tokens only; their claims are the same but for the moment and
+    // the token's own id, and each verifies against its own key set.
+    let token = Call {
+        method: "POST",
+        ..get("/tools/prices/token")
+    };
+    let by_server = server.send(&cookie, &token).await;
+    let by_memory = from_memory(&mut pair.memory, &token);
+    assert_eq!(
+        (by_server.status, &by_server.content_type),
+        (by_memory.status, &by_memory.content_type)
+    );
+    let (on_server, in_memory) = (body_of(&by_server), body_of(&by_memory));
+    let keys = |body: &Value| {
+        body.as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(keys(on_server), keys(in_memory));
+    assert_eq!(on_server["expiresIn"], in_memory["expiresIn"]);
+    let server_jwks: Value = server
+        .client
+        .get(format!("{}/.well-known/jwks.json", server.base))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let memory_jwks = pair.memory.jwks();
+    assert_eq!(keys(&server_jwks), keys(&memory_jwks));
+    assert_eq!(keys(&server_jwks["keys"][0]), keys(&memory_jwks["keys"][0]));
+    assert_eq!(
+        verified_claims(
+            on_server["token"].as_str().unwrap(),
+            &server_jwks,
+            &audience,
+            &issuer
+        ),
+        verified_claims(
+            in_memory["token"].as_str().unwrap(),
+            &memory_jwks,
+            &audience,
+            &issuer
+        )
+    );
+
+    // A tool whose manifest does not ask for the permission, and a slug that names no tool.
+    pair.memory = MemoryBackend::new(&json!({"manifest": plain})).unwrap();
+    pair.same(Call {
+        method: "POST",
+        ..get("/tools/plain/token")
+    })
+    .await;
+    pair.same(Call {
+        method: "POST",
+        ..get("/tools/Not_A_Slug/token")
+    })
+    .await;
+    server.stop();
+}
+
+#[tokio::test]
+async fn the_servers_fetch_is_refused_alike() {
+    let server = Server::start().await;
+    let mut manifest = tool_manifest(
+        "prices",
+        "1.0.0",
+        &json!({"connect": ["https://api.vendor.test", "https://10.1.2.3"]}),
+    );
+    manifest["settings"] = json!([
+        {"key": "region", "label": "Region", "type": "string", "default": "north"},
+        {"key": "apiKey", "label": "API key", "type": "string", "secret": true}
+    ]);
+    install(&server, "prices", &manifest).await;
+    let email = "office@harbour.test";
+    let cookie = server.sign_in(email).await;
+    let (mut fixtures, known) = fixtures_of(&server, &cookie, email).await;
+    fixtures["manifest"] = manifest;
+    let mut pair = Pair::new(&server, cookie, &fixtures, &known);
+    let fetch = |request: &Value| with_json("POST", "/tools/prices/fetch", request);
+    for request in [
+        // An origin the manifest does not list.
+        json!({"url": "https://elsewhere.test/prices", "method": "GET"}),
+        // The protocol's rules, every problem at its path.
+        json!({"url": "http://api.vendor.test/", "method": "get", "headers": [["Cookie", "a=b"]]}),
+        json!({"url": "https://api.vendor.test/", "method": "GET", "body": {"text": "x"}}),
+        json!({"url": "https://api.vendor.test/", "verb": "GET"}),
+        // Placeholders: not declared, not secret, not set, a token without the permission.
+        json!({"url": "https://api.vendor.test/?k={{secret.apiKey}}", "method": "POST",
+               "headers": [["X-Region", "{{secret.region}}"], ["X-Other", "{{secret.nope}}"],
+                           ["Authorization", "Bearer {{token}}"], ["X-Near", "{{ token }}"]],
+               "body": {"text": "{{base64:{{secret.apiKey}}"}}),
+        // An address that is not public.
+        json!({"url": "https://10.1.2.3/prices", "method": "GET"}),
+    ] {
+        let answer = pair.same(fetch(&request)).await;
+        assert!(answer.status >= 400, "{request}: {answer:?}");
+    }
+    pair.same(Call {
+        headers: vec![("content-type".to_owned(), "text/plain".to_owned())],
+        ..fetch(&json!({}))
+    })
+    .await;
+    pair.same(with_json(
+        "POST",
+        "/tools/Not_A_Slug/fetch",
+        &json!({"url": "https://api.vendor.test/", "method": "GET"}),
+    ))
     .await;
     server.stop();
 }

@@ -179,15 +179,33 @@ impl Browser {
     }
 
     /// Clicks `element` after bringing it to the middle of the window, clear of the app's
-    /// sticky header.
+    /// sticky header. If something covers it there (a toast), waits for that to go, as a user would.
     pub(crate) async fn click(&self, element: &Element) {
+        let arguments = vec![serde_json::to_value(element).unwrap()];
         self.client
             .execute(
                 "arguments[0].scrollIntoView({ block: 'center' });",
-                vec![serde_json::to_value(element).unwrap()],
+                arguments.clone(),
             )
             .await
             .unwrap();
+        let uncovered = "const r = arguments[0].getBoundingClientRect();
+             const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+             return top === null || arguments[0].contains(top);";
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        while self
+            .client
+            .execute(uncovered, arguments.clone())
+            .await
+            .unwrap()
+            != Value::Bool(true)
+        {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the element to click is still covered after {PATIENCE:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
         element.click().await.unwrap();
     }
 

@@ -18,5 +18,6 @@ mod quick_quote;
 mod quote_editor;
 mod settings;
 mod signin;
+mod supplier;
 mod tour;
 mod webhooks;

@@ -26,10 +26,11 @@ fn root() -> PathBuf {
 }
 
 /// The example tools' folders (with their slugs) the demo database must get.
-const EXAMPLES: [(&str, &str); 3] = [
+const EXAMPLES: [(&str, &str); 4] = [
     ("flooring-estimator", "flooring"),
     ("quick-quote", "quick-quote"),
     ("job-lookup", "job-lookup"),
+    ("supplier-prices", "supplier-prices"),
 ];
 
 /// The binary, running in its folder; killed when dropped.

@@ -15,7 +15,7 @@
 //! | `/garbage/…` | 200 with `Content-Type: application/json` and a body that is not JSON |
 //! | `POST /report/{name}` | 204; the body is kept under `name` (the last one wins) |
 //! | `GET /report/{name}` | 200 with the body kept under `name`, or 404 |
-//! | `GET /files/{name}` | 200 with a file given to [`FaultServer::serve_file`] (scripts the bench loads; `no-cache` with an `ETag`, 304 on a match), or 404 |
+//! | `GET /files/{name}` | 200 with a file given to [`FaultServer::serve_file`] (the host tests' tool pages, scripts the bench loads; `no-cache` with an `ETag`, 304 on a match), or 404 |
 //! | anything else | 404 with a problem body |
 //!
 //! A body longer than 16 MiB is refused with 413.
@@ -104,15 +104,17 @@ impl FaultServer {
         base_url(self.server.port())
     }
 
-    /// Serves `bytes` as `GET /files/{name}`, with a JavaScript content type for `.js`.
+    /// Serves `bytes` as `GET /files/{name}`, with a JavaScript content type for `.js` and an
+    /// HTML one for `.html`.
     pub fn serve_file(&self, name: &str, bytes: impl Into<Bytes>) {
-        let script = std::path::Path::new(name)
+        let extension = std::path::Path::new(name)
             .extension()
-            .is_some_and(|extension| extension.eq_ignore_ascii_case("js"));
-        let content_type = if script {
-            "text/javascript; charset=utf-8"
-        } else {
-            "application/octet-stream"
+            .and_then(|extension| extension.to_str())
+            .map(str::to_ascii_lowercase);
+        let content_type = match extension.as_deref() {
+            Some("js") => "text/javascript; charset=utf-8",
+            Some("html") => "text/html; charset=utf-8",
+            _ => "application/octet-stream",
         };
         lock(&self.state.files).insert(name.to_owned(), (content_type, bytes.into()));
     }

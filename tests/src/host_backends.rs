@@ -43,6 +43,7 @@ impl HostBackends {
         let server_reservation = ReservedPort::new()?;
         let server_port = server_reservation.port();
         let faults = FaultServer::start()?;
+        serve_tool_pages(&faults)?;
         println!(
             "{}: the fault server listens at {}; the test page will be served on port \
              {page_port} and the server will listen on port {server_port}",
@@ -108,4 +109,26 @@ impl HostBackends {
     pub fn fault_server(&self) -> &FaultServer {
         &self.faults
     }
+}
+
+/// The host tests' tool pages (`host/tests/pages/*.html`), from the fault server as
+/// `/files/pages/<name>`, where the tests open them at `http://localhost:<its port>`. Not from the
+/// test page's own server (wasm-bindgen-test-runner's, on `tiny_http`): its pool of threads can leave
+/// a new connection waiting behind the browser's idle keep-alive ones, and Chromium's net log
+/// showed the first tool page of a run answered after 60 s. The fault server takes one request a
+/// connection.
+fn serve_tool_pages(faults: &FaultServer) -> Result<(), Error> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../host/tests/pages");
+    for entry in fs_err::read_dir(&dir)? {
+        let path = entry?.path();
+        if path
+            .extension()
+            .is_some_and(|extension| extension == "html")
+        {
+            if let Some(name) = path.file_name().and_then(|name| name.to_str()) {
+                faults.serve_file(&format!("pages/{name}"), fs_err::read(&path)?);
+            }
+        }
+    }
+    Ok(())
 }

@@ -3,7 +3,8 @@
 //! ([`webdriver`]), the fault-injecting server the host's browser tests and bench talk to
 //! ([`fault_server`]), a webhook receiver that records and verifies what it gets
 //! ([`webhook_receiver`]), the book's code blocks and what each says about running it
-//! ([`book`]), and the first tool the book teaches, written out as folders ([`first_tool`]).
+//! ([`book`]), the first tool the book teaches, written out as folders ([`first_tool`]), and a
+//! certificate authority made for the run ([`tls`]).
 //!
 //! The `with-backends` binary starts what one suite needs, runs the suite's command with their
 //! addresses in its environment, and stops them when it ends; `cargo xtask test` runs the
@@ -17,6 +18,7 @@ pub mod first_tool;
 pub mod host_backends;
 pub mod schemathesis;
 pub mod server;
+pub mod tls;
 pub mod webdriver;
 pub mod webhook_receiver;
 

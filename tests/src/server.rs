@@ -47,6 +47,13 @@ pub struct ServerOptions {
     /// Lets webhook endpoints point at loopback and private addresses
     /// (`--allow-private-webhooks`), for a test receiver on this machine.
     pub allow_private_webhooks: bool,
+    /// The example tools installed at start (`--example-tools`); the working tree's
+    /// `example-tools` when `None`.
+    pub example_tools: Option<PathBuf>,
+    /// More arguments of `toolbridge serve`, after the others.
+    pub extra_args: Vec<OsString>,
+    /// The server's `RUST_LOG`.
+    pub log_filter: &'static str,
 }
 
 impl ServerOptions {
@@ -63,6 +70,9 @@ impl ServerOptions {
             database: None,
             log_name: LOG_FILE,
             allow_private_webhooks: false,
+            example_tools: None,
+            extra_args: Vec::new(),
+            log_filter: "warn",
         }
     }
 
@@ -145,7 +155,12 @@ impl ToolbridgeServer {
             .arg("--docs-dir")
             .arg(root.join("docs/book"))
             .arg("--example-tools")
-            .arg(root.join("example-tools"));
+            .arg(
+                options
+                    .example_tools
+                    .clone()
+                    .unwrap_or_else(|| root.join("example-tools")),
+            );
         for dir in &options.dev_tools {
             serve.arg("--dev-tool").arg(dir);
         }
@@ -153,7 +168,8 @@ impl ToolbridgeServer {
             serve.arg("--allow-private-webhooks");
         }
         serve
-            .env("RUST_LOG", "warn")
+            .args(&options.extra_args)
+            .env("RUST_LOG", options.log_filter)
             .stdin(Stdio::null())
             // What it prints on stdout (the seeded data, the address) helps reading the log.
             .stdout(stdout_log)

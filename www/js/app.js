@@ -61,11 +61,14 @@ export function toolName(slug) {
  * What `host.mount` takes, straight from an entry of `GET /api/tools`. With `settings` (the
  * organisation's install settings, `{}` for a tool that declares none) the tool is offered
  * `settings.get` and `settings.changed`; with `identity` (its manifest asks for
- * `permissions.identity`) it is offered `auth.getToken`.
+ * `permissions.identity`) it is offered `auth.getToken`; with outside origins in its manifest's
+ * `permissions.connect` it is offered `fetch` (the server makes the request for it, with the
+ * tenant's secret settings put in).
  */
 export function mountOptions(tool) {
   const options = { slug: tool.slug, origin: tool.origin, type: tool.type, entry: tool.entry, title: tool.name };
   if (tool.settings) options.settings = tool.settings;
   if (tool.identity) options.identity = true;
+  if (Array.isArray(tool.connect) && tool.connect.length > 0) options.fetch = true;
   return options;
 }

@@ -1,7 +1,8 @@
 //! `bridge.js`: the SDK as one classic script, with its typings next to it in `sdk/dist/`.
 //!
 //! The SDK crate is built `no_std` for wasm32 with the size-oriented `wasm-release` profile,
-//! `wasm-bindgen` writes `no-modules` glue for it, binaryen's `wasm-opt` (the npm build pinned in
+//! `wasm-bindgen` writes `no-modules` glue for it (keeping the module's function names, by which
+//! the functions only a panic reaches are given the body of a trap), binaryen's `wasm-opt` (the npm build pinned in
 //! `sdk/js-tools`, never Debian's `binaryen` 108, which corrupts wasm-bindgen output) shrinks the
 //! module and gives its imports and exports short names, and terser minifies the glue. How the
 //! pieces are put together is `toolbridge-sdk-pack`'s (`sdk/pack/`).
@@ -71,11 +72,8 @@ pub(crate) fn build(ctx: &Ctx) -> Result<PathBuf, Error> {
         "toolbridge-sdk",
         &["--no-default-features"],
     )?;
-    let flags = [
-        "--no-typescript",
-        "--remove-name-section",
-        "--remove-producers-section",
-    ];
+    // The names stay for `trap_panic_machinery`; `wasm-opt` drops them.
+    let flags = ["--no-typescript", "--remove-producers-section"];
     wasm::bindgen(ctx, &module, "no-modules", &flags, &bindgen_dir(ctx))?;
     let pieces = shrink(ctx)?;
     let glue = sh.read_file(&pieces.glue)?;
@@ -97,11 +95,25 @@ pub(crate) fn build(ctx: &Ctx) -> Result<PathBuf, Error> {
     Ok(output(ctx))
 }
 
-/// Optimizes the module with short import and export names, rewrites the glue to match, and
-/// minifies it.
+/// Gives the functions only a panic reaches the body of a trap, optimizes the module with short
+/// import and export names (and without the names of its functions), rewrites the glue to match,
+/// and minifies it.
 fn shrink(ctx: &Ctx) -> Result<Pieces, Error> {
     let (sh, dir, pieces) = (ctx.sh(), bindgen_dir(ctx), pieces(ctx));
-    let (input, output) = (dir.join("toolbridge_sdk_bg.wasm"), &pieces.wasm);
+    let (trapped, trapped_names) =
+        pack::trap_panic_machinery(&sh.read_binary_file(dir.join("toolbridge_sdk_bg.wasm"))?)?;
+    if trapped_names.is_empty() {
+        return Err(Error::failed(
+            "no function of core::fmt or core::panicking in the SDK's module: have the names the \
+             compiler gives them changed? (see sdk/pack/src/traps.rs)",
+        ));
+    }
+    println!(
+        "bridge.js: {} functions only a panic reaches made a trap",
+        trapped_names.len()
+    );
+    let (input, output) = (dir.join("bridge.trapped.wasm"), &pieces.wasm);
+    sh.write_file(&input, trapped)?;
     let wasm_opt = js_tools::script(ctx, WASM_OPT)?;
     let map = cmd!(
         sh,

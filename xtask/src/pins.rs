@@ -30,6 +30,13 @@ pub(crate) const GECKODRIVER: &str = "0.37.1";
 /// changes what it generates and checks, and a new one must not turn CI red on its own.
 pub(crate) const SCHEMATHESIS: &str = "4.32.5";
 
+/// The `PyJWT` release (from the Python Package Index) that the e2e suite's tool vendor server
+/// verifies identity tokens with, as a vendor would: a third-party JOSE library, not ours.
+pub(crate) const PYJWT: &str = "2.15.1";
+
+/// The `cryptography` release `PyJWT`'s ES256 support runs on, beside [`PYJWT`].
+pub(crate) const CRYPTOGRAPHY: &str = "50.0.2";
+
 /// The `wasm-bindgen` version the workspace uses, which the `wasm-bindgen-cli` must match exactly:
 /// what `cargo pkgid wasm-bindgen` resolves from Cargo.lock (the root `Cargo.toml` pins it with
 /// `=`, so there is only ever one). Cargo refuses when there are several.

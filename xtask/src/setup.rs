@@ -10,7 +10,8 @@ use crate::ctx::{self, Ctx, Stream};
 use crate::error::Error;
 use crate::js_tools;
 use crate::pins::{
-    self, CARGO_FUZZ, GECKODRIVER, LYCHEE, MDBOOK, SCHEMATHESIS, WASM_PACK, WASM_TARGET,
+    self, CARGO_FUZZ, CRYPTOGRAPHY, GECKODRIVER, LYCHEE, MDBOOK, PYJWT, SCHEMATHESIS, WASM_PACK,
+    WASM_TARGET,
 };
 
 /// The label of the step that builds bridge.js.
@@ -221,11 +222,13 @@ pub(crate) fn run(ctx: &Ctx, purpose: Purpose) -> Result<(), Error> {
         npm_tools(ctx),
     );
     if everything {
-        let venv = ctx.shown(&venv_dir(ctx));
-        all_ok &= report(
-            &format!("schemathesis {SCHEMATHESIS} (virtualenv in {venv})"),
-            schemathesis(ctx),
-        );
+        for tools in [PythonTools::schemathesis(), PythonTools::vendor()] {
+            let venv = ctx.shown(&tools.dir(ctx));
+            all_ok &= report(
+                &format!("{} (virtualenv in {venv})", tools.what),
+                tools.install(ctx),
+            );
+        }
         // Last: building it needs the steps above. (`serve` and `bench` build it themselves.)
         all_ok &= report(BRIDGE_JS_STEP, bridge_js(ctx));
     }
@@ -450,68 +453,114 @@ fn bridge_js(ctx: &Ctx) -> Step {
     }
 }
 
-/// schemathesis for the api conformance suite, from the Python Package Index with pip, in a
-/// virtualenv of its own under the target directory (made with the machine's `python3`), so
-/// that nothing outside the target directory changes. Another version there is replaced.
-fn schemathesis(ctx: &Ctx) -> Step {
-    if schemathesis_version(ctx).as_deref() == Some(SCHEMATHESIS) {
-        return Step::Ok;
-    }
-    let (sh, dir) = (ctx.sh(), venv_dir(ctx));
-    let shown = ctx.shown(&dir);
-    let what = format!("schemathesis {SCHEMATHESIS}");
-    if ctx.find("python3").is_none() {
-        return Step::Manual(format!(
-            "install Python 3 with its venv module (Debian: python3-venv), then \
-             `python3 -m venv {shown} && {shown}/bin/pip install schemathesis=={SCHEMATHESIS}`"
-        ));
-    }
-    // Whatever is there (another version, an install that was interrupted) is made afresh.
-    if let Err(error) = sh.remove_path(&dir) {
-        return Step::Failed(error.to_string());
-    }
-    let python = venv_program(ctx, "python");
-    let venv = install(
-        &what,
-        cmd!(sh, "python3 -m venv {dir}"),
-        || python.is_file(),
-        &format!(
-            "`python3 -m venv` made no {}; is Python's venv module installed (Debian: \
-             python3-venv)?",
-            ctx.shown(&python)
-        ),
-    );
-    if let Step::Failed(why) = venv {
-        return Step::Failed(why);
-    }
-    let package = format!("schemathesis=={SCHEMATHESIS}");
-    install(
-        &what,
-        cmd!(
-            sh,
-            "{python} -m pip install --disable-pip-version-check --progress-bar off {package}"
-        ),
-        || schemathesis_version(ctx).as_deref() == Some(SCHEMATHESIS),
-        &format!("pip finished, but `st --version` in {shown} does not report {SCHEMATHESIS}"),
-    )
+/// A virtualenv of pinned packages from the Python Package Index, under the target directory
+/// (made with the machine's `python3`), so that nothing outside it changes.
+pub(crate) struct PythonTools {
+    /// What setup calls it.
+    what: String,
+    /// The folder under `target/tools`.
+    folder: String,
+    /// `name==version` of each package.
+    packages: Vec<String>,
+    /// A program of the virtualenv and its arguments, whose output ends with `version` when
+    /// the right packages are there.
+    probe: (&'static str, &'static [&'static str], String),
 }
 
-/// The virtualenv that setup installs schemathesis into.
-fn venv_dir(ctx: &Ctx) -> PathBuf {
-    let venv = format!("tools/schemathesis-{SCHEMATHESIS}");
-    ctx.target_dir().join(venv)
-}
+impl PythonTools {
+    /// schemathesis, for the api conformance suite.
+    pub(crate) fn schemathesis() -> Self {
+        Self {
+            what: format!("schemathesis {SCHEMATHESIS}"),
+            folder: format!("schemathesis-{SCHEMATHESIS}"),
+            packages: vec![format!("schemathesis=={SCHEMATHESIS}")],
+            probe: ("st", &["--version"], SCHEMATHESIS.to_owned()),
+        }
+    }
 
-/// A program of the virtualenv (`python`, `pip`, `st`).
-pub(crate) fn venv_program(ctx: &Ctx, name: &str) -> PathBuf {
-    venv_dir(ctx).join("bin").join(name)
-}
+    /// `PyJWT` with its cryptography backend, for the tool vendor's server of the e2e suite.
+    pub(crate) fn vendor() -> Self {
+        Self {
+            what: format!("PyJWT {PYJWT} with cryptography {CRYPTOGRAPHY}"),
+            folder: format!("vendor-pyjwt-{PYJWT}-cryptography-{CRYPTOGRAPHY}"),
+            packages: vec![
+                format!("PyJWT=={PYJWT}"),
+                format!("cryptography=={CRYPTOGRAPHY}"),
+            ],
+            probe: (
+                "python",
+                &[
+                    "-c",
+                    "import jwt, cryptography; print(jwt.__version__ + '+' + cryptography.__version__)",
+                ],
+                format!("{PYJWT}+{CRYPTOGRAPHY}"),
+            ),
+        }
+    }
 
-/// The version `st --version` reports (`st, version 4.32.5`), if the virtualenv has it.
-fn schemathesis_version(ctx: &Ctx) -> Option<String> {
-    let st = venv_program(ctx, "st");
-    let output = probe(ctx.sh().cmd(st).arg("--version"))?;
-    output.split_whitespace().last().map(str::to_owned)
+    /// The virtualenv's folder.
+    pub(crate) fn dir(&self, ctx: &Ctx) -> PathBuf {
+        ctx.target_dir().join("tools").join(&self.folder)
+    }
+
+    /// A program of the virtualenv (`python`, `pip`, `st`).
+    pub(crate) fn program(&self, ctx: &Ctx, name: &str) -> PathBuf {
+        self.dir(ctx).join("bin").join(name)
+    }
+
+    /// Whether the virtualenv has the pinned packages.
+    fn installed(&self, ctx: &Ctx) -> bool {
+        let (program, args, version) = &self.probe;
+        probe(ctx.sh().cmd(self.program(ctx, program)).args(*args))
+            .is_some_and(|output| output.split_whitespace().last() == Some(version.as_str()))
+    }
+
+    /// Installs the packages; whatever is there (other versions, an install that was
+    /// interrupted) is made afresh.
+    fn install(&self, ctx: &Ctx) -> Step {
+        if self.installed(ctx) {
+            return Step::Ok;
+        }
+        let (sh, dir) = (ctx.sh(), self.dir(ctx));
+        let shown = ctx.shown(&dir);
+        let packages = &self.packages;
+        if ctx.find("python3").is_none() {
+            return Step::Manual(format!(
+                "install Python 3 with its venv module (Debian: python3-venv), then \
+                 `python3 -m venv {shown} && {shown}/bin/pip install {}`",
+                packages.join(" ")
+            ));
+        }
+        if let Err(error) = sh.remove_path(&dir) {
+            return Step::Failed(error.to_string());
+        }
+        let python = self.program(ctx, "python");
+        let venv = install(
+            &self.what,
+            cmd!(sh, "python3 -m venv {dir}"),
+            || python.is_file(),
+            &format!(
+                "`python3 -m venv` made no {}; is Python's venv module installed (Debian: \
+                 python3-venv)?",
+                ctx.shown(&python)
+            ),
+        );
+        if let Step::Failed(why) = venv {
+            return Step::Failed(why);
+        }
+        install(
+            &self.what,
+            cmd!(
+                sh,
+                "{python} -m pip install --disable-pip-version-check --progress-bar off {packages...}"
+            ),
+            || self.installed(ctx),
+            &format!(
+                "pip finished, but {shown} does not have {}",
+                packages.join(" ")
+            ),
+        )
+    }
 }
 
 /// Debian `packages`, from apt when we are root on Debian. Elsewhere, each package's programs

@@ -451,7 +451,13 @@ fn e2e_in_browser(ctx: &Ctx, browser: &Browser) -> Outcome {
         docs::build(ctx)?;
         let server = native::build(ctx)?.server;
         let dir = ctx.target_dir().join("e2e");
-        let suite = e2e_suite(ctx, "e2e").args(["--no-fail-fast", "--", "--test-threads=1"]);
+        // The tool vendor's server (tests/vendor/) verifies tokens with PyJWT from setup.
+        let suite = e2e_suite(ctx, "e2e")
+            .args(["--no-fail-fast", "--", "--test-threads=1"])
+            .env(
+                "TOOLBRIDGE_E2E_VENDOR_PYTHON",
+                setup::PythonTools::vendor().program(ctx, "python"),
+            );
         let args = server_args(&server, &dir);
         browser::with_backends(ctx, "e2e", browser, &args, suite)
     })())
@@ -563,7 +569,10 @@ fn api_conformance(ctx: &Ctx) -> Outcome {
         let dir = ctx.target_dir().join("api-conformance");
         e2e_suite(ctx, "conformance")
             .env("TOOLBRIDGE_BIN", server)
-            .env("TOOLBRIDGE_SCHEMATHESIS", setup::venv_program(ctx, "st"))
+            .env(
+                "TOOLBRIDGE_SCHEMATHESIS",
+                setup::PythonTools::schemathesis().program(ctx, "st"),
+            )
             .env("TOOLBRIDGE_CONFORMANCE_DIR", dir)
     }))
 }

@@ -15,6 +15,19 @@ fn frame_height(tool: &Tool) -> Option<u32> {
     height.strip_suffix("px")?.parse().ok()
 }
 
+/// Waits until the frame's height differs from `before` (the height before the tool's layout
+/// changed; for at most 5 s, then fails), then until it has not changed for `quiet_ms`; returns
+/// it. Waiting for quiet alone would take a frame that was never sized for one that settled.
+async fn changed_height(tool: &Tool, before: Option<u32>, quiet_ms: i32) -> Option<u32> {
+    for _ in 0..100 {
+        if frame_height(tool) != before {
+            return settled_height(tool, quiet_ms).await;
+        }
+        sleep(50).await;
+    }
+    panic!("the frame's height stayed {before:?} for 5 s after the tool's page changed its height");
+}
+
 /// Waits until the frame's height has not changed for `quiet_ms`; returns it.
 async fn settled_height(tool: &Tool, quiet_ms: i32) -> Option<u32> {
     let mut last = frame_height(tool);
@@ -465,9 +478,10 @@ async fn auto_resize_sizes_the_frame_within_the_bounds() {
     let host = host();
     let tool = auto_sized(&host, 120, 400).await;
     for (content, expected) in [(300, 316), (1000, 400), (10, 120), (250, 266)] {
+        let before = frame_height(&tool);
         tool.command(json!({"command": "layout", "height": content}))
             .await;
-        let height = settled_height(&tool, 300).await;
+        let height = changed_height(&tool, before, 300).await;
         // The block plus the body's default margins of 8 px.
         assert_eq!(height, Some(expected), "content {content} px");
     }
@@ -483,9 +497,10 @@ async fn a_full_viewport_page_settles_to_one_height() {
     sign_in(OFFICE).await;
     let host = host();
     let tool = auto_sized(&host, 120, 900).await;
+    let before = frame_height(&tool);
     tool.command(json!({"command": "layout", "fullViewport": true}))
         .await;
-    let height = settled_height(&tool, 600).await.unwrap();
+    let height = changed_height(&tool, before, 600).await.unwrap();
     // It grew past `min` (the page is its viewport plus the body's margins)...
     assert!(height > 120, "the frame was never sized: {height}");
     // ...and stopped there instead of chasing its own height to `max`.

@@ -85,3 +85,63 @@ export function scriptedBackend(answer) {
   backend.self = backend;
   return { seen, backend, aborted: () => signals.map((signal) => signal.aborted) };
 }
+
+// Bytes as base64 and back, a chunk at a time (a megabyte at once is too many arguments).
+function toBase64(bytes) {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+function fromBase64(text) {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+// A backend that answers the server's fetch for a tool (`POST …/tools/{slug}/fetch`) from
+// memory: by default as a tool's server that echoes the request's body (a text body as its
+// UTF-8 bytes) with status 200, or with `answer` (`{status, body, headers}`, the body JSON) for
+// every request. It keeps in `fetched` what each request carried: the path, its content type
+// and the FetchRequest with its body summed up (`{text}`, or `{base64: length, pattern}` where
+// `pattern` says whether byte i is i % 251). Anything else is answered 404 and kept in
+// `others`.
+export function fetchBackend(answer) {
+  const fetched = [];
+  const others = [];
+  const backend = {
+    async fetch(request) {
+      const url = new URL(request.url);
+      if (request.method !== "POST" || !/\/tools\/[^/]+\/fetch$/.test(url.pathname)) {
+        others.push({ method: request.method, url: request.url });
+        return new Response(null, { status: 404 });
+      }
+      const sent = JSON.parse(await request.text());
+      let bytes = new Uint8Array(0);
+      let body = null;
+      if (sent.body && "text" in sent.body) {
+        bytes = new TextEncoder().encode(sent.body.text);
+        body = { text: sent.body.text };
+      } else if (sent.body && "base64" in sent.body) {
+        bytes = fromBase64(sent.body.base64);
+        body = { base64: bytes.length, pattern: bytes.every((b, i) => b === i % 251) };
+      }
+      fetched.push({
+        path: url.pathname,
+        contentType: request.headers.get("content-type"),
+        request: { url: sent.url, method: sent.method, headers: sent.headers, body },
+      });
+      if (answer) {
+        return new Response(JSON.stringify(answer.body), {
+          status: answer.status,
+          headers: answer.headers || { "content-type": "application/problem+json" },
+        });
+      }
+      const echoed = { status: 200, headers: [["content-type", "application/octet-stream"], ["x-length", String(bytes.length)]], body: toBase64(bytes) };
+      return new Response(JSON.stringify(echoed), { status: 200, headers: { "content-type": "application/json" } });
+    },
+  };
+  return { fetched, others, backend };
+}
+

@@ -14,7 +14,7 @@
 import { toolOrigin } from "./harness.js";
 
 const CONTEXT = { userName: "Bench User", userEmail: "bench@example.test", userRole: "office", tenantName: "Bench", tenantId: "t", cultureCode: "en-NZ" };
-const PAGE_PATH = "/tests/pages/contender.html";
+const PAGE_PATH = "/files/pages/contender.html";
 const SANDBOX = "allow-scripts allow-same-origin allow-forms allow-popups";
 const CONTENDERS = ["echo", "toolbridge", "penpal", "comlink"];
 

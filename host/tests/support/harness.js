@@ -3,17 +3,30 @@
 // a few facts about the page (requests made, frames present). The Rust tests
 // in tests/browser.rs make the assertions.
 
-const TOOL_PAGE = "/tests/pages/tool.html";
+const TOOL_PAGE = "/files/pages/tool.html";
 
 // Room for every request of the run, so that counting them stays exact.
 performance.setResourceTimingBufferSize(100000);
 
-// The test page is served from 127.0.0.1; "localhost" on the same port is a
-// second, real origin: the tools'.
+// Where the tools' pages come from: the fault server (tests/src/fault_server.rs, which serves
+// tests/pages/ as /files/pages/), under "localhost": an origin of its own beside this page's
+// (127.0.0.1) and the fault server's (127.0.0.1 on its port). Not this page's own server
+// (wasm-bindgen-test-runner's, on tiny_http): its pool of threads can leave a new connection
+// waiting behind the browser's idle keep-alive ones, and a run's first tool page once waited
+// 60 s for its first byte (Chromium's net log).
+let toolServer = null;
+
+// Tells the harness the fault server's address (`http://127.0.0.1:P`).
+export function useToolServer(base) {
+  const url = new URL(base);
+  url.hostname = "localhost";
+  toolServer = url.origin;
+}
+
+// The tools' origin: `http://localhost:P`, P the fault server's port.
 export function toolOrigin() {
-  const url = new URL(location.href);
-  url.hostname = url.hostname === "localhost" ? "127.0.0.1" : "localhost";
-  return url.origin;
+  if (toolServer === null) throw new Error("useToolServer(the fault server's address) first");
+  return toolServer;
 }
 
 export function pageOrigin() {
@@ -79,17 +92,27 @@ export function serveEcho(frame) {
   frame.contentWindow.postMessage({ toolbridgeTest: { echoPort: true } }, "*", [channel.port2]);
 }
 
+// Every tool frame of the run sits at the top left of the viewport, each new one over the
+// ones before: none takes room in the page. A test that panics aborts without unmounting its
+// tools (their Drop never runs), and frames left below would push later ones out of the
+// viewport, where Chromium throttles rendering of cross-origin frames (no animation frames, no
+// ResizeObserver callbacks) and auto-resize would never report a height.
+const IN_VIEW = "position:fixed;top:0;left:0";
+
 // A frame this page creates itself: never mounted by the host.
 export function unmountedFrame(src) {
   const frame = document.createElement("iframe");
   frame.setAttribute("sandbox", "allow-scripts allow-same-origin");
+  frame.style.cssText = IN_VIEW;
   frame.src = src;
   document.body.appendChild(frame);
   return frame;
 }
 
+// Where a test mounts a tool (see IN_VIEW).
 export function container() {
   const div = document.createElement("div");
+  div.style.cssText = IN_VIEW;
   document.body.appendChild(div);
   return div;
 }

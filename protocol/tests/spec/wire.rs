@@ -151,7 +151,8 @@ fn wire_extension_methods_are_for_the_right_tools_and_roles() {
             "ui.toast",
             "ui.confirm",
             "ui.openQuote",
-            "auth.getToken"
+            "auth.getToken",
+            "fetch"
         ]
     );
     for method in Method::EXTENSIONS {
@@ -175,6 +176,7 @@ fn wire_extension_methods_are_for_the_right_tools_and_roles() {
         Method::UiConfirm,
         Method::UiOpenQuote,
         Method::AuthGetToken,
+        Method::Fetch,
     ] {
         assert!(
             method.authorize_tool(ToolType::Standalone).is_ok(),

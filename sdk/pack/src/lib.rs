@@ -16,14 +16,19 @@
 //! in the binary: the module inlined as hex gzips about 15 % smaller than the same module in
 //! base64, whose four-digits-per-three-bytes groups shift every repeat.
 //!
+//! Before binaryen optimizes the module, the functions only a panic reaches get the body of a trap
+//! ([`trap_panic_machinery`]), so that binaryen drops the formatting code behind them.
+//!
 //! The host module's build uses one rule of this crate too: [`inline_snippets`] puts the
 //! JavaScript the host crate imports inside its glue.
 
 use serde_json::Value;
 
 mod snippets;
+mod traps;
 
 pub use snippets::inline_snippets;
+pub use traps::{only_a_panic_reaches, trap_panic_machinery};
 
 /// What does not fit the rules: the rename map or the glue is not what this version of the rules
 /// expects (a wasm-bindgen or binaryen version other than the pinned ones, most likely).
@@ -40,6 +45,9 @@ pub enum Error {
     /// The glue does not have what a rename needs.
     #[error("{0}; has the pinned wasm-bindgen version changed?")]
     Glue(String),
+    /// The SDK's module is not one the build can read ([`trap_panic_machinery`]).
+    #[error("the SDK's wasm module is not what the build expects: {0}")]
+    Module(String),
 }
 
 /// The renames binaryen reports.

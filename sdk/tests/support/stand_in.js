@@ -48,10 +48,47 @@ function rpcError(id, code, message, data) {
 }
 
 // The extension methods, which a host of 2.1.0 does not know.
-const EXTENSION_METHODS = ["quotes.getOpen", "settings.get", "ui.toast", "ui.confirm", "ui.openQuote"];
+const EXTENSION_METHODS = ["quotes.getOpen", "settings.get", "ui.toast", "ui.confirm", "ui.openQuote", "fetch"];
 
 // The install settings the stand-in answers settings.get with.
 const SETTINGS = { wastePercent: 12, region: "North", showCost: false };
+
+// What a fetch request came as, for the echo: its body's kind, and bytes as numbers.
+function received(request) {
+  const { url, method, headers, body } = request;
+  let sent = body;
+  if (body instanceof Uint8Array) sent = { bytes: Array.from(body) };
+  else if (body !== null && typeof body !== "string") sent = { other: Object.prototype.toString.call(body) };
+  return { url, method, headers, body: sent };
+}
+
+// Answers `fetch` as the host does, by the URL's path: an echo of the request as JSON by
+// default; `/binary` 300 bytes, `/text` text, `/204`, `/404` and `/101` those statuses,
+// `/timeout` the host's TIMEOUT error, `/late` an echo after 600 ms, `/never` nothing.
+function answerFetch(id, request, port) {
+  const path = new URL(request.url).pathname;
+  const reply = (status, headers, body) => port.postMessage({ jsonrpc: "2.0", id, result: { status, headers, body } });
+  const encode = (text) => new TextEncoder().encode(text);
+  switch (path) {
+    case "/binary":
+      return reply(200, [["content-type", "application/octet-stream"]], Uint8Array.from({ length: 300 }, (_, i) => i % 256));
+    case "/text":
+      return reply(200, [["content-type", "text/plain; charset=utf-8"]], encode("grüße"));
+    case "/204":
+    case "/101":
+      return reply(Number(path.slice(1)), [], new Uint8Array(0));
+    case "/404":
+      return reply(404, [["content-type", "text/plain"]], encode("no such price"));
+    case "/timeout":
+      return port.postMessage(rpcError(id, -32008, "https://api.test did not answer within 15 s", { code: "TIMEOUT" }));
+    case "/never":
+      return undefined;
+    case "/late":
+      return setTimeout(() => reply(200, [], encode("{}")), 600);
+    default:
+      return reply(200, [["content-type", "application/json"], ["x-echo", "yes"]], encode(JSON.stringify(received(request))));
+  }
+}
 
 // Answers one request; `state` holds what a scenario needs across calls.
 function answer(request, port, state) {
@@ -68,7 +105,9 @@ function answer(request, port, state) {
   if (params && params.sendContextChanged) {
     port.postMessage({ jsonrpc: "2.0", method: "context.changed", params: params.sendContextChanged });
   }
-  if (EXTENSION_METHODS.includes(method)) state.requests.push({ method, params, hasParams: "params" in request });
+  if (EXTENSION_METHODS.includes(method)) {
+    state.requests.push({ method, params: method === "fetch" ? params.map(received) : params, hasParams: "params" in request });
+  }
   if (!state.capabilities && EXTENSION_METHODS.includes(method)) {
     // What an older host answers.
     return port.postMessage(rpcError(id, -32601, `unknown method \`${method}\``, { code: "METHOD_NOT_FOUND" }));
@@ -113,6 +152,8 @@ function answer(request, port, state) {
       return reply(null);
     case "settings.get":
       return reply(SETTINGS);
+    case "fetch":
+      return answerFetch(id, params[0], port);
     case "ui.confirm":
     case "ui.openQuote":
       // These wait for the user: here, `answerAfterMs` (confirm answers

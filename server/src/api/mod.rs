@@ -61,6 +61,7 @@ pub fn routes(state: AppState) -> Router<AppState> {
             post(webhooks::redeliver),
         )
         .route("/tools/{slug}/token", post(crate::identity::token))
+        .route("/tools/{slug}/fetch", post(crate::fetch::fetch))
         .route_layer(middleware::from_fn_with_state(state, auth::middleware))
         .route("/openapi.json", get(openapi::document))
 }

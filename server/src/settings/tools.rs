@@ -1,9 +1,10 @@
 //! `/api/settings/tools`: every installed tool (enabled or not), upload of a
 //! bundle .zip (checked by every bundle rule; refusals name the entry and
 //! the rule), enable or disable, remove, and the values of a tool's install
-//! settings for the administrator's tenant.
+//! settings for the administrator's tenant. A secret setting is write-only:
+//! every answer says only whether it is set (`secrets`), never its value.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use axum::Json;
 use axum::body::{Body, to_bytes};
@@ -39,6 +40,9 @@ pub struct InstalledListing {
     /// The install settings its manifest declares (`[]` when none), for the
     /// settings form.
     pub setting_declarations: Vec<SettingDeclaration>,
+    /// Each secret setting it declares, by key: whether the tenant has set it
+    /// (`{}` when it declares none). Never the value.
+    pub secrets: BTreeMap<String, SecretState>,
     /// Whether the app offers it.
     pub enabled: bool,
     /// When it was installed (ISO 8601, UTC).
@@ -49,10 +53,56 @@ pub struct InstalledListing {
     pub total_bytes: u64,
 }
 
+/// What an answer says of one secret setting: only whether it is set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct SecretState {
+    /// Whether the tenant has a value for it.
+    pub set: bool,
+}
+
+/// What the settings page knows of a tenant's tools: the values of each, and
+/// which secrets it has set.
+#[derive(Debug, Default)]
+struct Stored {
+    values: BTreeMap<String, SettingValues>,
+    secrets: BTreeMap<String, BTreeSet<String>>,
+}
+
+impl Stored {
+    async fn of(state: &AppState, tenant_id: &str) -> Result<Self, ApiError> {
+        Ok(Self {
+            values: state.store.tenant_tool_settings(tenant_id).await?,
+            secrets: state.store.tenant_secret_keys(tenant_id).await?,
+        })
+    }
+
+    fn listing(&self, sites: &ToolSites, tool: InstalledTool) -> InstalledListing {
+        let set = self.secrets.get(&tool.slug);
+        let values = self.values.get(&tool.slug);
+        InstalledListing::new(sites, tool, values, set)
+    }
+}
+
 impl InstalledListing {
-    fn new(sites: &ToolSites, tool: InstalledTool, stored: Option<&SettingValues>) -> Self {
+    fn new(
+        sites: &ToolSites,
+        tool: InstalledTool,
+        stored: Option<&SettingValues>,
+        secrets_set: Option<&BTreeSet<String>>,
+    ) -> Self {
+        let secrets = tool
+            .manifest
+            .settings
+            .iter()
+            .filter(|declaration| declaration.secret)
+            .map(|declaration| {
+                let set = secrets_set.is_some_and(|set| set.contains(&declaration.key));
+                (declaration.key.clone(), SecretState { set })
+            })
+            .collect();
         Self {
             tool: ToolListing::new(sites, &tool.slug, &tool.manifest, false, stored),
+            secrets,
             setting_declarations: tool.manifest.settings,
             enabled: tool.enabled,
             installed_at: tool.installed_at,
@@ -105,14 +155,11 @@ pub async fn list(
 ) -> Result<Json<Vec<InstalledListing>>, ApiError> {
     let user = administrator(&state, &headers).await?;
     let installed = state.store.tools().await?;
-    let stored = state.store.tenant_tool_settings(&user.tenant_id).await?;
+    let stored = Stored::of(&state, &user.tenant_id).await?;
     Ok(Json(
         installed
             .into_iter()
-            .map(|tool| {
-                let values = stored.get(&tool.slug);
-                InstalledListing::new(&state.tool_sites, tool, values)
-            })
+            .map(|tool| stored.listing(&state.tool_sites, tool))
             .collect(),
     ))
 }
@@ -150,11 +197,10 @@ pub async fn upload(
     let sites = &state.tool_sites;
     // The values kept for the new version, and those the old one showed
     // (from its own declarations; the install may have dropped some).
-    let stored = state.store.tenant_tool_settings(&user.tenant_id).await?;
-    let values = stored.get(&tool.slug);
+    let stored = Stored::of(&state, &user.tenant_id).await?;
     let answer = Upload {
-        replaced: replaced.map(|old| InstalledListing::new(sites, old, values)),
-        tool: InstalledListing::new(sites, tool, values),
+        replaced: replaced.map(|old| stored.listing(sites, old)),
+        tool: stored.listing(sites, tool),
     };
     Ok((StatusCode::CREATED, Json(answer)).into_response())
 }
@@ -181,11 +227,14 @@ pub async fn toggle(
 /// `PUT /api/settings/tools/{slug}/settings`: sets the values of the
 /// tool's install settings for the administrator's tenant. The body is the
 /// complete object, key to value; a key left out is unset and falls back to
-/// its default. The tenant's open pages hear of it (a `toolSettings` event).
+/// its default. A secret setting is the exception: a string sets or replaces
+/// it, `null` or `""` clears it, and leaving it out keeps it as it is; the
+/// answer says only whether each is set. The tenant's open pages hear of the
+/// values (a `toolSettings` event), never of a secret.
 #[utoipa::path(put, path = "/api/settings/tools/{slug}/settings", tag = "settings", operation_id = "setToolSettings",
     params(("slug" = String, Path, description = "the tool's slug")),
-    request_body(description = "every value, by the key its manifest declares (string, number or boolean); not secret: every user of the tenant's tools reads them", content((BTreeMap<String, SettingValue> = "application/json"))),
-    responses((status = 200, body = InstalledListing), BodyErrors, ToolRefusals, (status = 422, description = "a value breaks its declaration: errors[] names each by its key", body = Problem, content_type = "application/problem+json")),
+    request_body(description = "every value, by the key its manifest declares (string, number or boolean), which every user of the tenant's tools reads; and for a secret setting a string to set it, null to clear it, or nothing to keep it", content((BTreeMap<String, SettingValue> = "application/json"))),
+    responses((status = 200, body = InstalledListing), BodyErrors, ToolRefusals, (status = 422, description = "a value breaks its declaration: errors[] names each by its key (never with a secret's value)", body = Problem, content_type = "application/problem+json")),
     security(("session" = [])))]
 pub async fn set_settings(
     State(state): State<AppState>,
@@ -206,12 +255,8 @@ pub async fn set_settings(
 /// The tool `slug` as the settings page lists it for `user`'s tenant.
 async fn listing(state: &AppState, user: &User, slug: &str) -> Result<InstalledListing, ApiError> {
     let tool = state.store.tool(slug).await?.ok_or_else(|| unknown(slug))?;
-    let stored = state.store.tenant_tool_settings(&user.tenant_id).await?;
-    Ok(InstalledListing::new(
-        &state.tool_sites,
-        tool,
-        stored.get(slug),
-    ))
+    let stored = Stored::of(state, &user.tenant_id).await?;
+    Ok(stored.listing(&state.tool_sites, tool))
 }
 
 /// `DELETE /api/settings/tools/{slug}`: removes the tool and its files.

@@ -4,6 +4,10 @@
 //! network (a metadata service, a database's HTTP port). The check runs when an endpoint is
 //! saved and again before every delivery, which connects only to the addresses it checked, so a
 //! name that later resolves elsewhere is caught too.
+//!
+//! The server's fetch for tools (`crate::fetch`) follows the same rules with [`lookup`] and
+//! [`first_refused`], its exceptions being single addresses and ports
+//! (`--allow-private-fetch HOST:PORT`) rather than all of them.
 
 use std::net::{IpAddr, SocketAddr};
 
@@ -55,24 +59,48 @@ pub async fn resolve(
     destinations: Destinations,
 ) -> Result<Vec<SocketAddr>, DestinationError> {
     let url = parse_url(url).map_err(DestinationError::Invalid)?;
-    let addresses: Vec<SocketAddr> = match url.host.parse::<IpAddr>() {
-        Ok(ip) => vec![SocketAddr::new(ip, url.port)],
-        Err(_) => tokio::net::lookup_host((url.host.as_str(), url.port))
+    let addresses = lookup(&url.host, url.port).await?;
+    check(&url.host, &addresses, destinations)?;
+    Ok(addresses)
+}
+
+/// The addresses of `host` on `port`: the address itself when `host` is one (an IPv6 address
+/// with or without its brackets), else what the resolver gives, at least one.
+pub async fn lookup(host: &str, port: u16) -> Result<Vec<SocketAddr>, DestinationError> {
+    let bare = host
+        .strip_prefix('[')
+        .and_then(|inner| inner.strip_suffix(']'))
+        .unwrap_or(host);
+    let addresses: Vec<SocketAddr> = match bare.parse::<IpAddr>() {
+        Ok(ip) => vec![SocketAddr::new(ip, port)],
+        Err(_) => tokio::net::lookup_host((bare, port))
             .await
             .map_err(|source| DestinationError::Unresolved {
-                host: url.host.clone(),
+                host: host.to_owned(),
                 source,
             })?
             .collect(),
     };
     if addresses.is_empty() {
         return Err(DestinationError::Unresolved {
-            host: url.host,
+            host: host.to_owned(),
             source: std::io::Error::new(std::io::ErrorKind::NotFound, "no address"),
         });
     }
-    check(&url.host, &addresses, destinations)?;
     Ok(addresses)
+}
+
+/// The first of `addresses` that is not public and that `allowed` does not let through, with
+/// what kind of address it is.
+pub fn first_refused(
+    addresses: &[SocketAddr],
+    allowed: impl Fn(&SocketAddr) -> bool,
+) -> Option<(SocketAddr, &'static str)> {
+    addresses.iter().find_map(|address| {
+        non_public_address(address.ip())
+            .filter(|_| !allowed(address))
+            .map(|why| (*address, why))
+    })
 }
 
 /// Refuses `addresses` (what `host` resolved to) when one of them is not public and
@@ -82,19 +110,15 @@ pub fn check(
     addresses: &[SocketAddr],
     destinations: Destinations,
 ) -> Result<(), DestinationError> {
-    if destinations == Destinations::AllowPrivate {
-        return Ok(());
+    let allowed = |_: &SocketAddr| destinations == Destinations::AllowPrivate;
+    match first_refused(addresses, allowed) {
+        Some((address, why)) => Err(DestinationError::NonPublic {
+            host: host.to_owned(),
+            ip: address.ip(),
+            why,
+        }),
+        None => Ok(()),
     }
-    for address in addresses {
-        if let Some(why) = non_public_address(address.ip()) {
-            return Err(DestinationError::NonPublic {
-                host: host.to_owned(),
-                ip: address.ip(),
-                why,
-            });
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -37,6 +37,7 @@ use toolbridge_store::{ClaimedDelivery, DeliveryOutcome, Live, Store};
 use super::destination::{self, DestinationError, Destinations};
 use super::signature;
 use crate::error::Chain;
+use crate::outgoing::TrustedRoots;
 use crate::telemetry::{self, DeliveryAttempt};
 
 /// The `User-Agent` of every delivery.
@@ -204,7 +205,22 @@ pub fn spawn(
     destinations: Destinations,
     options: WorkerOptions,
 ) -> Result<Worker, reqwest::Error> {
-    let sender = Sender::new(destinations, options)?;
+    spawn_trusting(store, destinations, options, &TrustedRoots::default())
+}
+
+/// [`spawn`], the deliveries over https trusting `roots` beside the built-in roots
+/// (`--trust-ca`).
+///
+/// # Errors
+///
+/// When the HTTP client cannot be built (its TLS setup failed).
+pub fn spawn_trusting(
+    store: Store,
+    destinations: Destinations,
+    options: WorkerOptions,
+    roots: &TrustedRoots,
+) -> Result<Worker, reqwest::Error> {
+    let sender = Sender::new(destinations, options, roots)?;
     let (stop, cut) = (CancellationToken::new(), CancellationToken::new());
     let live = store.live();
     let task = tokio::spawn(run(
@@ -419,14 +435,18 @@ struct Sender {
 }
 
 impl Sender {
-    fn new(destinations: Destinations, options: WorkerOptions) -> Result<Self, reqwest::Error> {
-        let client = reqwest::Client::builder()
+    fn new(
+        destinations: Destinations,
+        options: WorkerOptions,
+        roots: &TrustedRoots,
+    ) -> Result<Self, reqwest::Error> {
+        let builder = reqwest::Client::builder()
             .dns_resolver(Arc::new(CheckingResolver { destinations }))
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()
             .timeout(options.timeout)
-            .user_agent(USER_AGENT_VALUE)
-            .build()?;
+            .user_agent(USER_AGENT_VALUE);
+        let client = roots.apply(builder).build()?;
         Ok(Self {
             client,
             destinations,
@@ -635,7 +655,12 @@ mod tests {
         // Something listens there, so a connection would succeed: the refusal is the check's.
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
-        let sender = Sender::new(Destinations::PublicOnly, WorkerOptions::default()).unwrap();
+        let sender = Sender::new(
+            Destinations::PublicOnly,
+            WorkerOptions::default(),
+            &TrustedRoots::default(),
+        )
+        .unwrap();
         for url in [
             format!("http://127.0.0.1:{port}/hook"),
             format!("http://localhost:{port}/hook"),
@@ -677,7 +702,12 @@ mod tests {
             target.url()
         ))
         .await;
-        let sender = Sender::new(Destinations::AllowPrivate, WorkerOptions::default()).unwrap();
+        let sender = Sender::new(
+            Destinations::AllowPrivate,
+            WorkerOptions::default(),
+            &TrustedRoots::default(),
+        )
+        .unwrap();
         let (status, error, _) = failure(
             &sender
                 .send(&delivery(&format!("http://127.0.0.1:{port}/hook")))
@@ -694,7 +724,12 @@ mod tests {
     async fn an_https_endpoint_that_speaks_no_tls_fails_the_attempt() {
         let (port, server) =
             answering("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".to_owned()).await;
-        let sender = Sender::new(Destinations::AllowPrivate, WorkerOptions::default()).unwrap();
+        let sender = Sender::new(
+            Destinations::AllowPrivate,
+            WorkerOptions::default(),
+            &TrustedRoots::default(),
+        )
+        .unwrap();
         let (status, error, _) = failure(
             &sender
                 .send(&delivery(&format!("https://127.0.0.1:{port}/hook")))
@@ -708,7 +743,12 @@ mod tests {
     #[tokio::test]
     async fn a_receiver_that_closes_without_answering_is_told_without_its_url() {
         let (port, server) = answering(String::new()).await;
-        let sender = Sender::new(Destinations::AllowPrivate, WorkerOptions::default()).unwrap();
+        let sender = Sender::new(
+            Destinations::AllowPrivate,
+            WorkerOptions::default(),
+            &TrustedRoots::default(),
+        )
+        .unwrap();
         let (status, error, _) = failure(
             &sender
                 .send(&delivery(&format!(
@@ -732,7 +772,12 @@ mod tests {
             timeout: Duration::from_millis(300),
             ..WorkerOptions::default()
         };
-        let sender = Sender::new(Destinations::AllowPrivate, options).unwrap();
+        let sender = Sender::new(
+            Destinations::AllowPrivate,
+            options,
+            &TrustedRoots::default(),
+        )
+        .unwrap();
         // Refused: a port that was free a moment ago.
         let port = {
             let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

@@ -55,6 +55,7 @@ fn every_example_tool_packs_validates_and_installs() {
         ("flooring-estimator", "flooring", "quoting_extension"),
         ("quick-quote", "quick-quote", "standalone"),
         ("job-lookup", "job-lookup", "standalone"),
+        ("supplier-prices", "supplier-prices", "quoting_extension"),
     ] {
         let source = examples().join(folder);
         let zip = format!("{slug}.zip");
@@ -86,7 +87,7 @@ fn every_example_tool_packs_validates_and_installs() {
     }
     let listed = toolbridge(work.path(), &["tool", "list", "--db", "tools.sqlite3"]);
     let said = text(&listed);
-    for slug in ["flooring", "quick-quote", "job-lookup"] {
+    for slug in ["flooring", "quick-quote", "job-lookup", "supplier-prices"] {
         assert!(said.contains(slug), "{said}");
     }
 
@@ -198,7 +199,7 @@ fn the_first_start_installs_the_example_tools() {
     server.kill().unwrap();
     server.wait().unwrap();
     let said = said.join("\n");
-    for slug in ["flooring", "quick-quote", "job-lookup"] {
+    for slug in ["flooring", "quick-quote", "job-lookup", "supplier-prices"] {
         assert!(
             said.contains(&format!("Installed the example tool {slug} ")),
             "{said}"

@@ -13,6 +13,7 @@ mod cli;
 mod compression;
 mod deliveries;
 mod docs;
+mod fetch;
 mod health;
 mod identity;
 mod live;

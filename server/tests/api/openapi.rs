@@ -162,8 +162,8 @@ async fn every_operation_with_a_json_body_documents_400_and_413() {
             );
         }
     }
-    // With the organisation's context and a user's own preferences.
-    assert_eq!(bodies, 12);
+    // With the organisation's context, a user's own preferences and the server's fetch for tools.
+    assert_eq!(bodies, 13);
 }
 
 #[tokio::test]
@@ -706,9 +706,13 @@ async fn every_operation_says_how_it_is_authorised() {
         ("/readyz", "get"),
         ("/.well-known/jwks.json", "get"),
     ];
-    // Under /api/v1 for the host module, but only with the session: the signed-in user, and an
-    // identity token for a tool.
-    let session_only = ["/api/v1/me", "/api/v1/tools/{slug}/token"];
+    // Under /api/v1 for the host module, but only with the session: the signed-in user, an
+    // identity token for a tool, and the server's fetch for a tool.
+    let session_only = [
+        "/api/v1/me",
+        "/api/v1/tools/{slug}/token",
+        "/api/v1/tools/{slug}/fetch",
+    ];
     let mut session_operations = 0;
     for (path, method, operation) in operations(&document) {
         let security = &operation["security"];
@@ -729,9 +733,9 @@ async fn every_operation_says_how_it_is_authorised() {
         }
     }
     // The session API: reading and ending the session, the user's own preferences, the
-    // signed-in user (`/api/v1/me`), the tool list, a tool's identity token, the event stream,
-    // the settings of keys, tools and the organisation, the dev tools' reports.
-    assert_eq!(session_operations, 19, "{document}");
+    // signed-in user (`/api/v1/me`), the tool list, a tool's identity token and fetch, the event
+    // stream, the settings of keys, tools and the organisation, the dev tools' reports.
+    assert_eq!(session_operations, 20, "{document}");
 }
 
 #[tokio::test]

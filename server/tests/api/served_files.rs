@@ -100,11 +100,15 @@ async fn the_built_in_example_tools_install_as_the_folder_does() {
         .into_iter()
         .map(|outcome| outcome.unwrap().tool.slug)
         .collect();
-    assert_eq!(installed, ["flooring", "job-lookup", "quick-quote"]);
+    assert_eq!(
+        installed,
+        ["flooring", "job-lookup", "quick-quote", "supplier-prices"]
+    );
     for (slug, folder) in [
         ("flooring", "flooring-estimator"),
         ("job-lookup", "job-lookup"),
         ("quick-quote", "quick-quote"),
+        ("supplier-prices", "supplier-prices"),
     ] {
         for file in ["index.html", "app.js", "style.css"] {
             let response = server

@@ -33,11 +33,26 @@ fn write_folder(dir: &Path, manifest: &Value) {
 }
 
 /// The bundle .zip of a tool with this manifest.
-fn zip(manifest: &Value) -> Vec<u8> {
+pub(crate) fn zip(manifest: &Value) -> Vec<u8> {
     let dir = tempfile::tempdir().unwrap();
     write_folder(dir.path(), manifest);
     let folder = toolbridge_bundle::read_dir(dir.path()).unwrap();
     toolbridge_bundle::pack(&folder.bundle).unwrap()
+}
+
+/// The bundle .zip of a tool with this manifest, written by hand: `pack` would refuse a manifest
+/// that breaks a rule before the server does.
+fn zip_by_hand(manifest: &Value) -> Vec<u8> {
+    let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default();
+    for (name, body) in [
+        ("manifest.json", manifest.to_string()),
+        ("index.html", PAGE.to_owned()),
+    ] {
+        writer.start_file(name, options).unwrap();
+        std::io::Write::write_all(&mut writer, body.as_bytes()).unwrap();
+    }
+    writer.finish().unwrap().into_inner()
 }
 
 /// Installs a tool with this manifest straight into the server's store.
@@ -286,7 +301,12 @@ async fn floor_installed() -> (Server, String) {
     (server, admin)
 }
 
-async fn put_settings(server: &Server, cookie: &str, slug: &str, values: &Value) -> (u16, Value) {
+pub(crate) async fn put_settings(
+    server: &Server,
+    cookie: &str,
+    slug: &str,
+    values: &Value,
+) -> (u16, Value) {
     call(
         server,
         cookie,
@@ -298,7 +318,7 @@ async fn put_settings(server: &Server, cookie: &str, slug: &str, values: &Value)
 }
 
 /// The tool `slug` in `GET /api/tools` as the user of `cookie`.
-async fn listed(server: &Server, cookie: &str, slug: &str) -> Value {
+pub(crate) async fn listed(server: &Server, cookie: &str, slug: &str) -> Value {
     let (status, tools) = call(server, cookie, Method::GET, "/api/tools", None).await;
     assert_eq!(status, 200, "{tools}");
     tools
@@ -650,18 +670,7 @@ async fn a_bundle_with_a_malformed_declaration_or_origin_is_refused_naming_the_r
             "permissions": {"connect": ["https://api.vendor.example/"], "storage": true}
         }),
     );
-    // Written by hand: `pack` would refuse it before the server does.
-    let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let options = zip::write::SimpleFileOptions::default();
-    for (name, body) in [
-        ("manifest.json", bad.to_string()),
-        ("index.html", PAGE.to_owned()),
-    ] {
-        writer.start_file(name, options).unwrap();
-        std::io::Write::write_all(&mut writer, body.as_bytes()).unwrap();
-    }
-    let bytes = writer.finish().unwrap().into_inner();
-    let (status, problem) = upload(&server, &admin, bytes).await;
+    let (status, problem) = upload(&server, &admin, zip_by_hand(&bad)).await;
     assert_eq!(status, 422, "{problem}");
     let messages: Vec<String> = problem["errors"]
         .as_array()
@@ -685,4 +694,141 @@ async fn a_bundle_with_a_malformed_declaration_or_origin_is_refused_naming_the_r
     assert!(messages.iter().any(
         |m| m.starts_with("manifest.json: permissions.connect[0]:") && m.contains("trailing /")
     ));
+}
+
+/// A tool with a secret API key (required), a secret password and a plain setting.
+fn with_secrets(version: &str, password_secret: bool) -> Value {
+    manifest(
+        "Vault",
+        version,
+        &json!({"settings": [
+            {"key": "region", "label": "Region", "type": "string"},
+            {"key": "apiKey", "label": "API key", "type": "string", "secret": true, "required": true},
+            {"key": "password", "label": "Password", "type": "string", "secret": password_secret}
+        ]}),
+    )
+}
+
+#[tokio::test]
+async fn a_secret_setting_is_write_only_and_answers_say_only_whether_it_is_set() {
+    const SECRET: &str = "sk-hidden-4711";
+    let server = Server::start().await;
+    let admin = server.sign_in("admin@harbour.test").await;
+    let office = server.sign_in("office@harbour.test").await;
+    let (status, installed) = upload(&server, &admin, zip(&with_secrets("1.0.0", true))).await;
+    assert_eq!(status, 201, "{installed}");
+    assert_eq!(
+        installed["tool"]["secrets"],
+        json!({"apiKey": {"set": false}, "password": {"set": false}})
+    );
+    let mut events = Events::open(&server, &office).await;
+
+    // Set: the answer, the list, the tool list and the live event say only that it is set.
+    let (status, saved) = put_settings(
+        &server,
+        &admin,
+        "vault",
+        &json!({"region": "North", "apiKey": SECRET}),
+    )
+    .await;
+    assert_eq!(status, 200, "{saved}");
+    assert_eq!(
+        saved["secrets"],
+        json!({"apiKey": {"set": true}, "password": {"set": false}})
+    );
+    assert_eq!(saved["settings"], json!({"region": "North"}));
+    let (event, data) = events.next().await;
+    assert_eq!(event, "toolSettings");
+    assert_eq!(data["settings"], json!({"region": "North"}));
+    let (_, all) = call(&server, &admin, Method::GET, "/api/settings/tools", None).await;
+    let (_, tools) = call(&server, &office, Method::GET, "/api/tools", None).await;
+    for answer in [&saved, &all, &tools, &data] {
+        assert!(!answer.to_string().contains(SECRET), "{answer}");
+    }
+    assert_eq!(
+        listed(&server, &office, "vault").await["settings"],
+        json!({"region": "North"})
+    );
+
+    // Left out, it stays; every bad value is refused at its key, echoing none; null clears it.
+    let (status, kept) = put_settings(&server, &admin, "vault", &json!({"region": "South"})).await;
+    assert_eq!(
+        (status, &kept["secrets"]["apiKey"]),
+        (200, &json!({"set": true}))
+    );
+    let (status, refused) = put_settings(
+        &server,
+        &admin,
+        "vault",
+        &json!({"apiKey": 42, "password": format!("{SECRET}\n"), "nope": "x"}),
+    )
+    .await;
+    assert_eq!(status, 422, "{refused}");
+    let paths: Vec<&str> = refused["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["nope", "apiKey", "password"], "{refused}");
+    assert!(!refused.to_string().contains(SECRET), "{refused}");
+    let (status, refused) = put_settings(
+        &server,
+        &admin,
+        "vault",
+        &json!({"apiKey": "k".repeat(1001)}),
+    )
+    .await;
+    assert_eq!(
+        (status, refused["errors"][0]["path"].as_str()),
+        (422, Some("apiKey"))
+    );
+    let (status, refused) = put_settings(&server, &admin, "vault", &json!({"apiKey": null})).await;
+    assert_eq!(
+        status, 422,
+        "a required secret cannot be cleared: {refused}"
+    );
+    let (status, set) = put_settings(&server, &admin, "vault", &json!({"password": "pw"})).await;
+    assert_eq!(status, 200, "{set}");
+    let (status, cleared) =
+        put_settings(&server, &admin, "vault", &json!({"password": null})).await;
+    assert_eq!(status, 200, "{cleared}");
+    assert_eq!(
+        cleared["secrets"],
+        json!({"apiKey": {"set": true}, "password": {"set": false}})
+    );
+
+    // A new version keeps the secrets still declared secret and drops the others.
+    put_settings(&server, &admin, "vault", &json!({"password": "pw"})).await;
+    let (status, reinstalled) = upload(&server, &admin, zip(&with_secrets("2.0.0", false))).await;
+    assert_eq!(status, 201, "{reinstalled}");
+    assert_eq!(
+        reinstalled["tool"]["secrets"],
+        json!({"apiKey": {"set": true}})
+    );
+    let tenant = server.tenant().await;
+    let kept = server.store.tool_secrets(&tenant, "vault").await.unwrap();
+    assert_eq!(kept.keys().collect::<Vec<_>>(), ["apiKey"]);
+    assert_eq!(kept["apiKey"], SECRET);
+}
+
+#[tokio::test]
+async fn a_secret_setting_must_be_a_string_without_a_default() {
+    let server = Server::start().await;
+    let admin = server.sign_in("admin@harbour.test").await;
+    let bad = manifest(
+        "Bad",
+        "1.0.0",
+        &json!({"settings": [
+            {"key": "a", "label": "A", "type": "number", "secret": true},
+            {"key": "b", "label": "B", "type": "string", "secret": true, "default": "x"}
+        ]}),
+    );
+    let (status, refused) = upload(&server, &admin, zip_by_hand(&bad)).await;
+    assert_eq!(status, 422, "{refused}");
+    let text = refused.to_string();
+    assert!(
+        text.contains("settings[0].secret") && text.contains("settings[1].default"),
+        "{text}"
+    );
 }

@@ -398,6 +398,7 @@ async fn the_example_tools_install_on_a_new_database() {
             ("flooring".to_owned(), "quoting_extension"),
             ("job-lookup".to_owned(), "standalone"),
             ("quick-quote".to_owned(), "standalone"),
+            ("supplier-prices".to_owned(), "quoting_extension"),
         ]
     );
 }

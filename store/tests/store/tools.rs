@@ -296,3 +296,108 @@ async fn a_reinstall_drops_values_that_no_longer_fit_and_a_removal_drops_them_al
         .await;
     assert_eq!(rows, 0);
 }
+
+on_both!(secrets_are_kept_apart_kept_by_a_reinstall_that_keeps_them_secret_and_go_with_the_tool);
+async fn secrets_are_kept_apart_kept_by_a_reinstall_that_keeps_them_secret_and_go_with_the_tool(
+    backend: Backend,
+) {
+    let demo = demo(backend).await;
+    let store = &demo.store;
+    let harbour = &demo.harbour.id;
+    let secrets = json!([
+        {"key": "region", "label": "Region", "type": "string"},
+        {"key": "apiKey", "label": "API key", "type": "string", "secret": true},
+        {"key": "password", "label": "Password", "type": "string", "secret": true}
+    ]);
+    store
+        .install_tool("vendor", &declaring("1.0.0", &secrets, &[]), &FILES)
+        .await
+        .unwrap();
+    let seen = store
+        .set_tool_settings(
+            harbour,
+            "vendor",
+            &json!({"region": "N", "apiKey": "k-1", "password": "pw"}),
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    // What a tool sees holds no secret; the secrets are read back only by tool_secrets.
+    assert_eq!(values_to_json(&seen), json!({"region": "N"}));
+    let read = store.tool_secrets(harbour, "vendor").await.unwrap();
+    assert_eq!(read.get("apiKey").map(String::as_str), Some("k-1"));
+    assert_eq!(
+        store.tenant_secret_keys(harbour).await.unwrap()["vendor"],
+        ["apiKey".to_owned(), "password".to_owned()].into()
+    );
+    // Left out, a secret stays; null clears it; a refused update writes nothing.
+    store
+        .set_tool_settings(harbour, "vendor", &json!({"password": null}))
+        .await
+        .unwrap();
+    assert_eq!(
+        paths(
+            store
+                .set_tool_settings(harbour, "vendor", &json!({"region": "S", "apiKey": 7}))
+                .await
+        ),
+        ["apiKey"]
+    );
+    let read = store.tool_secrets(harbour, "vendor").await.unwrap();
+    assert_eq!(read.keys().collect::<Vec<_>>(), ["apiKey"]);
+    // The plain values are the complete set: the update that cleared the password left region out.
+    assert!(
+        !store
+            .tenant_tool_settings(harbour)
+            .await
+            .unwrap()
+            .contains_key("vendor")
+    );
+    assert!(
+        store
+            .tool_secrets(&demo.other.id, "vendor")
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    // 2.0.0: apiKey is still secret, password gone; 3.0.0 makes apiKey plain.
+    let next = json!([
+        {"key": "apiKey", "label": "API key", "type": "string", "secret": true}
+    ]);
+    store
+        .set_tool_settings(harbour, "vendor", &json!({"password": "pw2"}))
+        .await
+        .unwrap();
+    store
+        .install_tool("vendor", &declaring("2.0.0", &next, &[]), &FILES)
+        .await
+        .unwrap();
+    let read = store.tool_secrets(harbour, "vendor").await.unwrap();
+    assert_eq!(read.keys().collect::<Vec<_>>(), ["apiKey"]);
+    let plain = json!([{"key": "apiKey", "label": "API key", "type": "string"}]);
+    store
+        .install_tool("vendor", &declaring("3.0.0", &plain, &[]), &FILES)
+        .await
+        .unwrap();
+    assert!(
+        store
+            .tool_secrets(harbour, "vendor")
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    store
+        .install_tool("vendor", &declaring("2.0.0", &next, &[]), &FILES)
+        .await
+        .unwrap();
+    store
+        .set_tool_settings(harbour, "vendor", &json!({"apiKey": "k-2"}))
+        .await
+        .unwrap();
+    assert!(store.remove_tool("vendor").await.unwrap());
+    let rows: i64 = raw(&demo.db)
+        .await
+        .fetch_scalar("SELECT COUNT(*) FROM tool_secrets")
+        .await;
+    assert_eq!(rows, 0);
+}

@@ -6,6 +6,7 @@ import type {
   Capability,
   EditorQuote,
   Host,
+  HostContext,
   NavigateRequest,
   QuoteChange,
   ToastRequest,
@@ -14,19 +15,25 @@ import type {
 } from "./host/toolbridge_host.js";
 import type {
   BackendCustomer,
+  BackendPermissions,
   BackendQuote,
   BackendRequest,
   BackendUser,
   DecimalString,
+  FetchHandler,
+  FetchInfo,
   FixtureRole,
   FixtureSettings,
   FixtureUnit,
+  IssuedToken,
+  JsonWebKeySet,
   MemoryBackend,
   TestFixtures,
 } from "./memory/toolbridge_testkit.js";
 
 export type {
   BackendCustomer,
+  BackendPermissions,
   BackendQuote,
   BackendRequest,
   BackendUser,
@@ -35,10 +42,15 @@ export type {
   Capability,
   DecimalString,
   EditorQuote,
+  FetchHandler,
+  FetchInfo,
   FixtureRole,
   FixtureSettings,
   FixtureUnit,
   Host,
+  HostContext,
+  IssuedToken,
+  JsonWebKeySet,
   MemoryBackend,
   NavigateRequest,
   QuoteChange,
@@ -80,6 +92,13 @@ export interface MountOptions {
   title?: string;
   /** Where the frame goes. */
   container?: Element;
+  /** Whether the tool is offered `auth.getToken` (default: the fixtures' manifest's
+   * `permissions.identity`). The backend still refuses a token to a tool whose manifest does
+   * not ask for it, as the platform does. */
+  identity?: boolean;
+  /** Whether the tool is offered `fetch` (default: whether the fixtures' manifest lists origins in
+   * `permissions.connect`). The backend still refuses an origin the manifest does not list. */
+  fetch?: boolean;
 }
 
 /** A `ui.confirm` the page was asked, and the answer it gave. */
@@ -146,6 +165,14 @@ export interface TestHost {
    * the fixtures' `manifest` (throws naming each refused key) and laid over its defaults; the
    * tool's frames hear `settings.changed`. Returns the settings the tool now sees. */
   setSettings(values: ToolSettings, slug?: string): ToolSettings;
+  /** Changes the context the app gives its tools (time zone, currency, locale, units, theme):
+   * the tools offered `context.changed` hear what changed. Throws naming a value its rule
+   * refuses. */
+  setContext(values: HostContext): void;
+  /** Registers the handler that answers the tools' `bridge.fetch` (`null` removes it): it gets
+   * the request the platform's server would send, placeholders replaced, and answers a
+   * `Response`. See `MemoryBackend.onFetch`. */
+  onFetch(handler: FetchHandler | null): void;
   waitFor<T>(check: () => T | Promise<T>, options?: WaitOptions): Promise<T>;
   destroy(): void;
 }

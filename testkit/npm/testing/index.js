@@ -21,6 +21,9 @@ const API_BASE = "/toolbridge-test-backend/api/v1";
 
 const DEFAULT_TIMEOUT_MS = 5000;
 
+// The host's context beyond bridge 2.1.0, as the app passes it on from the signed-in user's.
+const CONTEXT_FIELDS = ["timeZone", "currency", "locale", "units", "theme"];
+
 // Test hosts not yet destroyed, which runTests destroys after each test.
 const live = new Set();
 
@@ -111,6 +114,11 @@ export async function createTestHost(fixtures = {}, options = {}) {
   });
   const testHost = new TestHost(host, backend, options);
   live.add(testHost);
+  // As the app does before it mounts a tool: the user's context goes to the host, so that tools
+  // are offered `context.changed` and take the theme.
+  const user = backend.user;
+  host.setContext(Object.fromEntries(CONTEXT_FIELDS.filter((field) => typeof user[field] === "string")
+    .map((field) => [field, user[field]])));
   if (backend.openQuoteId) {
     await host.openQuote(backend.openQuoteId);
   }
@@ -128,7 +136,8 @@ class TestHost {
   constructor(host, backend, options) {
     /** The host module's `Host`, for what this class does not wrap. */
     this.host = host;
-    /** The memory backend: `quotes`, `customers`, `requests`, `signOut()`. */
+    /** The memory backend: `quotes`, `customers`, `requests`, `signOut()`, `jwks()`,
+     * `setNow(seconds)`, `issueToken(slug)`, `onFetch(handler)`. */
     this.backend = backend;
     /** Every `ui.toast` the page was asked to show. */
     this.toasts = [];
@@ -203,12 +212,14 @@ class TestHost {
   }
 
   /**
-   * Mounts a tool's page in a frame: `{entry, type, settings?, autoResize?, slug?, title?}`.
-   * `entry` is the page's URL on this page's origin; `type` its manifest type; `settings` its
-   * install settings (default: the fixtures' `settings`). Wait for `tool.ready()` before
-   * driving it.
+   * Mounts a tool's page in a frame: `{entry, type, settings?, autoResize?, slug?, title?,
+   * identity?, fetch?}`. `entry` is the page's URL on this page's origin; `type` its manifest
+   * type; `settings` its install settings (default: the fixtures' `settings`); `identity` whether
+   * it is offered `auth.getToken` (default: the fixtures' manifest's `permissions.identity`);
+   * `fetch` whether it is offered `fetch` (default: whether that manifest lists origins in
+   * `permissions.connect`). Wait for `tool.ready()` before driving it.
    */
-  mount({ entry, type, settings, autoResize, slug = "tool", title, container } = {}) {
+  mount({ entry, type, settings, autoResize, slug = "tool", title, container, identity, fetch } = {}) {
     if (typeof entry !== "string") {
       throw new TypeError("mount: give the tool page's URL as `entry`, e.g. \"/my-tool/index.html\"");
     }
@@ -221,6 +232,9 @@ class TestHost {
     const options = { slug, origin: location.origin, type, entry: `${url.pathname}${url.search}` };
     if (title !== undefined) options.title = title;
     if (autoResize !== undefined) options.autoResize = autoResize;
+    const permissions = this.backend.permissions;
+    if (identity ?? permissions?.identity ?? false) options.identity = true;
+    if (fetch ?? (permissions?.connect.length ?? 0) > 0) options.fetch = true;
     const values = settings ?? this.backend.settings;
     if (values !== null && values !== undefined) options.settings = values;
     // A container made here goes with the tool.
@@ -239,6 +253,25 @@ class TestHost {
     const settings = this.backend.installSettings(values);
     this.host.setToolSettings(slug, settings);
     return settings;
+  }
+
+  /**
+   * Changes the context the app gives its tools, as when an admin or the user changes the time
+   * zone, currency, locale, units or theme: `values` holds what changes. Every mounted tool that
+   * was offered `context.changed` hears what did change; `context.get()` answers the new values.
+   */
+  setContext(values) {
+    this.host.setContext(values);
+  }
+
+  /**
+   * Registers the handler that answers the tools' `bridge.fetch` in place of the outside server
+   * (`null` removes it): see `MemoryBackend.onFetch`. It gets a standard `Request`, checked and
+   * its placeholders replaced as the platform's server replaces them, and `{tool}`; it answers
+   * a `Response` or a promise of one.
+   */
+  onFetch(handler) {
+    this.backend.onFetch(handler);
   }
 
   /** Waits for `check()` to be truthy: see `waitFor`. */

@@ -122,6 +122,7 @@ mod example_tools {
     const FLOORING: &str = "flooring-estimator.html";
     const QUICK_QUOTE: &str = "quick-quote.html";
     const JOB_LOOKUP: &str = "job-lookup.html";
+    const SUPPLIER_PRICES: &str = "supplier-prices.html";
 
     /// The page helpers the example tools import from `/sdk/ui.js`, as the package ships them,
     /// pass their own tests.
@@ -219,6 +220,39 @@ mod example_tools {
                 replace: "  state.format = formatter(context.cultureCode);\n",
             },
             &["shows a quote's time in the organisation's time zone and currency"],
+        )
+        .await;
+    }
+
+    #[tokio::test]
+    async fn supplier_prices_passes_its_tests() {
+        passes(SUPPLIER_PRICES).await;
+    }
+
+    #[tokio::test]
+    async fn supplier_prices_tests_fail_when_the_key_is_not_sent() {
+        catches(
+            SUPPLIER_PRICES,
+            Mutation {
+                path: "/example-tools/supplier-prices/app.js",
+                find: "\"X-Api-Key\": \"{{secret.apiKey}}\",",
+                replace: "",
+            },
+            &["looks prices up with the secret key and a token, and adds a part at the markup"],
+        )
+        .await;
+    }
+
+    #[tokio::test]
+    async fn supplier_prices_tests_fail_when_the_markup_is_not_added() {
+        catches(
+            SUPPLIER_PRICES,
+            Mutation {
+                path: "/example-tools/supplier-prices/app.js",
+                find: "return round2(cost * (1 + state.settings.markupPercent / 100));",
+                replace: "return round2(cost);",
+            },
+            &["looks prices up with the secret key and a token, and adds a part at the markup"],
         )
         .await;
     }

@@ -1,7 +1,7 @@
 //! The npm package as a tool author meets it: `npm install --offline` of the tarball
 //! (`TOOLBRIDGE_KIT_TARBALL`) into a copy of the scratch TypeScript project
 //! (`testkit/scratch-project/`, copied to cargo's test scratch directory), type-checked with the
-//! pinned `tsc` (`sdk/js-tools`), and the project's tool tested in the browser.
+//! pinned `tsc` (`sdk/js-tools`), and the project's two tools tested in the browser.
 //!
 //! Each step runs once per test run, the first time a test needs it; a test whose step failed
 //! before it reports that step's failure.
@@ -153,4 +153,17 @@ async fn the_scratch_tool_passes_its_test() {
     let served = Site::default().mount("/", project).serve().await;
     let page = format!("{}/test.html", served.origin);
     assert_all_passed("the scratch tool's test", &outcomes(&page).await);
+}
+
+/// The project's second tool, which has a vendor server behind it, passes its tests: its
+/// identity token verified with the browser's Web Crypto API against the test host's key set, a
+/// token from the test host's clock set in the past refused as expired, the refusals of a tool
+/// whose manifest does not ask for identity, secret settings kept from the tool, and the fetch
+/// stand-in replacing placeholders before the test's handler answers.
+#[tokio::test]
+async fn the_scratch_vendor_tool_passes_its_tests() {
+    let project = compiled();
+    let served = Site::default().mount("/", project).serve().await;
+    let page = format!("{}/whoami-test.html", served.origin);
+    assert_all_passed("the vendor-backed tool's tests", &outcomes(&page).await);
 }

@@ -34,7 +34,8 @@ use toolbridge_e2e::webhook_receiver::{Received, WebhookReceiver};
 
 use crate::db::{Backend, Db};
 use crate::server::{self, Server};
-use proxy::{APP_HOST, DOMAIN, Nginx, Tls};
+use proxy::{APP_HOST, DOMAIN, Nginx, make_tls};
+use toolbridge_e2e::tls::TestTls;
 
 /// The tenant the CLI makes.
 const TENANT: &str = "Harbour Flooring";
@@ -98,7 +99,7 @@ fn toolbridge(db: Option<&Db>, args: &[&str], stdin: Option<&str>) -> String {
 struct Deployment {
     dir: PathBuf,
     db: Db,
-    tls: Tls,
+    tls: TestTls,
     nginx: Nginx,
     a: Server,
     b: Server,
@@ -112,7 +113,7 @@ impl Deployment {
     async fn start(name: &str) -> Self {
         let dir = server::work_dir(name);
         let db = Db::new(Backend::Postgres, &dir);
-        let tls = Tls::make(&dir.join("tls"));
+        let tls = make_tls(&dir.join("tls"));
         let ports = [free_port(), free_port()];
         // The proxy's ports are known only once nginx has them; it starts first, and answers 502
         // until the instances listen.

@@ -9,10 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use rcgen::{
-    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair,
-    KeyUsagePurpose,
-};
+use toolbridge_e2e::tls::TestTls;
 
 /// The domain of the example deployment (deploy/nginx.conf): the app at `app.<DOMAIN>`, tools at
 /// `<slug>.tools.<DOMAIN>`. The browser and the clients send every name under it to 127.0.0.1.
@@ -24,63 +21,16 @@ pub(crate) const APP_HOST: &str = "app.example.com";
 /// How long nginx may take to listen.
 const START_WAIT: Duration = Duration::from_secs(20);
 
-/// The suite's certificate authority and the server certificate it signed, as PEM files.
-pub(crate) struct Tls {
-    /// The CA's certificate: what the browser and the clients trust.
-    pub(crate) ca_pem: String,
-    /// Where the CA's certificate is written.
-    pub(crate) ca_file: PathBuf,
-    /// The folder nginx's `ssl_certificate` and `ssl_certificate_key` point into.
-    pub(crate) dir: PathBuf,
-}
-
-impl Tls {
-    /// A CA valid for a day around now, and a certificate it signed for the app's name and every
-    /// tool's (`*.tools.example.com`), written to `dir` as `fullchain.pem` and `privkey.pem`.
-    pub(crate) fn make(dir: &Path) -> Self {
-        fs::create_dir_all(dir).unwrap();
-        let now = time::OffsetDateTime::now_utc();
-        let validity = |params: &mut CertificateParams| {
-            params.not_before = now - time::Duration::days(1);
-            params.not_after = now + time::Duration::days(2);
-        };
-        let ca_key = KeyPair::generate().unwrap();
-        let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
-        ca_params
-            .distinguished_name
-            .push(DnType::CommonName, "toolbridge deployment suite CA");
-        ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        ca_params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
-        validity(&mut ca_params);
-        let ca = ca_params.self_signed(&ca_key).unwrap();
-
-        let key = KeyPair::generate().unwrap();
-        let mut params =
-            CertificateParams::new(vec![APP_HOST.to_owned(), format!("*.tools.{DOMAIN}")]).unwrap();
-        params.distinguished_name.push(DnType::CommonName, APP_HOST);
-        params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
-        params.key_usages = vec![
-            KeyUsagePurpose::DigitalSignature,
-            KeyUsagePurpose::KeyEncipherment,
-        ];
-        validity(&mut params);
-        let cert = params.signed_by(&key, &ca, &ca_key).unwrap();
-
-        let ca_pem = ca.pem();
-        let ca_file = dir.join("ca.pem");
-        fs::write(&ca_file, &ca_pem).unwrap();
-        fs::write(
-            dir.join("fullchain.pem"),
-            format!("{}{}", cert.pem(), ca_pem),
-        )
-        .unwrap();
-        fs::write(dir.join("privkey.pem"), key.serialize_pem()).unwrap();
-        Self {
-            ca_pem,
-            ca_file,
-            dir: dir.to_owned(),
-        }
-    }
+/// The suite's certificate authority and a certificate it signed for the app's name and every
+/// tool's (`*.tools.example.com`).
+pub(crate) fn make_tls(dir: &Path) -> TestTls {
+    TestTls::make(
+        dir,
+        "deployment suite",
+        &[APP_HOST.to_owned(), format!("*.tools.{DOMAIN}")],
+        &[],
+    )
+    .unwrap()
 }
 
 /// nginx with TLS in front of the servers, as `deploy/nginx.conf` says; stopped when dropped.
@@ -95,7 +45,7 @@ pub(crate) struct Nginx {
 impl Nginx {
     /// Starts nginx in `dir` on free ports with `deploy/nginx.conf`, its two upstream servers
     /// being `upstreams`, its certificate from `tls`.
-    pub(crate) fn start(dir: &Path, tls: &Tls, upstreams: [u16; 2]) -> Self {
+    pub(crate) fn start(dir: &Path, tls: &TestTls, upstreams: [u16; 2]) -> Self {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"))
             .parent()
             .expect("the tests crate is in the workspace");

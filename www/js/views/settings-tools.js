@@ -1,7 +1,9 @@
 // Settings → Tools (Admin and Super User): upload a tool bundle (.zip), see every installed tool
 // with its type and version and the outside origins it talks to, enable or disable it, set its
 // install settings for this organisation, remove it. A refused bundle lists each problem with the
-// entry it concerns and the rule it breaks.
+// entry it concerns and the rule it breaks. A secret setting is write-only: the form shows whether
+// it is set, takes a new value in a password field or clears it, and never holds the value once
+// it is saved.
 
 import { h, replace } from "/sdk/ui.js";
 import { loadTools } from "../app.js";
@@ -39,11 +41,52 @@ function talksTo(tool) {
     origins.flatMap((origin, index) => [index ? (index === origins.length - 1 ? " and " : ", ") : "", h("code", {}, origin)]));
 }
 
+/** Whether the organisation has set the secret setting `key` of `tool` (never its value). */
+function secretIsSet(tool, key) {
+  return Boolean(tool.secrets?.[key]?.set);
+}
+
+/**
+ * The field of a secret setting: a password input that starts empty whatever is saved, what is
+ * saved ("set" or "not set"), and a box to clear it.
+ */
+function secretField(tool, declaration, id, hintId, errorId) {
+  const stateId = `${id}-state`;
+  const clearId = `${id}-clear`;
+  const described = [stateId, declaration.description ? hintId : null, errorId].filter(Boolean).join(" ");
+  const input = h("input", { id, type: "password", autocomplete: "new-password", spellcheck: "false", maxlength: "1000", "aria-describedby": described });
+  const state = h("span", { id: stateId, class: "badge" });
+  const clear = h("input", { id: clearId, type: "checkbox" });
+  const clearBox = h("div", { class: "check" }, clear, h("label", { for: clearId }, "Clear the saved value"));
+  const error = h("p", { id: errorId, class: "field-error", hidden: true });
+  // Shows what is saved now; the typed value goes once it is saved (or refused).
+  const show = (set) => {
+    input.value = "";
+    clear.checked = false;
+    clearBox.hidden = !set;
+    state.textContent = set ? "set" : "not set";
+    state.className = set ? "badge badge-ok" : "badge";
+    input.placeholder = set ? "Saved: type a new value to replace it" : "";
+    input.required = Boolean(declaration.required) && !set;
+  };
+  show(secretIsSet(tool, declaration.key));
+  clear.addEventListener("change", () => {
+    input.disabled = clear.checked;
+    if (clear.checked) input.value = "";
+  });
+  const label = h("label", { for: id }, declaration.label, " ", state, declaration.required ? h("span", { class: "required" }, " (required)") : null);
+  const field = h("div", { class: "field secret" }, label,
+    h("p", { id: hintId, class: "hint" }, declaration.description ? `${declaration.description} ` : "", "Secret: only the server uses it, in the requests it makes for the tool; nobody can read it back."),
+    input, clearBox, error);
+  return { declaration, input, error, field, clear, show: (set) => { input.disabled = false; show(set); } };
+}
+
 /** One input per declared setting, filled with the organisation's current values. */
 function settingField(tool, declaration, value) {
   const id = `setting-${tool.slug}-${declaration.key}`;
   const hintId = `${id}-hint`;
   const errorId = `${id}-error`;
+  if (declaration.secret) return secretField(tool, declaration, id, hintId, errorId);
   const described = [declaration.description ? hintId : null, errorId].filter(Boolean).join(" ");
   let input;
   switch (declaration.type) {
@@ -69,11 +112,19 @@ function settingField(tool, declaration, value) {
   return { declaration, input, error, field };
 }
 
-/** What the form holds, as the settings API takes it: a key left empty is unset. */
+/**
+ * What the form holds, as the settings API takes it: a key left empty is unset; a secret is sent
+ * only when typed (to set or replace it) or cleared (`null`), and kept as it is otherwise.
+ */
 function formValues(fields) {
   const values = {};
   const problems = [];
-  for (const { declaration, input } of fields) {
+  for (const { declaration, input, clear } of fields) {
+    if (declaration.secret) {
+      if (clear?.checked) values[declaration.key] = null;
+      else if (input.value !== "") values[declaration.key] = input.value;
+      continue;
+    }
     switch (declaration.type) {
       case "boolean":
         values[declaration.key] = input.checked;
@@ -127,6 +178,8 @@ function settingsForm(tool, onSaved) {
     save.disabled = true;
     try {
       const saved = await api.setToolSettings(tool.slug, chosen);
+      tool.secrets = saved?.secrets ?? tool.secrets;
+      for (const field of fields) field.show?.(secretIsSet(tool, field.declaration.key));
       showProblems([]);
       toast(`Settings of ${tool.name} saved.`, "success");
       onSaved(saved);
@@ -134,10 +187,16 @@ function settingsForm(tool, onSaved) {
       if (error.status === 422 && error.errors?.length) showProblems(error.errors);
       else showProblems([{ path: "", message: describeError(error) }]);
     } finally {
+      // A typed secret never stays in the page, saved or not.
+      for (const field of fields) {
+        if (field.declaration.secret) field.input.value = "";
+      }
       save.disabled = false;
     }
   } } },
-  h("p", { class: "hint" }, "These values apply to everyone in your organisation who opens the tool. They are not secret: the tool, and so anyone who can open it, reads them. Never enter passwords or API keys here."),
+  h("p", { class: "hint" }, tool.settingDeclarations.some((declaration) => declaration.secret)
+    ? "These values apply to everyone in your organisation who opens the tool. Those marked secret are write-only and stay on the server; the tool, and so anyone who can open it, reads all the others, so enter passwords and API keys only in secret fields."
+    : "These values apply to everyone in your organisation who opens the tool. They are not secret: the tool, and so anyone who can open it, reads them. Never enter passwords or API keys here."),
   fields.map(({ field }) => field),
   status,
   h("div", { class: "actions" }, save));
@@ -276,6 +335,7 @@ export async function renderToolSettings(root) {
           if (open) {
             replace(settingsRow, h("td", { colspan: String(columns.length) }, settingsForm(tool, (saved) => {
               tool.settings = saved?.settings ?? tool.settings;
+              tool.secrets = saved?.secrets ?? tool.secrets;
             })));
           }
           settingsRow.hidden = !open;

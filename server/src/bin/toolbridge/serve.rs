@@ -9,7 +9,9 @@ use std::time::Duration;
 use clap::Args;
 use ipnet::IpNet;
 use toolbridge_server::client::TrustedProxies;
+use toolbridge_server::fetch::PrivateFetch;
 use toolbridge_server::lifecycle::{self, DrainTimes, Signals};
+use toolbridge_server::outgoing::TrustedRoots;
 use toolbridge_server::public_urls::PublicUrls;
 use toolbridge_server::telemetry;
 use toolbridge_server::tools::{self, DevTool, ToolSites};
@@ -91,6 +93,23 @@ pub(crate) struct ServeArgs {
     /// Without it such URLs are refused, when saved and before each delivery.
     #[arg(long)]
     allow_private_webhooks: bool,
+    /// Let the server's fetch for tools (`bridge.fetch`) reach this address and port although it
+    /// is a loopback, private or link-local one: HOST:PORT, HOST a name (all its addresses on
+    /// that port) or an IP address (`[::1]:8443` for IPv6). Repeatable; the variable takes a
+    /// comma-separated list. Without it such addresses are refused.
+    #[arg(
+        long = "allow-private-fetch",
+        value_name = "HOST:PORT",
+        env = "TOOLBRIDGE_ALLOW_PRIVATE_FETCH",
+        value_delimiter = ',',
+        value_parser = private_fetch
+    )]
+    allow_private_fetch: Vec<PrivateFetchArg>,
+    /// A PEM file of root certificates to trust, beside the built-in public roots, for the
+    /// server's own https requests: webhook deliveries and the fetch for tools (a company's own
+    /// CA, say).
+    #[arg(long, env = "TOOLBRIDGE_TRUST_CA", value_name = "FILE")]
+    trust_ca: Option<PathBuf>,
     /// A reverse proxy whose `X-Forwarded-For` (or, without it, `Forwarded: for=`) header names
     /// the client: an address, or a network in CIDR notation (`10.0.0.0/8`, `fd00::/8`).
     /// Repeatable; the variable takes a comma-separated list. A request from any other peer is
@@ -135,7 +154,7 @@ pub(crate) struct ServeArgs {
 
 /// Runs the server until SIGTERM or SIGINT, then drains it (`toolbridge_server::lifecycle`) and
 /// returns.
-pub(crate) async fn run(args: ServeArgs) -> Result<(), Failure> {
+pub(crate) async fn run(mut args: ServeArgs) -> Result<(), Failure> {
     for origin in &args.allow_origins {
         if !(origin.starts_with("http://") || origin.starts_with("https://"))
             || origin.ends_with('/')
@@ -155,6 +174,10 @@ pub(crate) async fn run(args: ServeArgs) -> Result<(), Failure> {
     }
     // Checked before anything else starts; made again below for the port actually bound.
     public_urls(&args, args.port)?;
+    let roots = match &args.trust_ca {
+        Some(file) => TrustedRoots::from_pem_file(file)?,
+        None => TrustedRoots::default(),
+    };
     let dev_tools = read_dev_tools(&args.dev_tools)?;
     let location = args.database.location()?;
     let store = connect(&location).await?;
@@ -196,10 +219,46 @@ pub(crate) async fn run(args: ServeArgs) -> Result<(), Failure> {
         "toolbridge listening on http://{bound} for {}/ (REST API at /api/v1, document at /api/v1/openapi.json)",
         sites.urls().app_origin()
     );
+    let state = app_state(&mut args, store, sites, &roots);
+    let options = WorkerOptions {
+        timeout: Duration::from_secs(args.webhook_timeout_secs),
+        lease: Duration::from_secs(args.webhook_lease_secs),
+        retry_base: Duration::from_secs(args.webhook_retry_base_secs),
+        ..WorkerOptions::default()
+    };
+    let worker = worker::spawn_trusting(
+        state.store.clone(),
+        state.webhook_destinations,
+        options,
+        &roots,
+    )
+    .map_err(|e| Failure::because("cannot start the webhook delivery worker", e))?;
+    let lifecycle = state.lifecycle.clone();
+    signals.watch(lifecycle.clone());
+    let times = DrainTimes {
+        delay: Duration::from_secs(args.drain_delay_secs),
+        grace: Duration::from_secs(args.shutdown_grace_secs),
+    };
+    lifecycle::serve(listener, router(state), &lifecycle, Some(worker), times)
+        .await
+        .map_err(|e| Failure::because("server error", e))?;
+    Ok(())
+}
+
+/// The server's state from the arguments: the origins and proxies it trusts, the folders it
+/// serves in place of its own copies, and where webhooks and the fetch for tools may go.
+fn app_state(
+    args: &mut ServeArgs,
+    store: Store,
+    sites: ToolSites,
+    roots: &TrustedRoots,
+) -> AppState {
     let mut state = AppState::new(store)
-        .allowing_origins(args.allow_origins)
+        .allowing_origins(std::mem::take(&mut args.allow_origins))
         .trusting_proxies(TrustedProxies::new(
-            args.trust_proxies.into_iter().filter_map(|proxy| proxy.0),
+            std::mem::take(&mut args.trust_proxies)
+                .into_iter()
+                .filter_map(|proxy| proxy.0),
         ))
         .serving_tools(sites);
     // The files built into the server, unless a folder is given in place of them.
@@ -218,24 +277,14 @@ pub(crate) async fn run(args: ServeArgs) -> Result<(), Failure> {
     if args.allow_private_webhooks {
         state = state.allowing_private_webhooks();
     }
-    let options = WorkerOptions {
-        timeout: Duration::from_secs(args.webhook_timeout_secs),
-        lease: Duration::from_secs(args.webhook_lease_secs),
-        retry_base: Duration::from_secs(args.webhook_retry_base_secs),
-        ..WorkerOptions::default()
-    };
-    let worker = worker::spawn(state.store.clone(), state.webhook_destinations, options)
-        .map_err(|e| Failure::because("cannot start the webhook delivery worker", e))?;
-    let lifecycle = state.lifecycle.clone();
-    signals.watch(lifecycle.clone());
-    let times = DrainTimes {
-        delay: Duration::from_secs(args.drain_delay_secs),
-        grace: Duration::from_secs(args.shutdown_grace_secs),
-    };
-    lifecycle::serve(listener, router(state), &lifecycle, Some(worker), times)
-        .await
-        .map_err(|e| Failure::because("server error", e))?;
-    Ok(())
+    state
+        .allowing_private_fetch(
+            std::mem::take(&mut args.allow_private_fetch)
+                .into_iter()
+                .filter_map(|allowed| allowed.0)
+                .collect(),
+        )
+        .trusting_roots(roots.clone())
 }
 
 /// Creates the demo data and installs the example tools. Of several servers
@@ -354,6 +403,20 @@ async fn print_tools(store: &Store, sites: &ToolSites) -> Result<(), Failure> {
 /// a trailing comma in it, gives), which trusts nothing.
 #[derive(Debug, Clone)]
 struct TrustedProxy(Option<IpNet>);
+
+/// One `--allow-private-fetch` value; `None` for an empty one (an empty variable).
+#[derive(Debug, Clone)]
+struct PrivateFetchArg(Option<PrivateFetch>);
+
+/// Reads an `--allow-private-fetch` value, or says what is wrong with it.
+fn private_fetch(text: &str) -> Result<PrivateFetchArg, String> {
+    if text.trim().is_empty() {
+        return Ok(PrivateFetchArg(None));
+    }
+    text.trim()
+        .parse()
+        .map(|allowed| PrivateFetchArg(Some(allowed)))
+}
 
 /// Reads a `--trust-proxy` value, or says what is wrong with it.
 fn trusted_proxy(text: &str) -> Result<TrustedProxy, String> {
