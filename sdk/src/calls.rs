@@ -130,6 +130,8 @@ impl Sdk {
                 let changed: JsValue = "context.changed".into();
                 if method == changed {
                     crate::theme::apply(&self.window, &get_key(&params, &"theme".into()));
+                } else if method == JsValue::from("session.ended") {
+                    self.forget_token();
                 }
                 self.dispatch(&method, &params);
             }

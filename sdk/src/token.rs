@@ -7,7 +7,8 @@
 //! on the page's monotonic clock from when the answer came, so a wrong
 //! system clock does not matter); after that the next call asks the host
 //! again. Calls made while a request is out share it. A refusal or a
-//! timeout keeps nothing: the next call asks again.
+//! timeout keeps nothing: the next call asks again, and neither does the end
+//! of the user's session (`session.ended`).
 
 use core::cell::Cell;
 
@@ -63,6 +64,13 @@ impl Sdk {
         self.token.set(token.clone());
         self.token_pending.take();
         token
+    }
+
+    /// The user's session ended (`session.ended`): the kept token is theirs, so it is handed
+    /// out no more; the next call asks the host, which answers for whoever is signed in then.
+    pub(crate) fn forget_token(&self) {
+        self.token_until.set(0.0);
+        self.token.take();
     }
 
     /// A refusal or a timeout: nothing kept, every caller rejected with it.

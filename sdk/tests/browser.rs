@@ -570,6 +570,43 @@ async fn settings_get_answers_the_host_s_values_and_settings_changed_brings_each
 }
 
 #[wasm_bindgen_test]
+async fn a_token_is_kept_while_it_lives_shared_while_asked_for_and_dropped_when_the_session_ends() {
+    let report = scenario(
+        Frame::CrossOrigin,
+        "tokens",
+        &offering(&["auth.getToken", "session.ended"]),
+    )
+    .await;
+    assert_eq!(report["first"], "token-1", "{report}");
+    assert_eq!(report["kept"], "token-1", "{report}");
+    assert_eq!(report["shared"], json!(["token-1", "token-1"]), "{report}");
+    // The next user's session must not get the last one's token.
+    assert_eq!(report["afterEnd"], "token-2", "{report}");
+    assert_eq!(report["keptAgain"], "token-2", "{report}");
+    let asked = report["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|request| request["method"] == "auth.getToken")
+        .count();
+    assert_eq!(asked, 2, "{report}");
+}
+
+#[wasm_bindgen_test]
+async fn a_token_with_less_than_30_s_to_live_is_asked_for_again_and_calls_meanwhile_share_it() {
+    let mut options = offering(&["auth.getToken"]);
+    options["tokenLifetime"] = json!(20);
+    let report = scenario(Frame::SameOrigin, "shortTokens", &options).await;
+    assert_eq!(report["one"], "token-1", "{report}");
+    assert_eq!(report["two"], "token-2", "{report}");
+    assert_eq!(
+        report["together"],
+        json!(["token-3", "token-3"]),
+        "{report}"
+    );
+}
+
+#[wasm_bindgen_test]
 async fn ui_methods_send_their_argument_and_open_quote_wraps_its_id() {
     let report = scenario(Frame::CrossOrigin, "userCalls", &offering(&EXTENSIONS)).await;
     assert_eq!(

@@ -111,3 +111,53 @@ async fn a_change_in_settings_reaches_the_open_tool_as_context_changed_and_its_t
     browser.leave_frame().await;
     browser.close().await;
 }
+
+/// Your preferences, for any role: a field user, who may not open Settings, follows their name to
+/// the page, chooses a time zone of their own, and the app's context (what tools are given) then
+/// names it; choosing "The organisation's" again puts the organisation's back.
+#[tokio::test]
+async fn any_user_chooses_their_own_time_zone_under_their_name() {
+    let browser = Browser::open().await;
+    sign_in(&browser, "field@harbour.test", "Finn Field").await;
+    browser.click(&browser.find("#account-name").await).await;
+    browser.find("#own-time-zone").await;
+    assert_eq!(browser.text("#main h1").await, "Your preferences");
+    let organisation = own_zone(&browser).await;
+    for (chosen, expected) in [
+        ("Europe/London", "Europe/London"),
+        ("", organisation.as_str()),
+    ] {
+        browser
+            .find("#own-time-zone")
+            .await
+            .select_by_value(chosen)
+            .await
+            .unwrap();
+        browser.press("Save my time zone").await;
+        browser
+            .until(
+                "the saved toast",
+                "[...document.querySelectorAll('.toast')].some((t) => t.textContent.includes('Your time zone is saved'))",
+            )
+            .await;
+        assert_eq!(
+            own_zone(&browser).await,
+            expected,
+            "after choosing {chosen:?}"
+        );
+    }
+    browser.close().await;
+}
+
+/// The time zone the session's context names now.
+async fn own_zone(browser: &Browser) -> String {
+    let zone = browser
+        .client
+        .execute_async(
+            "const done = arguments[0]; fetch('/api/session').then((r) => r.json()).then((c) => done(c.timeZone));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    zone.as_str().unwrap().to_owned()
+}

@@ -30,7 +30,7 @@ import { renderQuotes } from "./views/quotes.js";
 import { renderTokens } from "./views/settings-tokens.js";
 import { renderToolSettings } from "./views/settings-tools.js";
 import { renderWebhooks } from "./views/settings-webhooks.js";
-import { renderOrganisation } from "./views/settings-organisation.js";
+import { renderAccount, renderOrganisation } from "./views/settings-organisation.js";
 import { renderSignIn } from "./views/signin.js";
 import { renderTools } from "./views/tools.js";
 
@@ -71,6 +71,8 @@ async function resolve(route, root) {
       return renderEditor(root, { id });
     case "tools":
       return can("tools") ? renderTools(root, { slug: id }) : message(root, "Tools", "Your role does not use tools.");
+    case "account":
+      return id ? message(root, "Not found", "There is no such page.") : renderAccount(root);
     case "settings":
       if (!can("settings")) return message(root, "Settings", "Only Admin and Super User may change settings.");
       if (!id || id === "tokens") return renderTokens(root);

@@ -48,7 +48,7 @@ function rpcError(id, code, message, data) {
 }
 
 // The extension methods, which a host of 2.1.0 does not know.
-const EXTENSION_METHODS = ["quotes.getOpen", "settings.get", "ui.toast", "ui.confirm", "ui.openQuote", "fetch"];
+const EXTENSION_METHODS = ["quotes.getOpen", "settings.get", "ui.toast", "ui.confirm", "ui.openQuote", "fetch", "auth.getToken"];
 
 // The install settings the stand-in answers settings.get with.
 const SETTINGS = { wastePercent: 12, region: "North", showCost: false };
@@ -152,6 +152,12 @@ function answer(request, port, state) {
       return reply(null);
     case "settings.get":
       return reply(SETTINGS);
+    case "auth.getToken": {
+      // A new token each time it is asked, living `tokenLifetime` seconds (300 by default).
+      state.tokens += 1;
+      const lifetime = state.tokenLifetime ?? 300;
+      return reply({ token: `token-${state.tokens}`, expiresAt: Math.floor(Date.now() / 1000) + lifetime, expiresIn: lifetime });
+    }
     case "fetch":
       return answerFetch(id, params[0], port);
     case "ui.confirm":
@@ -189,7 +195,8 @@ function requireBuilt() {
 /// has no such key and answers extension methods with METHOD_NOT_FOUND),
 /// `autoResize` (`{min, max}`: the frame starts at `min` px high and each
 /// `ui.resize` sets it to the height, within the bounds), `answerAfterMs`
-/// (when ui.confirm and ui.openQuote answer). The report carries the hellos
+/// (when ui.confirm and ui.openQuote answer), `tokenLifetime` (the seconds each
+/// token `auth.getToken` answers lives). The report carries the hellos
 /// counted, the `sdk.blocked` reports, the `ui.resize` heights and the
 /// extension calls received, and the frame's height.
 export async function runScenario(kind, scenario, options = {}) {
@@ -198,6 +205,7 @@ export async function runScenario(kind, scenario, options = {}) {
     const state = {
       held: [], expect: options.expect, hellos: 0, blocked: [], changes: 0, resizes: [], requests: [],
       capabilities: options.capabilities, answerAfterMs: options.answerAfterMs,
+      tokens: 0, tokenLifetime: options.tokenLifetime,
       resized(height) {
         state.resizes.push(height);
         const bounds = options.autoResize;

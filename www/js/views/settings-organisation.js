@@ -1,8 +1,9 @@
 // Settings → Organisation (Admin and Super User): the time zone, currency, units and theme the
-// organisation's pages and tools show things in (`/api/settings/organisation`), and the signed-in
-// user's own time zone (`/api/session/preferences`), which wins over the organisation's for them
-// alone. A saved change reaches every open page of the organisation (or only this user's) through
-// the live stream, and from there every open tool as `context.changed`.
+// organisation's pages and tools show things in (`/api/settings/organisation`); and Your
+// preferences (`#/account`, every signed-in user, from their name in the header): their own time
+// zone (`/api/session/preferences`), which wins over the organisation's for them alone. A saved
+// change reaches every open page of the organisation (or only this user's) through the live
+// stream, and from there every open tool as `context.changed`.
 
 import { h, replace } from "/sdk/ui.js";
 import { api, describeError } from "../api.js";
@@ -107,7 +108,7 @@ function ownForm(own) {
       submit.disabled = false;
     }
   } } },
-  h("h2", { id: "own-title" }, "Your time zone"),
+  h("h2", { id: "own-title" }, "Time zone"),
   h("div", { class: "field" },
     h("label", { for: "own-time-zone" }, "Time zone"),
     h("p", { class: "hint", id: "own-time-zone-hint" }, "For you alone; the organisation's unless you choose one."),
@@ -121,10 +122,28 @@ export async function renderOrganisation(root) {
   replace(root, h("h1", {}, "Settings"), settingsNav("organisation"), h("p", { class: "muted" }, "Loading…"));
   focusHeading(root);
   try {
-    const [organisation, own] = await Promise.all([api.organisation(), api.preferences()]);
-    replace(root, h("h1", {}, "Settings"), settingsNav("organisation"), organisationForm(organisation), ownForm(own));
+    const organisation = await api.organisation();
+    replace(root, h("h1", {}, "Settings"), settingsNav("organisation"), organisationForm(organisation),
+      h("p", { class: "muted" }, "Each person may choose a time zone of their own under ",
+        h("a", { href: "#/account" }, "Your preferences"), " (their name at the top)."));
   } catch (error) {
     replace(root, h("h1", {}, "Settings"), settingsNav("organisation"), h("p", { class: "form-error", role: "alert" }, describeError(error)));
+  }
+  focusHeading(root);
+  return {};
+}
+
+/** Your preferences: the signed-in user's own time zone, whatever their role. */
+export async function renderAccount(root) {
+  replace(root, h("h1", {}, "Your preferences"), h("p", { class: "muted" }, "Loading…"));
+  focusHeading(root);
+  try {
+    const own = await api.preferences();
+    replace(root, h("h1", {}, "Your preferences"),
+      h("p", { class: "muted" }, "For you alone, on every device you sign in on. The theme switch at the top is yours too."),
+      ownForm(own));
+  } catch (error) {
+    replace(root, h("h1", {}, "Your preferences"), h("p", { class: "form-error", role: "alert" }, describeError(error)));
   }
   focusHeading(root);
   return {};

@@ -41,6 +41,17 @@ function talksTo(tool) {
     origins.flatMap((origin, index) => [index ? (index === origins.length - 1 ? " and " : ", ") : "", h("code", {}, origin)]));
 }
 
+/**
+ * A note that the tool may ask for identity tokens (its manifest's `permissions.identity`), which
+ * tell its own server who the user and organisation are; null for a tool that does not.
+ */
+function provesIdentity(tool) {
+  if (!tool.identity) return null;
+  return h("span", { class: "sub identity" }, PROVES_IDENTITY);
+}
+
+const PROVES_IDENTITY = "may tell its own server who you are, with a token the app signs";
+
 /** Whether the organisation has set the secret setting `key` of `tool` (never its value). */
 function secretIsSet(tool, key) {
   return Boolean(tool.secrets?.[key]?.set);
@@ -246,6 +257,7 @@ export async function renderToolSettings(root) {
       replace(result, h("div", { role: "status" },
         h("p", { class: "success-text" }, message, tool.enabled === false ? " It is disabled: enable it below to use it." : ""),
         tool.connect?.length ? h("p", {}, "Besides its own origin, it ", talksTo(tool), ", as its manifest declares.") : null,
+        tool.identity ? h("p", {}, `It ${PROVES_IDENTITY}.`) : null,
         declared ? h("p", {}, `It has ${declared} setting${declared === 1 ? "" : "s"} for your organisation: see Settings on its row below.`) : null));
       toast(message, "success");
       form.reset();
@@ -342,7 +354,7 @@ export async function renderToolSettings(root) {
           if (open) settingsRow.querySelector("input, select")?.focus();
         });
         return [h("tr", {},
-          h("th", { scope: "row" }, tool.name, h("span", { class: "sub" }, h("code", {}, tool.slug)), tool.description ? h("span", { class: "sub" }, tool.description) : null, talksTo(tool)),
+          h("th", { scope: "row" }, tool.name, h("span", { class: "sub" }, h("code", {}, tool.slug)), tool.description ? h("span", { class: "sub" }, tool.description) : null, talksTo(tool), provesIdentity(tool)),
           h("td", {}, TOOL_TYPE_LABELS[tool.type] ?? tool.type),
           h("td", {}, tool.version),
           h("td", { class: "nowrap" }, `${tool.fileCount ?? "–"} files`, h("span", { class: "sub" }, formatBytes(tool.totalBytes))),
