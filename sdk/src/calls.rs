@@ -130,7 +130,7 @@ impl Sdk {
                 let changed: JsValue = "context.changed".into();
                 if method == changed {
                     crate::theme::apply(&self.window, &get_key(&params, &"theme".into()));
-                } else if method == JsValue::from("session.ended") {
+                } else if method == "session.ended" {
                     self.forget_token();
                 }
                 self.dispatch(&method, &params);
