@@ -22,6 +22,10 @@ pub struct TestTls {
     pub chain_file: PathBuf,
     /// The server's private key (`privkey.pem`).
     pub key_file: PathBuf,
+    /// The server's certificate, DER, for a TLS server made in the test itself.
+    pub cert_der: Vec<u8>,
+    /// The server's private key, PKCS #8 DER.
+    pub key_der: Vec<u8>,
     /// The folder the three files are in.
     pub dir: PathBuf,
 }
@@ -96,6 +100,8 @@ impl TestTls {
             ca_file,
             chain_file,
             key_file,
+            cert_der: cert.der().to_vec(),
+            key_der: key.serialize_der(),
             dir: dir.to_owned(),
         })
     }

@@ -15,6 +15,7 @@ use tokio::sync::Notify;
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::rustls::ServerConfig;
 use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+use toolbridge_e2e::tls::TestTls;
 use toolbridge_protocol::fetch::{BODY_MAX_BYTES, IN_FLIGHT_MAX, decode_bytes, encode_bytes};
 use toolbridge_server::outgoing::TrustedRoots;
 
@@ -98,34 +99,22 @@ impl Upstream {
     }
 }
 
-/// A CA (as PEM) and a server configuration with a certificate for `localhost` it signed.
+/// A CA (as PEM) and a server configuration with a certificate for `localhost` it signed (the
+/// suites' own CA maker, `toolbridge_e2e::tls`).
 fn tls() -> (String, ServerConfig) {
-    use rcgen::{
-        BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair,
-        KeyUsagePurpose,
-    };
-    let ca_key = KeyPair::generate().unwrap();
-    let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    ca.distinguished_name
-        .push(DnType::CommonName, "toolbridge fetch test CA");
-    ca.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
-    let ca_cert = ca.self_signed(&ca_key).unwrap();
-    let leaf_key = KeyPair::generate().unwrap();
-    let mut leaf = CertificateParams::new(vec!["localhost".to_owned()]).unwrap();
-    leaf.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
-    let leaf_cert = leaf.signed_by(&leaf_key, &ca_cert, &ca_key).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let made = TestTls::make(dir.path(), "fetch test", &["localhost".to_owned()], &[]).unwrap();
     let provider = Arc::new(tokio_rustls::rustls::crypto::ring::default_provider());
     let config = ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .unwrap()
         .with_no_client_auth()
         .with_single_cert(
-            vec![CertificateDer::from(leaf_cert.der().to_vec())],
-            PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(leaf_key.serialize_der())),
+            vec![CertificateDer::from(made.cert_der)],
+            PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(made.key_der)),
         )
         .unwrap();
-    (ca_cert.pem(), config)
+    (made.ca_pem, config)
 }
 
 /// Reads one request from `stream`, records it and answers it.
