@@ -44,6 +44,18 @@ pub const REFRESH_BEFORE_EXPIRY_SECS: u64 = 30;
 const _: () = assert!(JWKS_MAX_AGE_SECS <= TOKEN_LIFETIME_SECS);
 const _: () = assert!(REFRESH_BEFORE_EXPIRY_SECS < TOKEN_LIFETIME_SECS);
 
+/// The public half of a signing key as the key set at [`JWKS_PATH`] publishes it: the JSON Web
+/// Key `jwk` (`kty`, `crv`, `x`, `y`) with the key's id as `kid`, [`ALGORITHM`] as `alg` and
+/// `use` `sig`. A `jwk` that is not an object is given back as it is.
+pub fn published_jwk(mut jwk: serde_json::Value, kid: &str) -> serde_json::Value {
+    if let serde_json::Value::Object(fields) = &mut jwk {
+        fields.insert("kid".to_owned(), kid.into());
+        fields.insert("alg".to_owned(), ALGORITHM.into());
+        fields.insert("use".to_owned(), "sig".into());
+    }
+    jwk
+}
+
 /// The claims of an identity token, every one chosen by the server.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IdentityClaims {

@@ -17,7 +17,7 @@ use std::fmt;
 use p256::SecretKey;
 use p256::pkcs8::EncodePrivateKey;
 use serde_json::Value;
-use toolbridge_protocol::identity::{ALGORITHM, TOKEN_LIFETIME_SECS};
+use toolbridge_protocol::identity::{ALGORITHM, TOKEN_LIFETIME_SECS, published_jwk};
 
 use crate::db::{Turn, sql};
 use crate::util::random_hex;
@@ -115,13 +115,11 @@ fn new_key(now: i64) -> Result<SigningKey, Error> {
         .to_pkcs8_der()
         .map_err(|error| Error::KeyGeneration(error.to_string().into()))?;
     let kid = random_hex(KID_BYTES);
-    let mut public_jwk = serde_json::to_value(secret.public_key().to_jwk())
-        .map_err(Error::encoding("a public key"))?;
-    if let Value::Object(jwk) = &mut public_jwk {
-        jwk.insert("kid".to_owned(), Value::String(kid.clone()));
-        jwk.insert("alg".to_owned(), Value::String(ALGORITHM.to_owned()));
-        jwk.insert("use".to_owned(), Value::String("sig".to_owned()));
-    }
+    let public_jwk = published_jwk(
+        serde_json::to_value(secret.public_key().to_jwk())
+            .map_err(Error::encoding("a public key"))?,
+        &kid,
+    );
     Ok(SigningKey {
         kid,
         algorithm: ALGORITHM.to_owned(),

@@ -16,7 +16,7 @@ use p256::pkcs8::EncodePrivateKey;
 use rand::RngCore;
 use rand::rngs::OsRng;
 use serde_json::{Value, json};
-use toolbridge_protocol::identity::{ALGORITHM, IdentityClaims, TOKEN_TYPE};
+use toolbridge_protocol::identity::{IdentityClaims, TOKEN_TYPE, published_jwk};
 
 /// The `kid` of a test key starts with this, so that a token's header says it is a test token.
 const KID_PREFIX: &str = "toolbridge-test-";
@@ -53,15 +53,12 @@ impl TestKey {
             .as_bytes()
             .to_vec();
         let kid = format!("{KID_PREFIX}{}", random_hex(KID_BYTES)?);
-        let mut public_jwk =
+        let public_jwk = published_jwk(
             serde_json::to_value(secret.public_key().to_jwk()).map_err(|error| {
                 format!("the test signing key's public half could not be written: {error}")
-            })?;
-        if let Value::Object(jwk) = &mut public_jwk {
-            jwk.insert("kid".to_owned(), Value::String(kid.clone()));
-            jwk.insert("alg".to_owned(), Value::String(ALGORITHM.to_owned()));
-            jwk.insert("use".to_owned(), Value::String("sig".to_owned()));
-        }
+            })?,
+            &kid,
+        );
         Ok(Self {
             kid,
             pkcs8,
