@@ -249,6 +249,16 @@ impl Browser {
         }
     }
 
+    /// Runs `body` (the statements of an async function) in the current page or frame; what it
+    /// returns, or `{thrown: {code, message}}` when it throws.
+    pub(crate) async fn run(&self, body: &str) -> Value {
+        let script = format!(
+            "const done = arguments[arguments.length - 1];
+             (async () => {{ {body} }})().then(done, (e) => done({{ thrown: {{ code: e && e.code, message: String(e && e.message) }} }}));"
+        );
+        self.client.execute_async(&script, vec![]).await.unwrap()
+    }
+
     /// Saves a screenshot of the window as `<name>.png`.
     pub(crate) async fn screenshot(&self, name: &str) {
         let png = self.client.screenshot().await.unwrap();

@@ -152,12 +152,9 @@ async fn any_user_chooses_their_own_time_zone_under_their_name() {
 /// The time zone the session's context names now.
 async fn own_zone(browser: &Browser) -> String {
     let zone = browser
-        .client
-        .execute_async(
-            "const done = arguments[0]; fetch('/api/session').then((r) => r.json()).then((c) => done(c.timeZone));",
-            vec![],
-        )
-        .await
-        .unwrap();
-    zone.as_str().unwrap().to_owned()
+        .run("return (await (await fetch('/api/session')).json()).timeZone;")
+        .await;
+    zone.as_str()
+        .unwrap_or_else(|| panic!("no time zone: {zone}"))
+        .to_owned()
 }

@@ -178,16 +178,6 @@ fn tools_folder(dir: &Path, vendor: &str) -> PathBuf {
     tools
 }
 
-/// Runs `body` (the statements of an async function) in the current frame, where `bridge` is;
-/// what it returns, or `{thrown: {code, message}}`.
-async fn run(browser: &Browser, body: &str) -> Value {
-    let script = format!(
-        "const done = arguments[arguments.length - 1];
-         (async () => {{ {body} }})().then(done, (e) => done({{ thrown: {{ code: e && e.code, message: String(e && e.message) }} }}));"
-    );
-    browser.client.execute_async(&script, vec![]).await.unwrap()
-}
-
 /// Records every message posted on a `MessagePort` in this frame (`window.__portLog`), as text:
 /// bytes decoded, so a secret inside a body would show.
 async fn record_port_messages(browser: &Browser) {
@@ -292,8 +282,7 @@ fn kid_of(token: &str) -> String {
 
 /// A token for `slug` from the session API, as the host asks for one (from the app's page).
 async fn session_token(browser: &Browser, slug: &str) -> String {
-    let answer = run(
-        browser,
+    let answer = browser.run(
         &format!(
             "const r = await fetch('/api/v1/tools/{slug}/token', {{ method: 'POST', credentials: 'same-origin' }});
              return {{ status: r.status, body: await r.json() }};"
@@ -353,7 +342,9 @@ async fn a_tool_reaches_its_vendor_with_a_secret_and_a_token_the_vendor_verifies
         !dom(&browser).await.contains(API_KEY),
         "the key is in Settings → Tools"
     );
-    let listed = run(&browser, "return await (await fetch('/api/tools')).text();").await;
+    let listed = browser
+        .run("return await (await fetch('/api/tools')).text();")
+        .await;
     assert!(
         !listed.as_str().unwrap().contains(API_KEY),
         "GET /api/tools: {listed}"
@@ -412,7 +403,7 @@ async fn a_tool_reaches_its_vendor_with_a_secret_and_a_token_the_vendor_verifies
         .await;
 
     // The vendor saw the key and a token PyJWT verified, with the right claims.
-    let context = run(&browser, "return await bridge.context.get();").await;
+    let context = browser.run("return await bridge.context.get();").await;
     let store = toolbridge_store::Store::open(Path::new(server.db()))
         .await
         .unwrap();
@@ -437,8 +428,7 @@ async fn a_tool_reaches_its_vendor_with_a_secret_and_a_token_the_vendor_verifies
 
     // What the tool passes to getToken changes no claim; a changed claim, another tool's token
     // and an expired one are refused by the same library.
-    let tokens = run(
-        &browser,
+    let tokens = browser.run(
         "const plain = await bridge.auth.getToken();
          const asked = await bridge.auth.getToken({ sub: 'someone-else', tid: 'other', aud: 'https://evil.example', tool: 'x', exp: 9999999999 });
          return [plain, asked];",
@@ -495,8 +485,7 @@ async fn a_tool_reaches_its_vendor_with_a_secret_and_a_token_the_vendor_verifies
 
     // Bytes go both ways unchanged; each limit gives its typed error, and the tool goes on.
     browser.enter_frame(TOOL_FRAME).await;
-    let echoed = run(
-        &browser,
+    let echoed = browser.run(
         &format!(
             "const sent = new Uint8Array(1024 * 1024).map((_, i) => (i * 7 + (i >> 10)) & 255);
              const r = await bridge.fetch('{vendor_origin}/v1/echo', {{ method: 'POST', body: new Blob([sent]),
@@ -542,11 +531,9 @@ async fn a_tool_reaches_its_vendor_with_a_secret_and_a_token_the_vendor_verifies
         ),
     ];
     for (url, init, code) in failures {
-        let answer = run(
-            &browser,
-            &format!("return await bridge.fetch('{url}', {init});"),
-        )
-        .await;
+        let answer = browser
+            .run(&format!("return await bridge.fetch('{url}', {init});"))
+            .await;
         assert_eq!(answer["thrown"]["code"], code, "{url}: {answer}");
     }
     let search = browser.find("#search").await;
@@ -561,7 +548,7 @@ async fn a_tool_reaches_its_vendor_with_a_secret_and_a_token_the_vendor_verifies
         .await;
 
     // The key is nowhere the browser can see, nor in the server's log.
-    let settings = run(&browser, "return await bridge.settings.get();").await;
+    let settings = browser.run("return await bridge.settings.get();").await;
     assert!(settings.get("apiKey").is_none(), "{settings}");
     assert!(!settings.to_string().contains(API_KEY), "{settings}");
     assert!(!dom(&browser).await.contains(API_KEY), "in the tool's page");
