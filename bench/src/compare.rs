@@ -8,9 +8,11 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 use toolbridge_e2e::schemathesis::grouped;
 
+use crate::cold_load::{ColdLoad, FIRST_VISIT_GOAL_MS, REPEAT_GOAL_MS};
 use crate::error::Error;
 use crate::figures::{median, rounded};
 use crate::open_quote::{FIRST_OPEN_GOAL_MS, OpenQuoteFigures, REPEAT_OPEN_GOAL_MS};
+use crate::sizes::{HOST_WASM_BROTLI_GOAL, HostModuleSizes, ServedSize};
 
 /// The contenders in the order of the table; `echo` is the floor.
 pub(crate) const CONTENDERS: [&str; 4] = ["echo", "toolbridge", "penpal", "comlink"];
@@ -137,6 +139,39 @@ pub(crate) struct Budgets {
     pub(crate) rest_p99_ms: f64,
     /// Opening a quote, against the goals of issue 23.
     pub(crate) open_quote: OpenQuoteBudget,
+    /// The host module's bytes, against the goal of issue 34 for its wasm as brotli.
+    pub(crate) host_module: HostModuleSizes,
+    /// The app's cold load, against the goals of issue 34.
+    pub(crate) cold_load: ColdLoadBudget,
+}
+
+/// The app's cold load to the quote editor's lines, medians in ms.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct ColdLoadBudget {
+    /// A fresh profile: empty HTTP cache, no compiled code cached.
+    pub(crate) first_ms: f64,
+    /// The same profile again: warm HTTP cache, compiled code cached.
+    pub(crate) repeat_ms: f64,
+}
+
+impl ColdLoadBudget {
+    /// The figures the tables show.
+    pub(crate) fn of(figures: &ColdLoad) -> Self {
+        Self {
+            first_ms: figures.first.median_ms,
+            repeat_ms: figures.repeat.median_ms,
+        }
+    }
+}
+
+/// A file's raw, gzip -9 and brotli bytes, for a result cell: `923 518 / 300 000 / 236 212 B`.
+fn served_cell(size: ServedSize) -> String {
+    format!(
+        "{} / {} / {} B",
+        grouped(size.raw),
+        grouped(size.gzip),
+        grouped(size.brotli)
+    )
 }
 
 /// Opening a quote against the bench's catalog, first (the index downloaded) and again (the index
@@ -203,6 +238,23 @@ struct ComparisonJson<'a> {
     context_get_ratio: Option<f64>,
     rest: RestJson,
     open_quote: OpenQuoteJson,
+    host_module: HostModuleJson,
+    app_cold_load: ColdLoadJson,
+}
+
+/// The host module's bytes in `compare.json`.
+#[derive(Serialize)]
+struct HostModuleJson {
+    wasm: ServedSize,
+    glue: ServedSize,
+    wasm_brotli_goal: u64,
+}
+
+/// The app's cold load in `compare.json`.
+#[derive(Serialize)]
+struct ColdLoadJson {
+    first_visit_median_ms: f64,
+    repeat_median_ms: f64,
 }
 
 /// Opening a quote in `compare.json`.
@@ -446,12 +498,21 @@ impl Comparison {
              | `context.get()` round trip over the bare echo, median | {ratio} | ≤ 1.5× |\n\
              | REST `GET /api/v1/products?pageSize=500`, load generator on the same machine | {:.0} requests/s, p99 {:.1} ms | ≥ 1 000 requests/s, p99 ≤ 25 ms |\n\
              | opening a quote against 100 000 products, first open (the index downloaded), median | {} | < {FIRST_OPEN_GOAL_MS} ms (goal) |\n\
-             | opening a quote against 100 000 products, repeat open (the index revalidated), median | {} | < {REPEAT_OPEN_GOAL_MS} ms (goal) |\n",
+             | opening a quote against 100 000 products, repeat open (the index revalidated), median | {} | < {REPEAT_OPEN_GOAL_MS} ms (goal) |\n\
+             | host module wasm (`toolbridge_host_bg.wasm`), raw / gzip -9 / brotli 11 | {} | brotli ≤ {} B (goal) |\n\
+             | host module glue (`toolbridge_host.js`), raw / gzip -9 / brotli 11 | {} | – |\n\
+             | the app's cold load to the quote editor's lines (demo data), first visit (empty caches), median | {:.1} ms | < {FIRST_VISIT_GOAL_MS} ms (goal) |\n\
+             | the app's cold load to the quote editor's lines (demo data), repeat (warm HTTP cache, compiled code cached), median | {:.1} ms | < {REPEAT_GOAL_MS} ms (goal) |\n",
             budgets.add_lines_ms,
             budgets.rest_requests_per_sec,
             budgets.rest_p99_ms,
             OpenQuoteBudget::cell(open.first_ms, open.first_index_bytes, None),
             OpenQuoteBudget::cell(open.repeat_ms, open.repeat_index_bytes, open.repeat_status),
+            served_cell(budgets.host_module.wasm),
+            grouped(HOST_WASM_BROTLI_GOAL),
+            served_cell(budgets.host_module.glue),
+            budgets.cold_load.first_ms,
+            budgets.cold_load.repeat_ms,
         );
         out
     }
@@ -512,6 +573,15 @@ impl Comparison {
                 first_index_bytes: budgets.open_quote.first_index_bytes,
                 repeat_median_ms: rounded(budgets.open_quote.repeat_ms, 2),
                 repeat_index_bytes: budgets.open_quote.repeat_index_bytes,
+            },
+            host_module: HostModuleJson {
+                wasm: budgets.host_module.wasm,
+                glue: budgets.host_module.glue,
+                wasm_brotli_goal: HOST_WASM_BROTLI_GOAL,
+            },
+            app_cold_load: ColdLoadJson {
+                first_visit_median_ms: rounded(budgets.cold_load.first_ms, 1),
+                repeat_median_ms: rounded(budgets.cold_load.repeat_ms, 1),
             },
         };
         let mut text = serde_json::to_string_pretty(&json)
@@ -600,6 +670,24 @@ mod tests {
         repeat_status: Some(304),
     };
 
+    const HOST_MODULE: HostModuleSizes = HostModuleSizes {
+        wasm: ServedSize {
+            raw: 923_518,
+            gzip: 300_000,
+            brotli: 236_212,
+        },
+        glue: ServedSize {
+            raw: 59_665,
+            gzip: 12_000,
+            brotli: 10_500,
+        },
+    };
+
+    const COLD_LOAD: ColdLoadBudget = ColdLoadBudget {
+        first_ms: 652.34,
+        repeat_ms: 141.26,
+    };
+
     const SETTING: Setting = Setting {
         date: "2026-11-22",
         cpu: "a CPU",
@@ -615,6 +703,8 @@ mod tests {
             rest_requests_per_sec: 2845.0,
             rest_p99_ms: 11.14,
             open_quote: OPEN_QUOTE,
+            host_module: HOST_MODULE,
+            cold_load: COLD_LOAD,
         };
         let markdown = comparison.markdown(&SETTING, &budgets);
         assert!(markdown.starts_with(
@@ -658,7 +748,15 @@ mod tests {
                 "| opening a quote against 100 000 products, first open (the index downloaded), \
                  median | 412.3 ms; index 2 450 123 B | < 300 ms (goal) |\n\
                  | opening a quote against 100 000 products, repeat open (the index revalidated), \
-                 median | 12.3 ms; index 0 B (304) | < 50 ms (goal) |\n"
+                 median | 12.3 ms; index 0 B (304) | < 50 ms (goal) |\n\
+                 | host module wasm (`toolbridge_host_bg.wasm`), raw / gzip -9 / brotli 11 | \
+                 923 518 / 300 000 / 236 212 B | brotli ≤ 102 400 B (goal) |\n\
+                 | host module glue (`toolbridge_host.js`), raw / gzip -9 / brotli 11 | 59 665 / \
+                 12 000 / 10 500 B | – |\n\
+                 | the app's cold load to the quote editor's lines (demo data), first visit \
+                 (empty caches), median | 652.3 ms | < 500 ms (goal) |\n\
+                 | the app's cold load to the quote editor's lines (demo data), repeat (warm HTTP \
+                 cache, compiled code cached), median | 141.3 ms | < 150 ms (goal) |\n"
             ),
             "{markdown}"
         );
@@ -685,6 +783,8 @@ mod tests {
             rest_requests_per_sec: 2845.04,
             rest_p99_ms: 11.14,
             open_quote: OPEN_QUOTE,
+            host_module: HOST_MODULE,
+            cold_load: COLD_LOAD,
         };
         let text = comparison.json(&SETTING, &budgets).unwrap();
         let parsed: Value = serde_json::from_str(&text).unwrap();
@@ -715,6 +815,17 @@ mod tests {
         );
         assert_eq!(parsed["open_quote"]["first_index_bytes"], 2_450_123);
         assert_eq!(parsed["open_quote"]["repeat_index_bytes"], 0);
+        assert_eq!(parsed["host_module"]["wasm"]["brotli"], 236_212);
+        assert_eq!(parsed["host_module"]["glue"]["raw"], 59_665);
+        assert_eq!(parsed["host_module"]["wasm_brotli_goal"], 102_400);
+        assert_eq!(
+            parsed["app_cold_load"]["first_visit_median_ms"].as_f64(),
+            Some(652.3)
+        );
+        assert_eq!(
+            parsed["app_cold_load"]["repeat_median_ms"].as_f64(),
+            Some(141.3)
+        );
         // The keys in the order they always had.
         let order = [
             "\"date\"",
@@ -727,6 +838,8 @@ mod tests {
             "\"context_get_ratio\"",
             "\"rest\"",
             "\"open_quote\"",
+            "\"host_module\"",
+            "\"app_cold_load\"",
         ]
         .map(|key| text.find(key).unwrap());
         assert!(order.is_sorted(), "{text}");

@@ -5,16 +5,19 @@
 //!
 //! It measures what `cargo xtask bench` built, named on its command line: the size of bridge.js
 //! after `gzip -9` (`SDK_DIR/bridge.js`, with its `--wasm` module, that module as hex text and
-//! its `--glue` alone); the host module's figures in Chromium, from the host's `bench` test, which
-//! is the command after `--` (it is built with `--no-run` first, then run: see [`host`]), opening
-//! a quote among them ([`open_quote`]); the REST API under `wrk` ([`load`]); and the bytes the
-//! server sends over HTTP, identity, brotli and gzip, for bridge.js, the host module, a page of
+//! its `--glue` alone), and of the host module in `--host-dist` (raw, gzip -9 and brotli); the
+//! host module's figures in Chromium, from the host's `bench` test, which is the command after
+//! `--` (it is built with `--no-run` first, then run: see [`host`]), opening a quote among them
+//! ([`open_quote`]); the reference app's cold load in Chromium, first visit and repeat, over
+//! `WebDriver` with the driver `CHROMEDRIVER` names ([`cold_load`]); the REST API under `wrk`
+//! ([`load`]); and the bytes the server sends over HTTP, identity, brotli and gzip, for bridge.js, the host module, a page of
 //! 500 products and the catalog index ([`transfer`], with `curl`). The toolbridge server is the release binary `--server`; with
 //! `--server -` the bench reads its path from standard input when it first needs it, so that it
 //! can build the bench test while the server still builds (`cargo xtask bench` writes the path
 //! once its background build has finished, and closes standard input if that build fails).
 //! `gzip`, `curl`, `nice` and `wrk` are found on `PATH`.
 
+mod cold_load;
 mod compare;
 mod error;
 mod figures;
@@ -33,11 +36,13 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use crate::compare::{
-    Budgets, Comparison, OpenQuoteBudget, Setting, Source, browser_version, cpu_model,
+    Budgets, ColdLoadBudget, Comparison, OpenQuoteBudget, Setting, Source, browser_version,
+    cpu_model,
 };
 use crate::error::Error;
 use crate::host::{HostBench, ServerBinary};
-use crate::sizes::{BridgeSizes, size};
+use crate::report::Measured;
+use crate::sizes::{BridgeSizes, HostModuleSizes, size};
 
 /// The command line.
 #[derive(Parser)]
@@ -47,7 +52,8 @@ use crate::sizes::{BridgeSizes, size};
              budgets, and toolbridge beside Penpal and Comlink (run by `cargo xtask bench`)"
 )]
 struct Args {
-    /// Take 30 host samples instead of 100, and load the REST API for 3 s instead of 10.
+    /// Take 30 host samples instead of 100, 5 cold loads of the app of each kind instead of 15,
+    /// and load the REST API for 3 s instead of 10.
     #[arg(long)]
     quick: bool,
     /// Where the reports, the hex text of the module and the servers' databases and logs go.
@@ -69,6 +75,10 @@ struct Args {
     /// bridge.js's JavaScript glue (minified).
     #[arg(long, value_name = "FILE")]
     glue: PathBuf,
+    /// The built host module the server serves (`host/dist`): the size of its wasm and glue is
+    /// measured.
+    #[arg(long, value_name = "DIR")]
+    host_dist: PathBuf,
     /// Penpal's browser build, which the bench pages load.
     #[arg(long, value_name = "FILE")]
     penpal: PathBuf,
@@ -99,7 +109,11 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &Args) -> Result<(), Error> {
-    let (seconds, host_samples) = if args.quick { (3, 30) } else { (10, 100) };
+    let (seconds, host_samples, cold_samples) = if args.quick {
+        (3, 30, 5)
+    } else {
+        (10, 100, 15)
+    };
     fs_err::create_dir_all(&args.out)?;
     let mut server = ServerBinary::new(args.server.clone());
 
@@ -109,10 +123,8 @@ fn run(args: &Args) -> Result<(), Error> {
         &args.glue,
         &args.out.join("bridge-wasm.hex"),
     )?;
-    println!();
-    for line in sizes.lines() {
-        println!("{line}");
-    }
+    let host_module = HostModuleSizes::measure(&args.host_dist)?;
+    print_lines(sizes.lines().into_iter().chain(host_module.lines()));
 
     let (host, transfers) = host::measure(
         &HostBench {
@@ -125,23 +137,18 @@ fn run(args: &Args) -> Result<(), Error> {
         },
         &mut server,
     )?;
-    println!();
-    for line in host.lines() {
-        println!("{line}");
-    }
-    for line in host.open_quote.lines(host.catalog_products) {
-        println!("{line}");
-    }
-    println!();
-    for line in transfers.lines() {
-        println!("{line}");
-    }
+    print_lines(
+        host.lines()
+            .into_iter()
+            .chain(host.open_quote.lines(host.catalog_products)),
+    );
+    print_lines(transfers.lines());
+
+    let cold_load = cold_load::measure(&server.path()?, &args.out.join("cold-load"), cold_samples)?;
+    print_lines(cold_load.lines());
 
     let rest = load::measure(&server.path()?, &args.out.join("rest"), seconds)?;
-    println!();
-    for line in rest.lines() {
-        println!("{line}");
-    }
+    print_lines(rest.lines());
 
     let budgets = Budgets {
         add_lines_ms: host.add_lines_ms,
@@ -149,6 +156,8 @@ fn run(args: &Args) -> Result<(), Error> {
         rest_requests_per_sec: rest.sqlite.requests_per_sec,
         rest_p99_ms: rest.sqlite.p99_ms,
         open_quote: OpenQuoteBudget::of(&host.open_quote),
+        host_module,
+        cold_load: ColdLoadBudget::of(&cold_load),
     };
     // In the order of `compare::CONTENDERS`.
     let sources = [
@@ -182,7 +191,14 @@ fn run(args: &Args) -> Result<(), Error> {
     )?;
     write(
         &args.out.join("bench.json"),
-        &report::json(&sizes, &host, &rest, &transfers)?,
+        &report::json(&Measured {
+            sizes: &sizes,
+            host_module: &host_module,
+            host: &host,
+            cold_load: &cold_load,
+            rest: &rest,
+            transfers: &transfers,
+        })?,
     )?;
     Ok(())
 }
@@ -193,6 +209,14 @@ fn library(name: &str, version: &str, script: &Path) -> Result<Source, Error> {
         label: format!("{name} {version}"),
         gzip_bytes: size(script)?.gzip,
     })
+}
+
+/// Prints an empty line, then `lines`.
+fn print_lines(lines: impl IntoIterator<Item = String>) {
+    println!();
+    for line in lines {
+        println!("{line}");
+    }
 }
 
 /// Writes `text` to `path` and says so.

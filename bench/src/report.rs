@@ -1,24 +1,30 @@
-//! `bench.json`: bridge.js with its budget, each of its parts, the host figures (opening a quote
-//! among them, against its goals), then the REST figure, each with its budget and verdict, and
-//! last the bytes sent over HTTP (`http_transfer`).
+//! `bench.json`: bridge.js with its budget, each of its parts, the host module's bytes against
+//! their goal, the host figures (opening a quote among them, against its goals), the app's cold
+//! load against its goals, then the REST figure, each with its budget and verdict, and last the
+//! bytes sent over HTTP (`http_transfer`).
 
 use serde::{Serialize, Serializer};
 
+use crate::cold_load::{ColdLoad, ColdLoadJson};
 use crate::error::Error;
 use crate::figures::rounded;
 use crate::host::{AddLinesPhases, HostFigures, MAX_ADD_LINES_MS, MAX_CONTEXT_GET_RATIO};
 use crate::load::{MAX_P99_MS, MIN_POSTGRES_SHARE, MIN_REQUESTS_PER_SEC, RestFigures};
 use crate::open_quote::OpenQuoteJson;
-use crate::sizes::{BRIDGE_JS_GZIP_BUDGET, BridgeSizes, Size};
+use crate::sizes::{
+    BRIDGE_JS_GZIP_BUDGET, BridgeSizes, HOST_WASM_BROTLI_GOAL, HostModuleSizes, ServedSize, Size,
+};
 use crate::transfer::Transfers;
 
 #[derive(Serialize)]
 struct Report<'a> {
     bridge_js: BridgeJs,
     bridge_js_parts: Parts<'a>,
+    host_module: HostModule,
     host_add_lines_1000: AddLines,
     host_context_get: ContextGet,
     host_open_quote: OpenQuoteJson,
+    app_cold_load: ColdLoadJson,
     host_browser: &'a str,
     rest_products_500: Rest,
     rest_products_500_postgres: RestPostgres,
@@ -32,6 +38,16 @@ struct BridgeJs {
     gzip: u64,
     gzip_budget: u64,
     over: bool,
+}
+
+/// The host module as served (`host/dist`): its wasm against the goal for its brotli, and its
+/// glue.
+#[derive(Serialize)]
+struct HostModule {
+    wasm: ServedSize,
+    glue: ServedSize,
+    wasm_brotli_goal: u64,
+    within_goal: bool,
 }
 
 /// The parts of bridge.js by name, in the order they are measured.
@@ -92,13 +108,26 @@ struct RestTwo {
     highest_p99_ms: f64,
 }
 
+/// Everything `bench.json` reports.
+pub(crate) struct Measured<'a> {
+    pub(crate) sizes: &'a BridgeSizes,
+    pub(crate) host_module: &'a HostModuleSizes,
+    pub(crate) host: &'a HostFigures,
+    pub(crate) cold_load: &'a ColdLoad,
+    pub(crate) rest: &'a RestFigures,
+    pub(crate) transfers: &'a Transfers,
+}
+
 /// The report as JSON text.
-pub(crate) fn json(
-    sizes: &BridgeSizes,
-    host: &HostFigures,
-    figures: &RestFigures,
-    transfers: &Transfers,
-) -> Result<String, Error> {
+pub(crate) fn json(measured: &Measured) -> Result<String, Error> {
+    let Measured {
+        sizes,
+        host_module,
+        host,
+        cold_load,
+        rest: figures,
+        transfers,
+    } = *measured;
     let rest = figures.sqlite;
     let report = Report {
         bridge_js: BridgeJs {
@@ -108,6 +137,12 @@ pub(crate) fn json(
             over: sizes.over(),
         },
         bridge_js_parts: Parts(&sizes.parts),
+        host_module: HostModule {
+            wasm: host_module.wasm,
+            glue: host_module.glue,
+            wasm_brotli_goal: HOST_WASM_BROTLI_GOAL,
+            within_goal: host_module.wasm_within_goal(),
+        },
         host_add_lines_1000: AddLines {
             median_ms: rounded(host.add_lines_ms, 3),
             samples: host.samples,
@@ -132,6 +167,7 @@ pub(crate) fn json(
             within_budget: host.context_get_within_budget(),
         },
         host_open_quote: host.open_quote.json(host.catalog_products),
+        app_cold_load: cold_load.json(),
         host_browser: &host.browser,
         rest_products_500: Rest {
             requests_per_sec: rounded(rest.requests_per_sec, 1),
@@ -199,6 +235,26 @@ mod tests {
                 "install": 1.0}}})
     }
 
+    /// `app_cold_load` for the figures of `cold_load::tests::cold_load()`.
+    fn cold_load() -> Value {
+        let phases = json!({"document": 12.0, "scripts": 388.0, "host_init": 60.0,
+            "host_fetch": 35.0, "host_compile_instantiate": 20.0, "app": 190.0,
+            "quote_fetch": 3.5, "dom_content_loaded": 398.0});
+        let repeat_phases = json!({"document": 12.0, "scripts": 28.0, "host_init": 60.0,
+            "host_fetch": 35.0, "host_compile_instantiate": 20.0, "app": 40.0,
+            "quote_fetch": 3.5, "dom_content_loaded": 38.0});
+        json!({"demo_products": 1000, "quote": "Q-1001", "lines": 2,
+            "first_visit": {"median_ms": 650.0, "samples": 3, "goal_below_ms": 500.0,
+                "within_goal": false, "host_wasm_transfer_bytes": 260_205,
+                "host_wasm_body_bytes": 259_905, "phases_median_ms": phases},
+            "repeat": {"median_ms": 140.0, "samples": 3, "goal_below_ms": 150.0,
+                "within_goal": true, "host_wasm_transfer_bytes": 300,
+                "host_wasm_body_bytes": 259_905, "phases_median_ms": repeat_phases},
+            "second_visit_ms": 190.0, "host_wasm_content_type": "application/wasm",
+            "host_wasm_initiator": "fetch", "streaming_compile": true,
+            "wasm_code_cache_bytes": 135_000})
+    }
+
     /// The host figures the report is made from.
     fn host_figures(compare: CompareReport) -> HostFigures {
         HostFigures {
@@ -215,50 +271,75 @@ mod tests {
         }
     }
 
+    /// The REST figures the report is made from.
+    fn rest_figures() -> RestFigures {
+        RestFigures {
+            sqlite: Load {
+                requests_per_sec: 1500.25,
+                p99_ms: 12.5,
+            },
+            postgres: Load {
+                requests_per_sec: 700.0,
+                p99_ms: 20.0,
+            },
+            postgres_two: Load {
+                requests_per_sec: 1200.0,
+                p99_ms: 30.5,
+            },
+        }
+    }
+
+    /// The bytes over HTTP the report is made from.
+    fn transfers() -> Transfers {
+        Transfers {
+            catalog_products: 105_300,
+            items: vec![Transfer {
+                name: "host_wasm",
+                path: "/host/toolbridge_host_bg.wasm",
+                identity_bytes: 787_381,
+                browser_bytes: 225_839,
+                browser_encoding: "br".to_owned(),
+                gzip_bytes: 283_330,
+                first_browser_ms: 650.5,
+                repeat_browser_ms: 1.5,
+            }],
+        }
+    }
+
     #[test]
     fn the_json_report_lists_the_budget_and_every_part() {
         let compare: CompareReport =
             serde_json::from_str(r#"{"batch": 20, "inFlight": 100, "contenders": {}}"#).unwrap();
-        let text = json(
-            &BridgeSizes {
-                bridge: Size {
-                    raw: 60_000,
-                    gzip: 17_000,
-                },
-                parts: vec![
-                    ("wasm", Size { raw: 40, gzip: 30 }),
-                    ("glue", Size { raw: 20, gzip: 10 }),
-                ],
+        let sizes = BridgeSizes {
+            bridge: Size {
+                raw: 60_000,
+                gzip: 17_000,
             },
-            &host_figures(compare),
-            &RestFigures {
-                sqlite: Load {
-                    requests_per_sec: 1500.25,
-                    p99_ms: 12.5,
-                },
-                postgres: Load {
-                    requests_per_sec: 700.0,
-                    p99_ms: 20.0,
-                },
-                postgres_two: Load {
-                    requests_per_sec: 1200.0,
-                    p99_ms: 30.5,
-                },
+            parts: vec![
+                ("wasm", Size { raw: 40, gzip: 30 }),
+                ("glue", Size { raw: 20, gzip: 10 }),
+            ],
+        };
+        let host_module = HostModuleSizes {
+            wasm: ServedSize {
+                raw: 923_518,
+                gzip: 300_000,
+                brotli: 236_212,
             },
-            &Transfers {
-                catalog_products: 105_300,
-                items: vec![Transfer {
-                    name: "host_wasm",
-                    path: "/host/toolbridge_host_bg.wasm",
-                    identity_bytes: 787_381,
-                    browser_bytes: 225_839,
-                    browser_encoding: "br".to_owned(),
-                    gzip_bytes: 283_330,
-                    first_browser_ms: 650.5,
-                    repeat_browser_ms: 1.5,
-                }],
+            glue: ServedSize {
+                raw: 59_665,
+                gzip: 12_000,
+                brotli: 10_500,
             },
-        )
+        };
+        let text = json(&Measured {
+            sizes: &sizes,
+            host_module: &host_module,
+            host: &host_figures(compare),
+            cold_load: &crate::cold_load::tests::cold_load(),
+            rest: &rest_figures(),
+            transfers: &transfers(),
+        })
         .unwrap();
         let parsed: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(
@@ -269,6 +350,11 @@ mod tests {
                     "wasm": {"raw": 40, "gzip": 30},
                     "glue": {"raw": 20, "gzip": 10}
                 },
+                "host_module": {
+                    "wasm": {"raw": 923_518, "gzip": 300_000, "brotli": 236_212},
+                    "glue": {"raw": 59_665, "gzip": 12_000, "brotli": 10_500},
+                    "wasm_brotli_goal": 102_400, "within_goal": false
+                },
                 "host_add_lines_1000": {"median_ms": 2.1, "samples": 100,
                     "catalog_products": 100_000, "max_median_ms": 5.0, "within_budget": true,
                     "phases_mean_ms": {"read": 0.5, "validate": 1.0, "merge": 0.4,
@@ -277,6 +363,7 @@ mod tests {
                     "echo_median_ms": 0.15, "ratio": 1.4, "max_ratio": 1.5, "samples": 100,
                     "within_budget": true},
                 "host_open_quote": open_quote(),
+                "app_cold_load": cold_load(),
                 "host_browser": "HeadlessChrome \"1\"",
                 "rest_products_500": {"requests_per_sec": 1500.3, "p99_ms": 12.5,
                     "min_requests_per_sec": 1000.0, "max_p99_ms": 25.0, "within_budget": true},
@@ -298,9 +385,11 @@ mod tests {
             "\"bridge_js_parts\"",
             "\"wasm\"",
             "\"glue\"",
+            "\"host_module\"",
             "\"host_add_lines_1000\"",
             "\"host_context_get\"",
             "\"host_open_quote\"",
+            "\"app_cold_load\"",
             "\"host_browser\"",
             "\"rest_products_500\"",
             "\"rest_products_500_postgres\"",

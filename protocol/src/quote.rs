@@ -280,8 +280,15 @@ impl QuoteLine {
 }
 
 /// A line with its amounts, as a full quote shows it.
+///
+/// Read back, the amounts are computed again from the line rather than read:
+/// they are a function of it ([`LineAmounts::compute`], which the server
+/// used to write them), and reading the line alone spares the host module
+/// serde's buffering of every field for the two flattened halves (the
+/// module's largest deserializer, and the slower read of a long quote).
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "QuoteLine")]
 pub struct PricedLine {
     /// The line.
     #[serde(flatten)]
@@ -289,6 +296,12 @@ pub struct PricedLine {
     /// Its amounts.
     #[serde(flatten)]
     pub amounts: LineAmounts,
+}
+
+impl From<QuoteLine> for PricedLine {
+    fn from(line: QuoteLine) -> Self {
+        Self::new(line)
+    }
 }
 
 impl PricedLine {

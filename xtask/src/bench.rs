@@ -3,7 +3,9 @@
 //! writes `target/bench/bench.json`, `compare.md` and `compare.json`.
 //!
 //! The release server, the longest build, builds in the background from the start. Meanwhile
-//! setup runs, then bridge.js and the bench binary build at a lower priority, and the bench
+//! setup runs, then bridge.js, the host module (`host/dist`, whose bytes the bench measures and
+//! which the server serves to the app's cold load) and the bench binary build at a lower
+//! priority, and the bench
 //! starts with `--server -`: it measures bridge.js and builds the host's bench test (whose
 //! addresses are compiled in, so the bench reserves the ports first) while the server builds,
 //! and reads the server's path from its standard input, which gets it here once the build has
@@ -21,8 +23,8 @@ use crate::js_tools::{self, Tool};
 use crate::server_build::BackgroundBuild;
 use crate::{bridge_js, setup, wasm};
 
-/// Runs the bench; `--quick` shortens the load test from 10 s to 3 s and takes 30 samples of
-/// each host figure instead of 100.
+/// Runs the bench; `--quick` shortens the load test from 10 s to 3 s, takes 30 samples of
+/// each host figure instead of 100 and 5 cold loads of the app of each kind instead of 15.
 pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<(), Error> {
     if let Some(arg) = args.iter().find(|arg| *arg != "--quick") {
         return Err(Error::usage(format!("`bench` does not take `{arg}`")));
@@ -42,6 +44,9 @@ pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<(), Error> {
     // time: they run when it leaves a core idle.
     let yielding = ctx.yielding();
     bridge_js::build(&yielding)?;
+    // The host module the server serves (`host/dist`), whose bytes the bench measures and whose
+    // load the app's cold load times.
+    wasm::host_module(&yielding)?;
     let pieces = bridge_js::pieces(ctx);
     yielding
         .cargo()
@@ -52,7 +57,7 @@ pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<(), Error> {
     // built with, so that the figures are the module's.
     let host = browser::wasm_test_command(ctx, &CHROMIUM, "toolbridge-host", 300)?.args([
         "--profile",
-        wasm::SPEED_PROFILE,
+        wasm::HOST_PROFILE,
         "--test",
         "bench",
     ]);
@@ -75,6 +80,7 @@ pub(crate) fn run(ctx: &Ctx, args: &[String]) -> Result<(), Error> {
         .args(["--sdk-version", &bridge_js::sdk_version(ctx)?])
         .args(["--wasm", &ctx.shown(&pieces.wasm)])
         .args(["--glue", &ctx.shown(&pieces.glue)])
+        .args(["--host-dist", &ctx.shown(&wasm::host_dist(ctx))])
         .args(["--penpal", &penpal, "--penpal-version", &penpal_version])
         .args(["--comlink", &comlink, "--comlink-version", &comlink_version])
         .arg("--")

@@ -5,6 +5,7 @@ use crate::bridge_js;
 use crate::ctx::Ctx;
 use crate::docs;
 use crate::error::Error;
+use crate::host_package;
 use crate::npm_package;
 use crate::pins::WASM_TARGET;
 use crate::server_build;
@@ -32,6 +33,8 @@ pub(crate) fn run(ctx: &Ctx) -> Result<(), Error> {
         ("bridge.js and bridge.d.ts", bridge_js::build(ctx)?),
         ("host module (with .wasm, .d.ts)", wasm::host_module(ctx)?),
         ("npm package @toolbridge/sdk", npm_package::build(ctx)?),
+        // From host/dist as just built.
+        ("npm package @toolbridge/host", host_package::package(ctx)?),
         ("documentation (/docs/)", docs::build(ctx)?),
         // After bridge.js, the host module and the documentation: the binary carries them, and
         // needs nothing else.

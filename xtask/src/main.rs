@@ -13,6 +13,7 @@ mod ctx;
 mod docs;
 mod error;
 mod fuzz;
+mod host_package;
 mod js_tools;
 mod native;
 mod npm_package;
@@ -39,13 +40,15 @@ commands:
                           wasm-bindgen-cli (the version Cargo.lock pins), wasm-pack, Chromium,
                           chromedriver, Firefox ESR, geckodriver, wrk, the Node
                           tools pinned in sdk/js-tools (TypeScript, wasm-opt, terser, Penpal,
-                          Comlink, Redoc), mdbook and lychee, schemathesis (in a
-                          Python virtualenv under target/tools), and sdk/dist/bridge.js when
-                          it is missing; re-running installs nothing
+                          Comlink, Redoc), the bundlers host/scratch-project pins (Vite,
+                          webpack; npm ci in target/host-scratch-project), mdbook and lychee,
+                          schemathesis (in a Python virtualenv under target/tools), and
+                          sdk/dist/bridge.js when it is missing; re-running installs nothing
   test [--fuzz] [--long] [--only TEXT]
                           run setup, then every check suite (fmt, clippy, native tests, wasm32
                           builds, the SDK and the host module in Chromium and Firefox, the
-                          typings, the npm package in a scratch TypeScript project, the example
+                          typings, the npm packages (the SDK's in a scratch TypeScript project,
+                          the host's built into a page by Vite and webpack), the example
                           tools' own tests, the documentation's links and examples, the app end
                           to end, API conformance, the release
                           server killed mid-write); ends with `N passed, N failed` (--fuzz adds the
@@ -54,20 +57,25 @@ commands:
                           whose name contains TEXT, e.g. --only 'host in chromium')
   build                   build the workspace, the protocol crate for wasm32, the SDK as
                           sdk/dist/bridge.js with sdk/dist/bridge.d.ts, the host module in
-                          host/dist, the npm package @toolbridge/sdk (bridge.js, its types
-                          and the test kit) as target/npm/toolbridge-sdk-<SDK version>.tgz,
+                          host/dist, the npm packages in target/npm: @toolbridge/sdk
+                          (bridge.js, its types and the test kit) as
+                          toolbridge-sdk-<SDK version>.tgz and @toolbridge/host (the host
+                          module for bundlers) as toolbridge-host-<crate version>.tgz,
                           the documentation (the book and the API reference) in docs/book,
                           and the release server, which carries them
   docs                    build the documentation alone into docs/book: the book (docs/src, with
                           mdBook), the error code page and the API reference page
   bench [--quick]         measure the budgets: bridge.js size (gzip -9), the host module's
-                          addLines, context.get() and opening a quote in Chromium (against the
-                          release server with 100 000 products), and the REST API under load
-                          (wrk against the release server); also in target/bench/bench.json; and
-                          toolbridge side by side with Penpal, Comlink and a bare MessageChannel
-                          echo in the same Chromium session, in target/bench/compare.md and
+                          bytes (raw, gzip -9, brotli), its addLines, context.get() and opening
+                          a quote in Chromium (against the release server with 100 000
+                          products), the app's cold load to the quote editor in Chromium (first
+                          visit and repeat, demo data), and the REST API under load (wrk against
+                          the release server); also in target/bench/bench.json; and toolbridge
+                          side by side with Penpal, Comlink and a bare MessageChannel echo in
+                          the same Chromium session, in target/bench/compare.md and
                           compare.json (--quick: a 3 s load, not 10 s, 30 host samples, not
-                          100); runs the part of setup it uses first (not Firefox or schemathesis)
+                          100, 5 cold loads of each kind, not 15); runs the part of setup it
+                          uses first (not Firefox or schemathesis)
   serve [ARGS]            run the part of setup the builds use (no browsers, no schemathesis),
                           then the builds, then the toolbridge server on
                           http://localhost:8080 with demo data (database in target/serve/)

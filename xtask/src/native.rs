@@ -18,11 +18,11 @@ use xshell::Cmd;
 use crate::ctx::Ctx;
 use crate::error::Error;
 
-/// The features that let the suites' test targets build: the e2e, reliability, conformance and
-/// docs suites of the `tests/` crate, and the tool author's kit's browser tests.
+/// The features that let the suites' test targets build: the e2e, reliability, conformance,
+/// docs and host package suites of the `tests/` crate, and the tool author's kit's browser tests.
 const SUITE_FEATURES: &str = "toolbridge-e2e/e2e,toolbridge-e2e/reliability,\
                               toolbridge-e2e/conformance,toolbridge-e2e/docs,\
-                              toolbridge-testkit/browser";
+                              toolbridge-e2e/host-package,toolbridge-testkit/browser";
 
 /// `cargo SUBCOMMAND --workspace --features SUITE_FEATURES`.
 pub(crate) fn cargo<'a>(ctx: &'a Ctx, subcommand: &str) -> Cmd<'a> {

@@ -6,6 +6,9 @@
 //! wasm32, `wasm-bindgen --target web`) beside it; `testkit/npm/package.json` with the SDK's
 //! version; and `testkit/npm/README.md`. The files are staged in `target/npm/package/` and packed
 //! there with `npm pack`. The package has no dependencies, so it installs offline.
+//!
+//! The version-stamped `package.json`, `npm pack` and the declarations without `Symbol.dispose`
+//! are shared with `@toolbridge/host` ([`crate::host_package`]).
 
 use std::path::{Path, PathBuf};
 
@@ -20,10 +23,11 @@ use crate::wasm;
 const SOURCES: &str = "testkit/npm";
 /// The page helpers' files (`@toolbridge/sdk/ui`), at the package's root.
 const UI_FILES: [&str; 3] = ["sdk/ui/ui.js", "sdk/ui/ui.d.ts", "sdk/ui/ui.css"];
-/// The version in the package.json template, which the SDK's replaces.
-const VERSION_PLACEHOLDER: &str = "0.0.0-set-by-cargo-xtask-build";
-/// The host module's files the testing entry loads.
-const HOST_FILES: [&str; 4] = [
+/// The version in the package.json templates, which the package's own replaces.
+pub(crate) const VERSION_PLACEHOLDER: &str = "0.0.0-set-by-cargo-xtask-build";
+/// The host module's files, as `wasm::host_module` writes them into `host/dist` (the testing entry
+/// loads them; `@toolbridge/host` is them).
+pub(crate) const HOST_FILES: [&str; 4] = [
     "toolbridge_host.js",
     "toolbridge_host_bg.wasm",
     "toolbridge_host.d.ts",
@@ -68,38 +72,57 @@ pub(crate) fn build(ctx: &Ctx) -> Result<PathBuf, Error> {
         sh.copy_file(format!("{SOURCES}/{file}"), &testing)?;
     }
     sh.copy_file(format!("{SOURCES}/README.md"), &stage)?;
-    let manifest = sh.read_file(format!("{SOURCES}/package.json"))?;
-    if !manifest.contains(VERSION_PLACEHOLDER) {
-        return Err(Error::failed(format!(
-            "{SOURCES}/package.json must have \"version\": \"{VERSION_PLACEHOLDER}\" (the SDK's \
-             version replaces it)"
-        )));
-    }
-    let manifest = manifest.replace(VERSION_PLACEHOLDER, &version);
-    sh.write_file(stage.join("package.json"), manifest)?;
+    write_manifest(ctx, SOURCES, &version, &stage)?;
 
     // The test kit's memory backend.
-    let module = wasm::build(ctx, wasm::SPEED_PROFILE, "toolbridge-testkit", &["--lib"])?;
+    let module = wasm::build(ctx, wasm::HOST_PROFILE, "toolbridge-testkit", &["--lib"])?;
     let memory = testing.join("memory");
     let flags = ["--remove-producers-section"];
     wasm::bindgen(ctx, &module, "web", &flags, &memory)?;
     without_dispose(ctx, &memory.join("toolbridge_testkit.d.ts"))?;
 
+    pack(ctx, &stage, &format!("toolbridge-sdk-{version}.tgz"))
+}
+
+/// Writes `SOURCES/package.json` (a package's hand-written sources, relative to the root) into
+/// `stage` with `version` in place of [`VERSION_PLACEHOLDER`], which the template must hold.
+pub(crate) fn write_manifest(
+    ctx: &Ctx,
+    sources: &str,
+    version: &str,
+    stage: &Path,
+) -> Result<(), Error> {
+    let sh = ctx.sh();
+    let manifest = sh.read_file(format!("{sources}/package.json"))?;
+    if !manifest.contains(VERSION_PLACEHOLDER) {
+        return Err(Error::failed(format!(
+            "{sources}/package.json must have \"version\": \"{VERSION_PLACEHOLDER}\" (the \
+             package's version replaces it)"
+        )));
+    }
+    let manifest = manifest.replace(VERSION_PLACEHOLDER, version);
+    Ok(sh.write_file(stage.join("package.json"), manifest)?)
+}
+
+/// `npm pack` of the package staged in `stage`, into [`dir`]: the tarball's path, which npm must
+/// have called `name`.
+pub(crate) fn pack(ctx: &Ctx, stage: &Path, name: &str) -> Result<PathBuf, Error> {
     // Offline and quiet; npm prints the name of the tarball it wrote last.
-    let out = dir(ctx);
-    let _stage = sh.push_dir(&stage);
+    let (sh, out) = (ctx.sh(), dir(ctx));
+    let _stage = sh.push_dir(stage);
     let printed = cmd!(sh, "npm pack --pack-destination {out}")
         .env("NPM_CONFIG_OFFLINE", "true")
         .env("NPM_CONFIG_UPDATE_NOTIFIER", "false")
         .read()?;
-    let name = format!("toolbridge-sdk-{version}.tgz");
     if !printed.lines().any(|line| line.trim() == name) {
         return Err(Error::failed(format!(
-            "npm pack did not write {name}; it printed: {printed}"
+            "npm pack in {} did not write {name}; it printed: {printed}",
+            ctx.shown(stage)
         )));
     }
     let tarball = out.join(name);
-    println!("npm package: wrote {}", ctx.shown(&tarball));
+    let size = sh.read_binary_file(&tarball)?.len();
+    println!("npm package: wrote {} ({size} bytes)", ctx.shown(&tarball));
     Ok(tarball)
 }
 
@@ -109,7 +132,7 @@ pub(crate) fn build(ctx: &Ctx) -> Result<PathBuf, Error> {
 const DISPOSE_MEMBER: &str = "[Symbol.dispose](): void;";
 
 /// Removes [`DISPOSE_MEMBER`] from the declarations in `path`.
-fn without_dispose(ctx: &Ctx, path: &Path) -> Result<(), Error> {
+pub(crate) fn without_dispose(ctx: &Ctx, path: &Path) -> Result<(), Error> {
     let text = ctx.sh().read_file(path)?;
     let kept: Vec<&str> = text
         .lines()

@@ -8,6 +8,7 @@ use xshell::{Cmd, cmd};
 use crate::bridge_js;
 use crate::ctx::{self, Ctx, Stream};
 use crate::error::Error;
+use crate::host_package;
 use crate::js_tools;
 use crate::pins::{
     self, CARGO_FUZZ, CRYPTOGRAPHY, GECKODRIVER, LYCHEE, MDBOOK, PYJWT, SCHEMATHESIS, WASM_PACK,
@@ -222,6 +223,13 @@ pub(crate) fn run(ctx: &Ctx, purpose: Purpose) -> Result<(), Error> {
         npm_tools(ctx),
     );
     if everything {
+        all_ok &= report(
+            &format!(
+                "host package bundlers (npm ci in {})",
+                ctx.shown(&host_package::project_dir(ctx))
+            ),
+            host_bundlers(ctx),
+        );
         for tools in [PythonTools::schemathesis(), PythonTools::vendor()] {
             let venv = ctx.shown(&tools.dir(ctx));
             all_ok &= report(
@@ -436,6 +444,45 @@ fn npm_tools(ctx: &Ctx) -> Step {
         &format!(
             "npm finished, but {dir}/node_modules does not hold the pinned versions; check \
              package-lock.json"
+        ),
+    )
+}
+
+/// The bundlers the scratch platform page pins (`host/scratch-project/package.json`: Vite, webpack
+/// and webpack-cli), for the "host package" suite: its `package.json` and `package-lock.json`
+/// copied into [`host_package::project_dir`] under the target directory and `npm ci` run there,
+/// whenever a pinned version is missing there or either file has changed.
+fn host_bundlers(ctx: &Ctx) -> Step {
+    let stale = match host_package::stale_bundlers(ctx) {
+        Ok(stale) => stale,
+        Err(why) => return Step::Failed(why.to_string()),
+    };
+    if stale.is_empty() {
+        return Step::Ok;
+    }
+    let (dir, source) = (
+        host_package::project_dir(ctx),
+        host_package::SCRATCH_PROJECT,
+    );
+    let shown = ctx.shown(&dir);
+    if ctx.find("npm").is_none() {
+        return Step::Manual(format!(
+            "mkdir -p {shown} && cp {source}/package.json {source}/package-lock.json {shown}/ && \
+             cd {shown} && npm ci --no-audit --no-fund"
+        ));
+    }
+    if let Err(why) = host_package::copy_manifests(ctx) {
+        return Step::Failed(why.to_string());
+    }
+    let sh = ctx.sh();
+    let _in_project = sh.push_dir(&dir);
+    install(
+        &format!("{} (in {shown})", stale.join(", ")),
+        cmd!(sh, "npm ci --no-audit --no-fund"),
+        || host_package::stale_bundlers(ctx).is_ok_and(|stale| stale.is_empty()),
+        &format!(
+            "npm ci finished, but {shown}/node_modules does not hold the versions \
+             {source}/package.json pins; check its package-lock.json"
         ),
     )
 }

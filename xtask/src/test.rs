@@ -15,6 +15,7 @@ use crate::ctx::{self, Ctx, Stream};
 use crate::docs;
 use crate::error::Error;
 use crate::fuzz;
+use crate::host_package;
 use crate::js_tools;
 use crate::native;
 use crate::npm_package;
@@ -104,6 +105,11 @@ const SUITES: &[Suite] = &[
     // a small tool there (and a misspelt method, which must not compile), and runs the tool's
     // test in Chromium (`testkit/tests/tool_tests/package.rs`).
     always("sdk package", |ctx| tool_tests(ctx, &CHROMIUM, "package::")),
+    // Packs @toolbridge/host, installs it offline beside the bundlers setup installed for the
+    // scratch platform page (`host/scratch-project/`), builds the page with Vite and with webpack,
+    // and opens each build in Chromium against a debug server that allows its origin: the page
+    // signs in, opens a quote and mounts a tool that adds lines to it (`tests/host_package/`).
+    always("host package", host_package_suite),
     // Each example tool's own tests on the package's test host, and again against a copy of the
     // tool with its logic broken on purpose, where they must fail.
     always("tools in chromium", |ctx| {
@@ -434,6 +440,32 @@ fn tool_tests(ctx: &Ctx, browser: &Browser, filter: &str) -> Outcome {
     let args = [OsStr::new("--dir"), dir.as_os_str()];
     let mut outcome = Outcome::PASS;
     outcome += counted(browser::with_backends(ctx, "tools", browser, &args, tests));
+    outcome
+}
+
+/// One check for packing `@toolbridge/host`, and the tests of `tests/host_package/`: the tarball
+/// installed offline into [`host_package::project_dir`] (where setup installed the pinned
+/// bundlers), the page built with Vite and with webpack, and each build opened in Chromium
+/// (through `with-backends browser`, for the driver) against a debug server of the test's own,
+/// with its files in `target/host-package-test/`.
+fn host_package_suite(ctx: &Ctx) -> Outcome {
+    let tarball = match host_package::build(ctx) {
+        Ok(tarball) => tarball,
+        Err(error) => return checked::<()>(Err(error)),
+    };
+    let mut outcome = Outcome::PASS;
+    outcome += counted(native::build(ctx).and_then(|binaries| {
+        let suite = e2e_suite(ctx, "host_package")
+            .args(["--", "--test-threads=1"])
+            .env("TOOLBRIDGE_BIN", binaries.server)
+            .env("TOOLBRIDGE_HOST_TARBALL", tarball)
+            .env("TOOLBRIDGE_HOST_PROJECT", host_package::project_dir(ctx))
+            .env(
+                "TOOLBRIDGE_HOST_PACKAGE_DIR",
+                ctx.target_dir().join("host-package-test"),
+            );
+        browser::with_backends(ctx, "browser", &CHROMIUM, &[], suite)
+    }));
     outcome
 }
 

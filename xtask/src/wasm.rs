@@ -12,10 +12,13 @@ use crate::pins::WASM_TARGET;
 
 /// The size-oriented cargo profile of bridge.js (see the workspace `Cargo.toml`).
 pub(crate) const SIZE_PROFILE: &str = "wasm-release";
-/// The speed-oriented cargo profile of the host module, which the host bench measures too.
-pub(crate) const SPEED_PROFILE: &str = "host-release";
+/// The cargo profile of the host module (size-oriented, see the workspace `Cargo.toml`), which
+/// the host bench measures too.
+pub(crate) const HOST_PROFILE: &str = "host-release";
 /// Where the host module goes, relative to the workspace root.
 const HOST_DIST: &str = "host/dist";
+/// Where the host module with its function names goes, relative to the target directory.
+const HOST_NAMED: &str = "host-module-named";
 
 /// Builds `package` for wasm32 with the cargo `profile` and `extra` arguments; the module's path.
 pub(crate) fn build(
@@ -59,29 +62,36 @@ pub(crate) fn host_dist(ctx: &Ctx) -> PathBuf {
     ctx.root().join(HOST_DIST)
 }
 
-/// Builds `host/dist/`: the `toolbridge-host` crate with [`SPEED_PROFILE`], and
+/// Builds `host/dist/`: the `toolbridge-host` crate with [`HOST_PROFILE`], and
 /// `wasm-bindgen --target web` writing an ES module (the JavaScript the crate imports put inside
-/// it by `toolbridge_sdk_pack::inline_snippets`), its `.wasm` and its declarations. They are made
-/// in `target/host-module/` and copied into `host/dist/` only where they differ, so that an
-/// unchanged build leaves `host/dist/` as it was: the release server carries its files, and cargo
-/// compiles it again whenever one of them, or the folder, is touched. The ES module's path.
+/// it by `toolbridge_sdk_pack::inline_snippets`), its `.wasm` and its declarations. The `.wasm`
+/// goes without its `name` section (the function names a debugger shows, a fifth of the module),
+/// which nobody's page needs; the same module with its names, for a profiler, goes to
+/// [`HOST_NAMED`] with its own glue (`toolbridge serve --host-dir target/host-module-named`).
+/// They are made in `target/host-module/` and copied into `host/dist/` only where they differ,
+/// so that an unchanged build leaves `host/dist/` as it was: the release server carries its
+/// files, and cargo compiles it again whenever one of them, or the folder, is touched. The ES
+/// module's path.
 pub(crate) fn host_module(ctx: &Ctx) -> Result<PathBuf, Error> {
-    let module = build(ctx, SPEED_PROFILE, "toolbridge-host", &["--lib"])?;
-    let staging = ctx.target_dir().join("host-module");
+    let module = build(ctx, HOST_PROFILE, "toolbridge-host", &["--lib"])?;
     let sh = ctx.sh();
-    sh.remove_path(&staging)?;
-    bindgen(
-        ctx,
-        &module,
-        "web",
-        &["--remove-producers-section"],
-        &staging,
-    )?;
-    let glue = staging.join("toolbridge_host.js");
-    let read = |path: &str| sh.read_file(staging.join(path)).map_err(Error::from);
-    let inlined = toolbridge_sdk_pack::inline_snippets(&sh.read_file(&glue)?, read)?;
-    sh.write_file(&glue, inlined)?;
-    sh.remove_path(staging.join("snippets"))?;
+    let staging = ctx.target_dir().join("host-module");
+    let named = ctx.target_dir().join(HOST_NAMED);
+    for (out, flags) in [
+        (
+            &staging,
+            &["--remove-producers-section", "--remove-name-section"][..],
+        ),
+        (&named, &["--remove-producers-section"][..]),
+    ] {
+        sh.remove_path(out)?;
+        bindgen(ctx, &module, "web", flags, out)?;
+        let glue = out.join("toolbridge_host.js");
+        let read = |path: &str| sh.read_file(out.join(path)).map_err(Error::from);
+        let inlined = toolbridge_sdk_pack::inline_snippets(&sh.read_file(&glue)?, read)?;
+        sh.write_file(&glue, inlined)?;
+        sh.remove_path(out.join("snippets"))?;
+    }
     let dist = host_dist(ctx);
     let changed = mirror(ctx, &staging, &dist)?;
     let wasm = dist.join("toolbridge_host_bg.wasm");

@@ -332,6 +332,9 @@ export async function renderEditor(root, { id }) {
 
   render();
   focusHeading(root);
+  // `cargo xtask bench` times the app's cold load to this mark (`bench/src/cold_load.rs`): the
+  // editor's first render of a quote's lines in this page.
+  if (!performance.getEntriesByName("toolbridge:quote-lines", "mark").length) performance.mark("toolbridge:quote-lines");
 
   return {
     async beforeLeave() {
