@@ -18,6 +18,7 @@ export type BridgeErrorCode =
   | "METHOD_NOT_FOUND"
   | "TIMEOUT"
   | "NOT_CONNECTED"
+  | "OFFLINE"
   | "INTERNAL";
 
 /** One broken rule: where (`lines[3].qty`) and what. */
@@ -231,8 +232,9 @@ export type BridgeMethod =
  * The extensions beyond 2.1.0 a host may offer a tool (the handshake's
  * `capabilities`): methods (`quotes.getOpen`, `settings.get`, `ui.toast`,
  * `ui.confirm`, `ui.openQuote`, `auth.getToken`, `fetch`), events
- * (`quote.changed`, `session.ended`, `settings.changed`, `context.changed`)
- * and auto-resize.
+ * (`quote.changed`, `session.ended`, `settings.changed`, `context.changed`),
+ * auto-resize, and `connectivity` (the `connectivity.get` method with the
+ * `connectivity.changed` event).
  */
 export type BridgeCapability =
   | "quotes.getOpen"
@@ -246,7 +248,8 @@ export type BridgeCapability =
   | "ui.openQuote"
   | "auth.getToken"
   | "context.changed"
-  | "fetch";
+  | "fetch"
+  | "connectivity";
 
 /** Every method's wire name: those of 2.1.0 and those of the extensions. */
 export type BridgeMethodName =
@@ -257,7 +260,8 @@ export type BridgeMethodName =
   | "ui.confirm"
   | "ui.openQuote"
   | "auth.getToken"
-  | "fetch";
+  | "fetch"
+  | "connectivity.get";
 
 /** What `bridge.ready()` resolves with. */
 export interface BridgeReadyInfo {
@@ -372,12 +376,28 @@ export interface SettingsChangedEvent {
  */
 export type ContextChangedEvent = BridgeContextValues;
 
+/**
+ * Whether the app's server can be reached from the browser, as the host
+ * knows it: what `connectivity.get()` answers and the `connectivity.changed`
+ * event carries. While `online` is false, calls that need the server fail at
+ * once with OFFLINE; `quotes.addLines`, `quotes.getOpen`, `settings.get`,
+ * `ui.toast`, `ui.confirm` and `context.get` (once the host knows the user)
+ * keep working.
+ */
+export interface BridgeConnectivity {
+  online: boolean;
+}
+
+/** The `connectivity.changed` event: the server went out of reach, or came back. */
+export type ConnectivityChangedEvent = BridgeConnectivity;
+
 /** Every event `bridge.on` takes, with what its listeners receive. */
 export interface BridgeEventMap {
   "quote.changed": QuoteChangedEvent;
   "session.ended": SessionEndedEvent;
   "settings.changed": SettingsChangedEvent;
   "context.changed": ContextChangedEvent;
+  "connectivity.changed": ConnectivityChangedEvent;
 }
 
 /** The name of an event `bridge.on` takes. */
@@ -492,6 +512,15 @@ export interface Bridge {
      */
     get(): Promise<BridgeSettings>;
   };
+  readonly connectivity: {
+    /**
+     * Extension `connectivity`: whether the app's server can be reached now,
+     * answered by the host without the server (check
+     * `supports("connectivity")`; a host without it answers
+     * METHOD_NOT_FOUND).
+     */
+    get(): Promise<BridgeConnectivity>;
+  };
   readonly auth: {
     /**
      * Extension `auth.getToken`: a token the platform signed (an ES256 JWT)
@@ -526,7 +555,9 @@ export interface Bridge {
    * TIMEOUT when the tool's server does not answer within 15 s (or no reply
    * comes within 35 s); BACKEND_UNAVAILABLE when the tool's server cannot be
    * reached or answers more than 5 MiB, or the app's server is unavailable;
-   * INTERNAL for an answer no `Response` can hold (a 1xx status).
+   * OFFLINE when the app's server cannot be reached from the browser (see
+   * `connectivity`); INTERNAL for an answer no `Response` can hold (a 1xx
+   * status).
    */
   fetch(url: string | URL, init?: BridgeFetchInit): Promise<Response>;
   /** Resolves once the host has answered; rejects with NOT_CONNECTED if none does. */
@@ -546,6 +577,7 @@ export interface Bridge {
   on(event: "session.ended", listener: (event: SessionEndedEvent) => void): () => void;
   on(event: "settings.changed", listener: (event: SettingsChangedEvent) => void): () => void;
   on(event: "context.changed", listener: (event: ContextChangedEvent) => void): () => void;
+  on(event: "connectivity.changed", listener: (event: ConnectivityChangedEvent) => void): () => void;
   on<E extends BridgeEventName>(event: E, listener: (event: BridgeEventMap[E]) => void): () => void;
   readonly BridgeError: BridgeErrorConstructor;
 }

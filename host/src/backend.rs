@@ -2,9 +2,12 @@
 //! through the page's own `backend.fetch`): every request the host makes,
 //! and the one mapping from HTTP outcomes to bridge error codes.
 
+use std::rc::Rc;
+
 use js_sys::{Array, Function, JsString, Promise, Reflect, Uint8Array};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use toolbridge_protocol::connectivity::{failed_on_the_network, not_sent};
 use toolbridge_protocol::fetch::TIMEOUT_SECS;
 use toolbridge_protocol::problem::Problem;
 use toolbridge_protocol::{Error, ErrorCode};
@@ -14,6 +17,7 @@ use web_sys::{
     AbortController, AbortSignal, Request, RequestCredentials, RequestInit, RequestMode, Response,
 };
 
+use crate::connectivity::Reachability;
 use crate::error::HostError;
 use crate::json;
 
@@ -42,6 +46,9 @@ pub(crate) struct Backend {
     /// The page's `backend` object, whose `fetch(request)` answers in place
     /// of the browser's `fetch`.
     custom: Option<Custom>,
+    /// Whether the server can be reached: every request's outcome tells it,
+    /// and while it says no, nothing is sent.
+    reach: Rc<Reachability>,
 }
 
 /// A page's own backend: the object and its `fetch` method.
@@ -166,6 +173,7 @@ impl Backend {
         page_url: &str,
         timeout_ms: u32,
         custom: Option<Custom>,
+        reach: Rc<Reachability>,
     ) -> Result<Self, HostError> {
         let url = web_sys::Url::new_with_base(base, page_url).map_err(|_| {
             HostError::usage(format!(
@@ -193,6 +201,7 @@ impl Backend {
             base: href.trim_end_matches('/').to_owned(),
             timeout_ms,
             custom,
+            reach,
         })
     }
 
@@ -273,9 +282,35 @@ impl Backend {
         })
     }
 
-    /// The request itself; `body` is JSON text, `timeout_ms` replaces the
-    /// host's deadline.
+    /// `GET path` while offline, to learn whether the server can be reached
+    /// again: its outcome counts as every request's does, and is otherwise
+    /// dropped.
+    pub(crate) async fn probe(&self, path: &str) {
+        let _ = self
+            .request::<JsString>("GET", path, None, None, None)
+            .await;
+    }
+
+    /// The request, unless the server cannot be reached: then `OFFLINE` at
+    /// once, and nothing is sent.
     async fn fetch<B: Body>(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&str>,
+        etag: Option<&str>,
+        timeout_ms: Option<u32>,
+    ) -> Result<Answer<B>, Error> {
+        if !self.reach.online() {
+            return Err(not_sent(&format!("{method} {path}")));
+        }
+        self.request(method, path, body, etag, timeout_ms).await
+    }
+
+    /// The request itself; `body` is JSON text, `timeout_ms` replaces the
+    /// host's deadline. Any answer puts the host online; a failure on the
+    /// network (not the deadline) puts it offline and is `OFFLINE`.
+    async fn request<B: Body>(
         &self,
         method: &str,
         path: &str,
@@ -359,9 +394,11 @@ impl Backend {
                     "the page's backend.fetch answered {what} with something other than a Response"
                 ))
             } else {
-                unreachable("network error")
+                self.reach.observe(false);
+                failed_on_the_network(&what, &self.base)
             }
         })?;
+        self.reach.observe(true);
         let headers = response.headers();
         let header = |name: &str| headers.get(name).ok().flatten();
         Ok(Answer {
@@ -376,7 +413,8 @@ impl Backend {
 /// Why a request got no answer to read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Failed {
-    /// No connection, a refused request, or the deadline.
+    /// No connection, a refused or dropped request (then `OFFLINE`), or the
+    /// deadline (then `BACKEND_UNAVAILABLE`).
     Network,
     /// The page's `backend.fetch` answered something that is not a
     /// `Response`.

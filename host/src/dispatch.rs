@@ -1,5 +1,7 @@
 //! Bridge calls arriving on a tool's private port: decoded and authorised
-//! with `protocol`, answered from the backend or the open quote, and logged.
+//! with `protocol`, answered from the backend or the open quote (or refused
+//! at once with `OFFLINE` when they need the server and it cannot be
+//! reached), and logged.
 
 use std::borrow::Cow;
 use std::rc::Rc;
@@ -11,6 +13,7 @@ use serde_json::Value;
 use toolbridge_protocol::Error;
 use toolbridge_protocol::add_lines::ValidBatch;
 use toolbridge_protocol::capability::Capability;
+use toolbridge_protocol::connectivity::{Connectivity, not_sent};
 use toolbridge_protocol::context::BridgeContextDto;
 use toolbridge_protocol::create_quote::validate_bridge_create;
 use toolbridge_protocol::fetch::{FetchRequest, FetchResponse};
@@ -146,6 +149,12 @@ pub(crate) fn on_port_message(shared: &Rc<Shared>, key: u32, port: &MessagePort,
     let remote = match answer_now(shared, &caller, call.method, &call.params, started) {
         Ok(outcome) => {
             settle(shared, &caller, started, port, &call, outcome);
+            return;
+        }
+        // Not sent at all while the server cannot be reached.
+        Err(_) if call.method.needs_server() && !shared.reach.online() => {
+            let refused = Err(not_sent(call.method.name()));
+            settle(shared, &caller, started, port, &call, refused);
             return;
         }
         Err(remote) => remote,
@@ -344,11 +353,11 @@ enum Remote {
 }
 
 /// Answers at once when no backend request is needed: `context.get` once the
-/// user is known, `quotes.addLines`, `quotes.getOpen`, `settings.get` and
-/// `ui.toast` always, `auth.getToken` for a tool mounted without `identity`,
-/// `fetch` for a tool mounted without `fetch` or with a request that breaks
-/// a rule, and any call the tool's type forbids. Otherwise says
-/// what the backend (or the user) must be asked.
+/// user is known, `quotes.addLines`, `quotes.getOpen`, `settings.get`,
+/// `ui.toast` and `connectivity.get` always, `auth.getToken` for a tool
+/// mounted without `identity`, `fetch` for a tool mounted without `fetch` or
+/// with a request that breaks a rule, and any call the tool's type forbids.
+/// Otherwise says what the backend (or the user) must be asked.
 fn answer_now(
     shared: &Shared,
     caller: &Caller,
@@ -373,9 +382,17 @@ fn answer_now(
             .and_then(|view| json::to_js(&view))
             .map(|view| (Answer::Js(view), None))),
         Method::SettingsGet => Ok(settings(shared, caller)),
+        Method::ConnectivityGet => Ok(encode(&Connectivity {
+            online: shared.reach.online(),
+        })
+        .map(|state| (Answer::Json(state), None))),
         Method::UiToast => Ok(toast(shared, caller, params)),
         Method::UiConfirm => Err(Remote::Confirm),
-        Method::UiOpenQuote => Err(Remote::OpenQuote),
+        // Refused at once where the page has not set its hook, online or not.
+        Method::UiOpenQuote => match shared.hooks.for_capability(Capability::UiOpenQuote) {
+            Ok(_) => Err(Remote::OpenQuote),
+            Err(error) => Ok(Err(error)),
+        },
         Method::AuthGetToken => match may_have_token(shared, caller) {
             Ok(()) => Err(Remote::Token),
             Err(error) => Ok(Err(error)),

@@ -1,7 +1,7 @@
 //! `Host`: the page's handle on toolbridge. It owns the state every part of
 //! the module shares ([`Shared`]) and exposes the page API: mount tools,
 //! open, read, save, send and close the quote in the editor, listen for
-//! changes and calls, and switch debug logging.
+//! changes, calls and connectivity, and switch debug logging.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -23,6 +23,7 @@ use wasm_bindgen_futures::future_to_promise;
 use web_sys::{Element, HtmlIFrameElement, MessageEvent, Window};
 
 use crate::backend::{Backend, Fetched};
+use crate::connectivity::{self, Reachability, Watch};
 use crate::context::PageContext;
 use crate::debug::{AddLinesPhases, DebugLog, OpenQuotePhases};
 use crate::dispatch::{fetch_context, typed};
@@ -57,6 +58,10 @@ pub(crate) struct Shared {
     pub(crate) hooks: Hooks,
     /// The context the page gave with `setContext`.
     pub(crate) page_context: PageContext,
+    /// Whether the server can be reached (the backend's too).
+    pub(crate) reach: Rc<Reachability>,
+    /// The checks while offline, and who hears of each change.
+    pub(crate) connectivity: Watch,
     /// Whether tools were told the session ended (told once, until a user
     /// is known again).
     pub(crate) session_ended: std::cell::Cell<bool>,
@@ -403,11 +408,13 @@ impl Host {
             .location()
             .href()
             .map_err(|_| HostError::usage("the page's URL cannot be read"))?;
+        let reach = Rc::new(Reachability::new(connectivity::browser_online(&window)));
         let backend = Backend::new(
             &options.api_base,
             &page,
             options.request_timeout_ms,
             options.backend,
+            Rc::clone(&reach),
         )?;
         let shared = Rc::new(Shared {
             performance: window.performance(),
@@ -421,6 +428,8 @@ impl Host {
             changes: Rc::default(),
             hooks: Hooks::default(),
             page_context: PageContext::default(),
+            reach,
+            connectivity: Watch::new(options.connectivity_check_ms),
             session_ended: std::cell::Cell::new(false),
             add_lines_phases: std::cell::Cell::default(),
             open_quote_phases: std::cell::Cell::default(),
@@ -435,6 +444,7 @@ impl Host {
         window
             .add_event_listener_with_callback("message", on_message.as_ref().unchecked_ref())
             .map_err(|_| HostError::usage("cannot listen for window messages"))?;
+        connectivity::start(&shared);
         Ok(Host {
             shared,
             on_message: Some(on_message),
@@ -788,6 +798,7 @@ impl Host {
         for mounted in self.shared.tools.borrow_mut().drain() {
             mounted.frame.remove();
         }
+        connectivity::stop(&self.shared);
         self.shared.changes.clear();
         self.shared.hooks.clear();
         self.shared.debug.on_call.clear();

@@ -223,7 +223,8 @@ fn utf8_of(text: &JsString) -> Option<String> {
 /// A JavaScript value read as `T`, with a message naming `what` it was.
 pub(crate) fn read_js<T: DeserializeOwned>(value: &JsValue, what: &str) -> Result<T, String> {
     let json = from_js(value).ok_or_else(|| format!("{what} must be plain JSON data"))?;
-    serde_json::from_value(json).map_err(|error| format!("{what}: {error}"))
+    // The path names the option at fault (`connectivityCheckMs: invalid type: …`).
+    serde_path_to_error::deserialize(json).map_err(|error| format!("{what}: {error}"))
 }
 
 /// A Rust value as a fresh JavaScript value.

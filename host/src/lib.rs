@@ -22,6 +22,9 @@
 //! - maps backend answers to bridge error codes in one place (`backend`),
 //!   reaching the REST API with the browser's `fetch` or through the page's
 //!   own `backend.fetch(request)`;
+//! - knows whether the server can be reached (`connectivity`): while it
+//!   cannot, calls that need it fail at once with `OFFLINE`, and tools hear
+//!   each change as `connectivity.changed`;
 //! - records every call and every dropped message (`debug`).
 //!
 //! The names in parentheses are the host's private modules that do each part.
@@ -39,6 +42,7 @@
 #![deny(missing_docs)]
 
 mod backend;
+mod connectivity;
 mod context;
 mod debug;
 mod dispatch;

@@ -5,6 +5,7 @@ use js_sys::{Array, Object, Reflect};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use toolbridge_protocol::Error;
+use toolbridge_protocol::connectivity::DEFAULT_CHECK_MS;
 use toolbridge_protocol::manifest::{SLUG_RULE, ToolType, is_tool_slug};
 use toolbridge_protocol::notification::read_settings_values;
 use toolbridge_protocol::ui::AutoResize;
@@ -14,7 +15,7 @@ use crate::backend::{Custom, DEFAULT_TIMEOUT_MS};
 use crate::error::HostError;
 use crate::json;
 
-/// `new Host({apiBase, backend?, debug?, requestTimeoutMs?})`.
+/// `new Host({apiBase, backend?, debug?, requestTimeoutMs?, connectivityCheckMs?})`.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct HostOptions {
@@ -26,6 +27,10 @@ pub(crate) struct HostOptions {
     /// Deadline of each backend request.
     #[serde(default = "default_timeout")]
     pub(crate) request_timeout_ms: u32,
+    /// How often the host checks whether the server can be reached while it
+    /// is offline; 0 turns the checks off.
+    #[serde(default = "default_check")]
+    pub(crate) connectivity_check_ms: u32,
     /// The page's own backend, if it gave one (read from the JavaScript
     /// object: JSON cannot carry its `fetch`).
     #[serde(skip)]
@@ -34,6 +39,10 @@ pub(crate) struct HostOptions {
 
 fn default_timeout() -> u32 {
     DEFAULT_TIMEOUT_MS
+}
+
+fn default_check() -> u32 {
+    DEFAULT_CHECK_MS
 }
 
 impl HostOptions {

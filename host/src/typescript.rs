@@ -16,6 +16,10 @@ export interface HostOptions {
   debug?: boolean;
   /** Deadline of each backend request in milliseconds (default 20000). */
   requestTimeoutMs?: number;
+  /** While offline, how often the host checks whether the server can be reached again, with a
+   * `GET {apiBase}/me` (default 10000 ms); 0 turns the checks off, leaving it to the browser's
+   * `online` event. */
+  connectivityCheckMs?: number;
   /** Answers every backend request in place of the browser's `fetch` (see `HostBackend`). */
   backend?: HostBackend;
 }
@@ -32,8 +36,10 @@ export interface HostBackend {
    * Answer a standard `Response`, which is read exactly as the REST API's answers are: 2xx with
    * a JSON body; `ETag` and `304`; a problem+json body naming the error code (and, for 422,
    * the paths); 401, 429 with `Retry-After`, 5xx. A thrown error, a rejection or
-   * `Response.error()` reads as no connection (`BACKEND_UNAVAILABLE`), as does no answer within
-   * the request timeout. */
+   * `Response.error()` reads as no connection: the request fails with `OFFLINE` and the host is
+   * offline (see `host.online`) until a request gets an answer. No answer within the request
+   * timeout is `BACKEND_UNAVAILABLE`. While offline the host calls it only for its periodic
+   * check (`connectivityCheckMs`). */
   fetch(request: Request): Promise<Response> | Response;
 }
 
@@ -92,7 +98,14 @@ export type Capability =
   | "ui.openQuote"
   | "auth.getToken"
   | "context.changed"
-  | "fetch";
+  | "fetch"
+  | "connectivity";
+
+/** Whether the server can be reached: what `host.onConnectivity` listeners receive, and what
+ * tools read with `bridge.connectivity.get()` and hear as `connectivity.changed`. */
+export interface Connectivity {
+  online: boolean;
+}
 
 /** `host.setContext(values)`: the page's context beyond bridge 2.1.0, each value optional. */
 export interface HostContext {
@@ -243,7 +256,8 @@ export interface ToolStatus {
 /** What the host's methods reject with: an Error named "HostError". */
 export interface HostErrorObject extends Error {
   name: "HostError";
-  /** "USAGE", "UNSAVED_CHANGES", or a bridge error code such as "UNAUTHENTICATED". */
+  /** "USAGE", "UNSAVED_CHANGES", or a bridge error code such as "UNAUTHENTICATED" or "OFFLINE"
+   * (the server cannot be reached: the request was not sent, or failed on the network). */
   code: string;
   details: { path: string; message: string }[];
   retryAfter?: number;

@@ -2,7 +2,7 @@
 // (host/dist/toolbridge_host.d.ts): `tsc` must accept it, including every
 // `@ts-expect-error` below being an error.
 
-import init, { Host, type BlockedRecord, type HostBackend, type ToolSettings, type CallRecord, type Capability, type ConfirmRequest, type DebugEntry, type EditorQuote, type HostErrorObject, type NavigateRequest, type QuoteChange, type ToastRequest, type ToolStatus } from "../dist/toolbridge_host.js";
+import init, { Host, type BlockedRecord, type HostBackend, type ToolSettings, type CallRecord, type Capability, type ConfirmRequest, type Connectivity, type DebugEntry, type EditorQuote, type HostErrorObject, type NavigateRequest, type QuoteChange, type ToastRequest, type ToolStatus } from "../dist/toolbridge_host.js";
 
 export async function mountEstimator(panel: HTMLElement, quoteId: string): Promise<number> {
   await init();
@@ -125,6 +125,28 @@ export function mistakes(host: Host, panel: HTMLElement): void {
   host.setContext({ theme: "blue" });
   // @ts-expect-error: units are metric or imperial
   host.setContext({ units: "furlongs" });
+  // @ts-expect-error: whether the server can be reached is read, never set
+  host.online = true;
+  // @ts-expect-error: a connectivity listener gets {online}, not a boolean
+  host.onConnectivity((online: boolean) => online);
+  // @ts-expect-error: the check's interval is a number of milliseconds
+  new Host({ apiBase: "/api/v1", connectivityCheckMs: "10s" });
+}
+
+export function offline(host: Host, banner: HTMLElement): () => void {
+  const connectivity: Capability = "connectivity";
+  const show = (state: Connectivity): void => {
+    banner.hidden = state.online;
+  };
+  show({ online: host.online });
+  const stop: () => void = host.onConnectivity(show);
+  const checking = new Host({ apiBase: "/api/v1", connectivityCheckMs: 5000 });
+  checking.destroy();
+  host.save().catch((e: unknown) => {
+    const error = e as HostErrorObject;
+    if (error.code === "OFFLINE") banner.textContent = `${connectivity}: the changes are kept; saving again once online`;
+  });
+  return stop;
 }
 
 export function context(host: Host): void {

@@ -7,6 +7,7 @@
 //! offered follows from what the page installed (the tool's manifest type,
 //! the `autoResize` bounds, `settings`, `identity` and `fetch` it mounted
 //! the tool with, and the hooks it set), never from anything the tool says.
+//! `session.ended` and `connectivity` are offered to every tool.
 
 use std::fmt;
 
@@ -51,11 +52,14 @@ pub enum Capability {
     /// the tool with `fetch`, which it sets when the installed manifest lists
     /// `permissions.connect`).
     Fetch,
+    /// Whether the server can be reached: the `connectivity.get` method and
+    /// the `connectivity.changed` event (every tool).
+    Connectivity,
 }
 
 impl Capability {
     /// Every capability, in the order a welcome lists them.
-    pub const ALL: [Capability; 12] = [
+    pub const ALL: [Capability; 13] = [
         Capability::QuotesGetOpen,
         Capability::QuoteChanged,
         Capability::SessionEnded,
@@ -68,6 +72,7 @@ impl Capability {
         Capability::AuthGetToken,
         Capability::ContextChanged,
         Capability::Fetch,
+        Capability::Connectivity,
     ];
 
     /// The wire name, e.g. `"quote.changed"`.
@@ -78,6 +83,7 @@ impl Capability {
             Capability::SettingsChanged => "settings.changed",
             Capability::UiAutoResize => "ui.autoResize",
             Capability::ContextChanged => "context.changed",
+            Capability::Connectivity => "connectivity",
             Capability::QuotesGetOpen
             | Capability::SettingsGet
             | Capability::UiToast
@@ -94,9 +100,11 @@ impl Capability {
     }
 
     /// The extension method this capability offers; `None` for an event or
-    /// something the host does.
+    /// something the host does. (`connectivity` offers a method and an
+    /// event under one name.)
     pub fn method(self) -> Option<Method> {
         match self {
+            Capability::Connectivity => Some(Method::ConnectivityGet),
             Capability::QuotesGetOpen => Some(Method::QuotesGetOpen),
             Capability::SettingsGet => Some(Method::SettingsGet),
             Capability::UiToast => Some(Method::UiToast),
@@ -144,7 +152,7 @@ impl Capability {
             Capability::QuotesGetOpen | Capability::QuoteChanged => {
                 tool_type == ToolType::QuotingExtension
             }
-            Capability::SessionEnded => true,
+            Capability::SessionEnded | Capability::Connectivity => true,
             _ => page.contains(&self),
         }
     }
@@ -224,7 +232,13 @@ mod tests {
     fn each_extension_method_is_offered_as_the_capability_of_its_name() {
         for method in Method::EXTENSIONS {
             let capability = Capability::of_method(method).unwrap();
-            assert_eq!(capability.name(), method.name());
+            if method == Method::ConnectivityGet {
+                // A method and an event, offered together under one name.
+                assert_eq!(capability, Capability::Connectivity);
+                assert_eq!(capability.name(), "connectivity");
+            } else {
+                assert_eq!(capability.name(), method.name());
+            }
         }
         for method in Method::SPEC {
             assert_eq!(Capability::of_method(method), None, "{method}");
@@ -236,14 +250,15 @@ mod tests {
         let none: &[Capability] = &[];
         assert_eq!(
             Capability::offered_to(ToolType::Standalone, none),
-            [Capability::SessionEnded]
+            [Capability::SessionEnded, Capability::Connectivity]
         );
         assert_eq!(
             Capability::offered_to(ToolType::QuotingExtension, none),
             [
                 Capability::QuotesGetOpen,
                 Capability::QuoteChanged,
-                Capability::SessionEnded
+                Capability::SessionEnded,
+                Capability::Connectivity
             ]
         );
         let all = Capability::ALL;
@@ -263,7 +278,11 @@ mod tests {
         // So is the context's event.
         assert_eq!(
             Capability::offered_to(ToolType::Standalone, &[Capability::ContextChanged]),
-            [Capability::SessionEnded, Capability::ContextChanged]
+            [
+                Capability::SessionEnded,
+                Capability::ContextChanged,
+                Capability::Connectivity
+            ]
         );
         assert_eq!(Capability::ContextChanged.name(), "context.changed");
         // Settings are the page's to give, to a tool of either type.
@@ -273,15 +292,43 @@ mod tests {
             [
                 Capability::SessionEnded,
                 Capability::SettingsGet,
-                Capability::SettingsChanged
+                Capability::SettingsChanged,
+                Capability::Connectivity
             ]
         );
         // The type decides the quote's capabilities, whatever the page says.
         let toast_only = [Capability::UiToast, Capability::QuotesGetOpen];
         assert_eq!(
             Capability::offered_to(ToolType::Standalone, &toast_only),
-            [Capability::SessionEnded, Capability::UiToast]
+            [
+                Capability::SessionEnded,
+                Capability::UiToast,
+                Capability::Connectivity
+            ]
         );
+    }
+
+    #[test]
+    fn connectivity_is_offered_to_every_tool_whatever_the_page_set_up() {
+        assert_eq!(Capability::Connectivity.name(), "connectivity");
+        assert_eq!(
+            Capability::from_name("connectivity"),
+            Some(Capability::Connectivity)
+        );
+        assert_eq!(
+            Capability::Connectivity.method(),
+            Some(Method::ConnectivityGet)
+        );
+        assert_eq!(
+            Capability::of_method(Method::ConnectivityGet),
+            Some(Capability::Connectivity)
+        );
+        assert!(!Capability::Connectivity.is_up_to_the_page());
+        assert_eq!(Capability::Connectivity.page_setup(), None);
+        for tool_type in [ToolType::Standalone, ToolType::QuotingExtension] {
+            assert!(Capability::Connectivity.offered(tool_type, &[]));
+            assert!(Capability::Connectivity.offered(tool_type, &Capability::ALL));
+        }
     }
 
     #[test]

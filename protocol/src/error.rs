@@ -55,8 +55,9 @@ pub enum ErrorCode {
     RateLimited,
     /// The user's session (or the API key) is missing or no longer valid.
     Unauthenticated,
-    /// The backend (or, for the server's fetch, the tool's own server) is
-    /// unreachable or failed.
+    /// The backend failed or did not answer in time (or, for the server's
+    /// fetch, the tool's own server could not be reached or failed). A
+    /// backend the browser cannot reach at all is [`ErrorCode::Offline`].
     BackendUnavailable,
     /// The method name is not one of the bridge methods.
     MethodNotFound,
@@ -65,13 +66,17 @@ pub enum ErrorCode {
     Timeout,
     /// No host answered the handshake (raised by the SDK).
     NotConnected,
+    /// The server cannot be reached from the browser (raised by the host
+    /// module, never sent by the server): a call that needs the server was
+    /// not sent, or its request failed on the network.
+    Offline,
     /// Anything else.
     Internal,
 }
 
 impl ErrorCode {
     /// Every code, in a fixed order.
-    pub const ALL: [ErrorCode; 12] = [
+    pub const ALL: [ErrorCode; 13] = [
         ErrorCode::InvalidParams,
         ErrorCode::NotAllowed,
         ErrorCode::NoOpenQuote,
@@ -83,6 +88,7 @@ impl ErrorCode {
         ErrorCode::MethodNotFound,
         ErrorCode::Timeout,
         ErrorCode::NotConnected,
+        ErrorCode::Offline,
         ErrorCode::Internal,
     ];
 
@@ -100,6 +106,7 @@ impl ErrorCode {
             ErrorCode::MethodNotFound => "METHOD_NOT_FOUND",
             ErrorCode::Timeout => "TIMEOUT",
             ErrorCode::NotConnected => "NOT_CONNECTED",
+            ErrorCode::Offline => "OFFLINE",
             ErrorCode::Internal => "INTERNAL",
         }
     }
@@ -126,6 +133,7 @@ impl ErrorCode {
             ErrorCode::BackendUnavailable => -32007,
             ErrorCode::Timeout => -32008,
             ErrorCode::NotConnected => -32009,
+            ErrorCode::Offline => -32010,
         }
     }
 
@@ -141,6 +149,9 @@ impl ErrorCode {
             // The server's fetch for a tool: the tool's own server failed to answer.
             ErrorCode::BackendUnavailable => 502,
             ErrorCode::Timeout => 504,
+            // Never sent by the server; the status a proxy gives for an
+            // upstream it cannot reach.
+            ErrorCode::Offline => 503,
             ErrorCode::NotConnected | ErrorCode::Internal => 500,
         }
     }
@@ -209,6 +220,10 @@ pub enum Error {
     /// No host answered.
     #[error("{0}")]
     NotConnected(String),
+    /// The server cannot be reached from the browser; the message says
+    /// whether the request was sent.
+    #[error("{0}")]
+    Offline(String),
     /// Anything else.
     #[error("{0}")]
     Internal(String),
@@ -234,6 +249,7 @@ impl Error {
             Error::MethodNotFound(_) => ErrorCode::MethodNotFound,
             Error::Timeout(_) => ErrorCode::Timeout,
             Error::NotConnected(_) => ErrorCode::NotConnected,
+            Error::Offline(_) => ErrorCode::Offline,
             Error::Internal(_) => ErrorCode::Internal,
         }
     }
@@ -279,6 +295,7 @@ impl Error {
             ErrorCode::MethodNotFound => Error::MethodNotFound(message),
             ErrorCode::Timeout => Error::Timeout(message),
             ErrorCode::NotConnected => Error::NotConnected(message),
+            ErrorCode::Offline => Error::Offline(message),
             ErrorCode::Internal => Error::Internal(message),
         }
     }

@@ -42,7 +42,10 @@ impl ErrorCode {
             | ErrorCode::BackendUnavailable
             | ErrorCode::Timeout
             | ErrorCode::Internal => Some(self.http_status()),
-            ErrorCode::NoOpenQuote | ErrorCode::MethodNotFound | ErrorCode::NotConnected => None,
+            ErrorCode::NoOpenQuote
+            | ErrorCode::MethodNotFound
+            | ErrorCode::NotConnected
+            | ErrorCode::Offline => None,
         }
     }
 
@@ -60,6 +63,7 @@ impl ErrorCode {
             ErrorCode::MethodNotFound => METHOD_NOT_FOUND,
             ErrorCode::Timeout => TIMEOUT,
             ErrorCode::NotConnected => NOT_CONNECTED,
+            ErrorCode::Offline => OFFLINE,
             ErrorCode::Internal => INTERNAL,
         }
     }
@@ -229,9 +233,10 @@ const BACKEND_UNAVAILABLE: ErrorReference = ErrorReference {
         request itself.",
     given_by: "On the bridge, from the host: any call it needs the backend for \
         (`context.get`, the list methods, `quotes.create`, `ui.openQuote`, \
-        `bridge.fetch`) when the request fails on the network, gets no answer within \
-        the host's deadline (20 s unless the page set `requestTimeoutMs`), or is \
-        answered with any 5xx status, a server's `INTERNAL` 500 included. Over REST \
+        `bridge.fetch`) when the request gets no answer within the host's deadline \
+        (20 s unless the page set `requestTimeoutMs`) or is answered with any 5xx \
+        status, a server's `INTERNAL` 500 included; a request that fails on the \
+        network is `OFFLINE` instead. Over REST \
         it is 502, from `POST /api/v1/tools/{slug}/fetch` only, when the tool's own \
         server does not resolve, cannot be reached, fails the TLS handshake or \
         answers more than 5 MiB; the `detail` names the origin, never a secret. A \
@@ -295,6 +300,30 @@ const NOT_CONNECTED: ErrorReference = ErrorReference {
         late still connects, so later calls can succeed. When the app shows the \
         frame and the tool still cannot connect, the host's debug log names the \
         origin of the hello it dropped.",
+};
+
+/// `OFFLINE`.
+const OFFLINE: ErrorReference = ErrorReference {
+    meaning: "The server cannot be reached from the browser: the network is down, or \
+        the last request to the server failed on the network. A call refused while \
+        offline was not sent, so nothing was changed; a request that failed on the \
+        network may or may not have reached the server.",
+    given_by: "Only the bridge, from the host module, never sent by the server: while \
+        the host is offline, at once and without a request, every call that needs the \
+        server (`context.get` before the user is known, the list methods, \
+        `quotes.create`, `ui.openQuote`, `auth.getToken`, `bridge.fetch`), and any such \
+        call whose request fails on the network, which puts the host offline. The host \
+        is offline from the browser's `offline` event or a request that failed on the \
+        network until the browser's `online` event or an answer to its periodic check, \
+        and tools hear each change as `connectivity.changed`. The page's own \
+        `host.save`, `host.openQuote` and `host.send` reject with the same code, and the \
+        REST API never answers with it.",
+    what_to_do: "Keep what the user did and offer to try again once \
+        `connectivity.changed` says `online: true`; a tool can disable its \
+        server-backed actions while offline, as `quotes.addLines` and \
+        `quotes.getOpen` keep working. Before retrying a `quotes.create` whose request \
+        failed on the network, look for the quote with `quotes.list`, as it may have \
+        been made.",
 };
 
 /// `INTERNAL`.
@@ -415,6 +444,8 @@ mod tests {
             (ErrorCode::QuoteLocked, "`quotes.addLines`"),
             (ErrorCode::Timeout, "bridge.js itself"),
             (ErrorCode::NotConnected, "bridge.js itself"),
+            (ErrorCode::Offline, "`connectivity.changed`"),
+            (ErrorCode::Offline, "was not sent"),
             (ErrorCode::MethodNotFound, "`bridge.supports(name)`"),
             (ErrorCode::Internal, "`requestId`"),
             (ErrorCode::Internal, "chain of causes"),

@@ -18,7 +18,8 @@
 //!   the open quote as a tool reads it ([`quote_view`]), and the identity
 //!   token a tool asks for to show its own server who the user is
 //!   ([`identity`]), and the requests the server makes for a tool with the
-//!   tenant's secret settings in them ([`fetch`], [`placeholders`]);
+//!   tenant's secret settings in them ([`fetch`], [`placeholders`]), and
+//!   whether the server can be reached from the browser ([`connectivity`]);
 //! - validation that reports every violation with its path
 //!   ([`add_lines::validate_batch`], [`create_quote::validate_bridge_create`],
 //!   [`create_quote::validate_rest_create`], [`paging::read_list_request`]);
@@ -35,6 +36,7 @@ pub mod add_lines;
 pub mod blocked;
 pub mod capability;
 pub mod catalog;
+pub mod connectivity;
 pub mod context;
 pub mod create_quote;
 pub mod customer;

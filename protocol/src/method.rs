@@ -65,6 +65,10 @@ pub enum Method {
     /// tool, with the tenant's secret settings in it (`crate::fetch`).
     #[serde(rename = "fetch")]
     Fetch,
+    /// `connectivity.get` (extension): whether the server can be reached
+    /// from the browser now, as the host knows it.
+    #[serde(rename = "connectivity.get")]
+    ConnectivityGet,
 }
 
 impl Method {
@@ -84,7 +88,7 @@ impl Method {
 
     /// The extension methods, each offered as the capability of the same
     /// name.
-    pub const EXTENSIONS: [Method; 7] = [
+    pub const EXTENSIONS: [Method; 8] = [
         Method::QuotesGetOpen,
         Method::SettingsGet,
         Method::UiToast,
@@ -92,12 +96,13 @@ impl Method {
         Method::UiOpenQuote,
         Method::AuthGetToken,
         Method::Fetch,
+        Method::ConnectivityGet,
     ];
 
     /// Every method a host answers: the specification's, then the
     /// extensions.
-    pub const ALL: [Method; 16] = {
-        let mut all = [Method::ContextGet; 16];
+    pub const ALL: [Method; 17] = {
+        let mut all = [Method::ContextGet; 17];
         let mut i = 0;
         while i < all.len() {
             all[i] = if i < Self::SPEC.len() {
@@ -129,6 +134,7 @@ impl Method {
             Method::UiOpenQuote => "ui.openQuote",
             Method::AuthGetToken => "auth.getToken",
             Method::Fetch => "fetch",
+            Method::ConnectivityGet => "connectivity.get",
         }
     }
 
@@ -170,6 +176,37 @@ impl Method {
     /// only for `quoting_extension` tools.
     pub fn needs_open_quote(self) -> bool {
         matches!(self, Method::QuotesAddLines | Method::QuotesGetOpen)
+    }
+
+    /// Whether the host may need the server to answer the method, and so
+    /// refuses it at once with `OFFLINE` while the server cannot be reached
+    /// (see [`crate::connectivity`]). The others are answered in the browser
+    /// and keep working offline: `quotes.addLines` and `quotes.getOpen` (the
+    /// open quote), `settings.get`, the `ui.*` requests the page answers,
+    /// and `connectivity.get` itself. `context.get` needs the server only
+    /// until the host knows the signed-in user: a host answers it from what
+    /// it keeps before it asks this.
+    pub fn needs_server(self) -> bool {
+        match self {
+            Method::ContextGet
+            | Method::CustomersList
+            | Method::ProductsList
+            | Method::TaskTemplatesList
+            | Method::CostItemsList
+            | Method::JobsList
+            | Method::QuotesList
+            | Method::QuotesCreate
+            // It checks that the quote exists before the page takes the user there.
+            | Method::UiOpenQuote
+            | Method::AuthGetToken
+            | Method::Fetch => true,
+            Method::QuotesAddLines
+            | Method::QuotesGetOpen
+            | Method::SettingsGet
+            | Method::UiToast
+            | Method::UiConfirm
+            | Method::ConnectivityGet => false,
+        }
     }
 
     /// Whether a tool of this type may call the method at all.
@@ -221,5 +258,61 @@ impl Method {
 impl fmt::Display for Method {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_open_quote_settings_the_page_s_dialogs_and_connectivity_work_without_the_server() {
+        let local: Vec<&str> = Method::ALL
+            .into_iter()
+            .filter(|method| !method.needs_server())
+            .map(Method::name)
+            .collect();
+        assert_eq!(
+            local,
+            [
+                "quotes.addLines",
+                "quotes.getOpen",
+                "settings.get",
+                "ui.toast",
+                "ui.confirm",
+                "connectivity.get"
+            ]
+        );
+        // Every list reads the server, and so does whatever creates, checks or signs.
+        for method in Method::ALL.into_iter().filter(|m| m.is_list()) {
+            assert!(method.needs_server(), "{method}");
+        }
+        for method in [
+            Method::ContextGet,
+            Method::QuotesCreate,
+            Method::UiOpenQuote,
+            Method::AuthGetToken,
+            Method::Fetch,
+        ] {
+            assert!(method.needs_server(), "{method}");
+        }
+    }
+
+    #[test]
+    fn connectivity_get_is_an_extension_any_tool_and_role_may_call() {
+        let method = Method::ConnectivityGet;
+        assert!(method.is_extension());
+        assert_eq!(Method::from_name("connectivity.get"), Some(method));
+        assert_eq!(
+            serde_json::to_value(method).unwrap(),
+            serde_json::json!("connectivity.get")
+        );
+        for tool_type in [ToolType::Standalone, ToolType::QuotingExtension] {
+            assert!(
+                method.authorize(tool_type, Role::Field).is_ok(),
+                "{tool_type}"
+            );
+        }
+        assert!(!Method::granted_to(ToolType::QuotingExtension).contains(&method));
     }
 }

@@ -6,7 +6,8 @@
 //! - Host → tool: the events a tool subscribes to with `bridge.on`,
 //!   `quote.changed`, `session.ended`, `settings.changed` (with the
 //!   install settings the page passes, read by [`read_settings_values`])
-//!   and `context.changed` (the values of the host's context that changed);
+//!   and `context.changed` (the values of the host's context that changed),
+//!   and `connectivity.changed` (whether the server can be reached);
 //!   and `bridge.deprecated`, which bridge.js shows on the tool's console
 //!   ([`Deprecation`]).
 //!
@@ -17,6 +18,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::blocked::{BLOCKED_METHOD, BlockedReport, read_blocked_params};
+use crate::connectivity::Connectivity;
 use crate::context::ContextValues;
 use crate::quote_view::BridgeOpenQuoteDto;
 use crate::rpc::JSONRPC_VERSION;
@@ -79,15 +81,18 @@ pub enum EventName {
     SettingsChanged,
     /// `context.changed` (the page gave the host its context).
     ContextChanged,
+    /// `connectivity.changed` (every tool).
+    ConnectivityChanged,
 }
 
 impl EventName {
     /// Every event.
-    pub const ALL: [EventName; 4] = [
+    pub const ALL: [EventName; 5] = [
         EventName::QuoteChanged,
         EventName::SessionEnded,
         EventName::SettingsChanged,
         EventName::ContextChanged,
+        EventName::ConnectivityChanged,
     ];
 
     /// The wire name, also the notification's method.
@@ -97,6 +102,7 @@ impl EventName {
             EventName::SessionEnded => "session.ended",
             EventName::SettingsChanged => "settings.changed",
             EventName::ContextChanged => "context.changed",
+            EventName::ConnectivityChanged => "connectivity.changed",
         }
     }
 }
@@ -150,6 +156,9 @@ pub enum HostEvent<'q> {
     /// `context.changed`: the values of the host's context that changed,
     /// and only those (`{theme: "dark"}`), as `context.get` now answers them.
     ContextChanged(&'q ContextValues),
+    /// `connectivity.changed`: `{online}`, whether the server can be reached
+    /// now, as `connectivity.get` would answer.
+    ConnectivityChanged(Connectivity),
 }
 
 impl HostEvent<'_> {
@@ -160,6 +169,7 @@ impl HostEvent<'_> {
             HostEvent::SessionEnded(_) => EventName::SessionEnded,
             HostEvent::SettingsChanged(_) => EventName::SettingsChanged,
             HostEvent::ContextChanged(_) => EventName::ContextChanged,
+            HostEvent::ConnectivityChanged(_) => EventName::ConnectivityChanged,
         }
     }
 
@@ -208,6 +218,11 @@ impl HostEvent<'_> {
                 jsonrpc: JSONRPC_VERSION,
                 method,
                 params: changed,
+            }),
+            HostEvent::ConnectivityChanged(state) => serde_json::to_string(&Notification {
+                jsonrpc: JSONRPC_VERSION,
+                method,
+                params: state,
             }),
         };
         text.map_err(|error| Error::Internal(format!("cannot encode {method}: {error}")))
@@ -372,9 +387,19 @@ mod tests {
                 "quote.changed",
                 "session.ended",
                 "settings.changed",
-                "context.changed"
+                "context.changed",
+                "connectivity.changed"
             ]
         );
+        for online in [false, true] {
+            let changed = HostEvent::ConnectivityChanged(Connectivity { online });
+            assert_eq!(changed.name(), EventName::ConnectivityChanged);
+            let value: Value = serde_json::from_str(&changed.to_json().unwrap()).unwrap();
+            assert_eq!(
+                value,
+                json!({"jsonrpc": "2.0", "method": "connectivity.changed", "params": {"online": online}})
+            );
+        }
         let changed = crate::context::ContextValues {
             theme: Some(crate::context::Theme::Dark),
             ..crate::context::ContextValues::default()

@@ -48,6 +48,7 @@ fn title(code: ErrorCode) -> &'static str {
         ErrorCode::MethodNotFound => "Unknown method",
         ErrorCode::Timeout => "Timeout",
         ErrorCode::NotConnected => "Not connected",
+        ErrorCode::Offline => "Offline",
         ErrorCode::Internal => "Internal error",
     }
 }

@@ -33,7 +33,7 @@ pub(crate) enum Kind {
 /// and `ui.setAutoResize`. The first nine methods are 2.1.0's; the rest are
 /// extensions, which the host lists in the welcome's `capabilities` when it
 /// offers them.
-const NAMESPACES: [(&str, &[(&str, Act)]); 10] = [
+const NAMESPACES: [(&str, &[(&str, Act)]); 11] = [
     ("context", &[("get", PLAIN)]),
     ("customers", &[("list", PLAIN)]),
     ("products", &[("list", PLAIN)]),
@@ -50,6 +50,7 @@ const NAMESPACES: [(&str, &[(&str, Act)]); 10] = [
         ],
     ),
     ("settings", &[("get", PLAIN)]),
+    ("connectivity", &[("get", PLAIN)]),
     ("auth", &[("getToken", Act::Call(Kind::Token))]),
     (
         "ui",

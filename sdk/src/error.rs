@@ -20,7 +20,7 @@ pub(crate) const INVALID_PARAMS: &str = "INVALID_PARAMS";
 pub(crate) const INTERNAL: &str = "INTERNAL";
 
 /// JSON-RPC error numbers, for replies whose `data.code` is missing.
-const RPC_CODES: [(i32, &str); 12] = [
+const RPC_CODES: [(i32, &str); 13] = [
     (-32602, INVALID_PARAMS),
     (-32601, "METHOD_NOT_FOUND"),
     (-32603, INTERNAL),
@@ -33,6 +33,7 @@ const RPC_CODES: [(i32, &str); 12] = [
     (-32007, "BACKEND_UNAVAILABLE"),
     (-32008, TIMEOUT),
     (-32009, NOT_CONNECTED),
+    (-32010, "OFFLINE"),
 ];
 
 /// `BridgeError.prototype`; `bridge.BridgeError` is a function of the SDK

@@ -17,11 +17,12 @@ use wasm_bindgen::prelude::*;
 use crate::sdk::Sdk;
 
 /// The events a tool may subscribe to.
-pub(crate) const EVENTS: [&str; 4] = [
+pub(crate) const EVENTS: [&str; 5] = [
     "quote.changed",
     "session.ended",
     "settings.changed",
     "context.changed",
+    "connectivity.changed",
 ];
 
 impl Sdk {
@@ -33,7 +34,7 @@ impl Sdk {
         if subscriptions.is_undefined() {
             wasm_bindgen::throw_val(self.errors.invalid(
                 "event",
-                "bridge.on takes \"quote.changed\", \"session.ended\", \"settings.changed\" or \"context.changed\"",
+                "bridge.on takes \"quote.changed\", \"session.ended\", \"settings.changed\", \"context.changed\" or \"connectivity.changed\"",
             ));
         }
         if !listener.is_function() {

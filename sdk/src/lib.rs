@@ -10,14 +10,16 @@
 //! Beyond 2.1.0 the bridge has extensions, which a tool uses only where the
 //! host lists them in the welcome's `capabilities` (an older host lists
 //! none, and `supports` then answers `false` for them):
-//! - `quotes.getOpen()`, `settings.get()`, and `ui.toast`, `ui.confirm` and
-//!   `ui.openQuote` under the frozen `bridge.ui`: methods like the others,
+//! - `quotes.getOpen()`, `settings.get()`, `connectivity.get()`, and
+//!   `ui.toast`, `ui.confirm` and `ui.openQuote` under the frozen
+//!   `bridge.ui`: methods like the others,
 //!   except that `ui.openQuote(id)` sends `{id}`, and that `ui.confirm` and
 //!   `ui.openQuote` have no call deadline, since they wait for the user
 //!   (module `calls`);
 //! - `bridge.on(event, listener)` for the host's `quote.changed`,
-//!   `session.ended`, `settings.changed` and `context.changed`
-//!   notifications, which count only on the private port (module `events`);
+//!   `session.ended`, `settings.changed`, `context.changed` and
+//!   `connectivity.changed` notifications, which count only on the private
+//!   port (module `events`);
 //! - the page's theme, which the host names in the welcome and in
 //!   `context.changed`, set on the tool's document as CSS custom properties
 //!   (module `theme`);

@@ -345,7 +345,7 @@ async fn sandboxed_opaque_frame_what_the_frame_refuses_is_reported() {
 }
 
 /// Every extension, as the host lists them in `capabilities`.
-const EXTENSIONS: [&str; 10] = [
+const EXTENSIONS: [&str; 11] = [
     "quotes.getOpen",
     "quote.changed",
     "session.ended",
@@ -356,6 +356,7 @@ const EXTENSIONS: [&str; 10] = [
     "ui.confirm",
     "ui.openQuote",
     "fetch",
+    "connectivity",
 ];
 
 /// A welcome listing these extensions, and auto-resize bounds for the
@@ -441,6 +442,8 @@ async fn old_host_without_capabilities_offers_no_extension_and_2_1_0_still_works
     assert_eq!(report["getOpen"]["isBridgeError"], true);
     assert_eq!(report["settings"]["code"], "METHOD_NOT_FOUND");
     assert_eq!(report["settings"]["isBridgeError"], true);
+    assert_eq!(report["connectivity"]["code"], "METHOD_NOT_FOUND");
+    assert_eq!(report["connectivity"]["isBridgeError"], true);
     assert_eq!(report["fetch"]["code"], "METHOD_NOT_FOUND");
     // Subscribing works on such a host; the event simply never comes.
     assert_eq!(report["stop"], "function");
@@ -473,7 +476,8 @@ async fn on_and_set_auto_resize_throw_invalid_params_at_once_for_bad_arguments()
     assert!(
         message.contains("quote.changed")
             && message.contains("session.ended")
-            && message.contains("settings.changed"),
+            && message.contains("settings.changed")
+            && message.contains("connectivity.changed"),
         "{message}"
     );
     assert_eq!(report["enabledTrue"]["returned"], "undefined");
@@ -566,6 +570,36 @@ async fn settings_get_answers_the_host_s_values_and_settings_changed_brings_each
         report["heard"],
         json!([{"wastePercent": 1}, {"wastePercent": 2}, {"wastePercent": 3}])
     );
+    assert_eq!(report["uncaught"], 0);
+}
+
+#[wasm_bindgen_test]
+async fn connectivity_get_answers_the_host_s_state_and_connectivity_changed_brings_each_change() {
+    let mut options = offering(&["session.ended", "connectivity"]);
+    options["online"] = json!(false);
+    let report = scenario(Frame::CrossOrigin, "connectivity", &options).await;
+    assert_eq!(report["shape"], json!({"get": "function", "frozen": true}));
+    assert_eq!(report["first"], json!({"online": false}));
+    assert_eq!(report["supports"], true);
+    // Two asks, neither with params.
+    assert_eq!(
+        report["requests"],
+        json!([
+            {"method": "connectivity.get", "hasParams": false},
+            {"method": "connectivity.get", "hasParams": false}
+        ])
+    );
+    // In order, and nothing after unsubscribing.
+    assert_eq!(report["heard"], json!([false, true, false]));
+    for outcome in ["offline", "numberOnly"] {
+        let error = &report[outcome];
+        assert_eq!(error["isBridgeError"], true, "{outcome}: {error}");
+        assert_eq!(error["code"], "OFFLINE", "{outcome}: {error}");
+        assert!(
+            error["message"].as_str().unwrap().contains("was not sent"),
+            "{outcome}: {error}"
+        );
+    }
     assert_eq!(report["uncaught"], 0);
 }
 

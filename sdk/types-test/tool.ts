@@ -4,6 +4,7 @@ import type {
   BridgeAddLineDto,
   BridgeCapability,
   BridgeConfirmRequest,
+  BridgeConnectivity,
   BridgeError,
   BridgeEventName,
   BridgeFetchInit,
@@ -15,6 +16,7 @@ import type {
   BridgeReadyInfo,
   BridgeSettings,
   BridgeToastRequest,
+  ConnectivityChangedEvent,
   QuoteChangeKind,
   QuoteChangedEvent,
   SessionEndedEvent,
@@ -231,6 +233,31 @@ export function refused(): void {
   void bridge.fetch("https://api.vendor.example", { headers: { "X-Count": 3 } });
   // @ts-expect-error: fetch answers a Response, not its JSON
   void bridge.fetch("https://api.vendor.example").then((prices: { price: number }[]) => prices);
+  // @ts-expect-error: connectivity.changed brings {online}, not a boolean
+  bridge.on("connectivity.changed", (online: boolean) => online);
+  // @ts-expect-error: connectivity.get answers {online}
+  void bridge.connectivity.get().then((state) => state.offline);
+  // @ts-expect-error: the host decides, a tool cannot set it
+  void bridge.connectivity.set({ online: true });
+}
+
+/** Server-backed buttons are usable only while the app's server can be reached. */
+export async function followsConnectivity(buttons: HTMLButtonElement[]): Promise<() => void> {
+  const capability: BridgeCapability = "connectivity";
+  const method: BridgeMethodName = "connectivity.get";
+  if (!bridge.supports(capability)) return () => {};
+  const show = ({ online }: BridgeConnectivity): void => {
+    for (const button of buttons) button.disabled = !online;
+  };
+  const stop = bridge.on("connectivity.changed", (event: ConnectivityChangedEvent) => show(event));
+  show(await bridge.connectivity.get());
+  try {
+    await bridge.products.list();
+  } catch (caught) {
+    const error = caught as BridgeError;
+    if (error.code === "OFFLINE") show({ online: false });
+  }
+  return method ? stop : () => {};
 }
 
 export async function followsTheContext(): Promise<string> {

@@ -188,6 +188,7 @@ export const ERROR_WORDS = Object.freeze({
   METHOD_NOT_FOUND: "This version of the app doesn't support what this tool asked for.",
   TIMEOUT: "The app took too long to answer. Try again.",
   NOT_CONNECTED: "This tool isn't connected to the app. Open it from the app's tool launcher.",
+  OFFLINE: "You're offline, so this wasn't sent. Try again once the connection is back.",
   INTERNAL: "Something went wrong inside the app (INTERNAL). Try again, or report it if it keeps happening.",
   // Not a bridge code: `bridgeReady()` rejects with it where bridge.js did not load at all.
   SDK_MISSING: "The app's tool SDK (bridge.js) didn't load, so this tool can't work.",

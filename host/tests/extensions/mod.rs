@@ -111,7 +111,8 @@ async fn the_welcome_offers_what_the_type_the_mount_and_the_hooks_allow() {
             "quote.changed",
             "session.ended",
             "ui.autoResize",
-            "ui.toast"
+            "ui.toast",
+            "connectivity"
         ])
     );
     assert_eq!(info["result"]["methods"].as_array().unwrap().len(), 9);
@@ -135,7 +136,7 @@ async fn the_welcome_offers_what_the_type_the_mount_and_the_hooks_allow() {
     let tools = to_json(&host.tools().unwrap());
     assert_eq!(
         tools[1]["capabilities"],
-        json!(["session.ended", "ui.toast"])
+        json!(["session.ended", "ui.toast", "connectivity"])
     );
 }
 
@@ -609,7 +610,12 @@ async fn settings_get_answers_the_mount_s_settings_and_is_offered_only_with_them
     let info = with.command(json!({"command": "ready"})).await;
     assert_eq!(
         info["result"]["capabilities"],
-        json!(["session.ended", "settings.get", "settings.changed"])
+        json!([
+            "session.ended",
+            "settings.get",
+            "settings.changed",
+            "connectivity"
+        ])
     );
     // Never among the 2.1.0 methods.
     assert_eq!(info["result"]["methods"].as_array().unwrap().len(), 8);
@@ -626,7 +632,7 @@ async fn settings_get_answers_the_mount_s_settings_and_is_offered_only_with_them
     let tools = to_json(&host.tools().unwrap());
     assert_eq!(
         tools[2]["capabilities"],
-        json!(["session.ended"]),
+        json!(["session.ended", "connectivity"]),
         "{tools}"
     );
 }

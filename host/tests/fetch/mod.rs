@@ -109,7 +109,10 @@ async fn fetch_is_offered_only_to_a_tool_mounted_with_fetch() {
             .map(|t| t["capabilities"].clone())
             .unwrap()
     };
-    assert_eq!(capabilities("prices"), json!(["session.ended", "fetch"]));
+    assert_eq!(
+        capabilities("prices"),
+        json!(["session.ended", "fetch", "connectivity"])
+    );
     assert!(
         !capabilities("other")
             .as_array()

@@ -283,8 +283,9 @@ async fn a_page_backend_s_failures_get_the_rest_api_s_codes() {
             json!({"status": 503, "body": problem(503, "BACKEND_UNAVAILABLE", &json!({}))}),
             "BACKEND_UNAVAILABLE",
         ),
-        (json!({"throws": true}), "BACKEND_UNAVAILABLE"),
-        (json!({"networkError": true}), "BACKEND_UNAVAILABLE"),
+        // No connection: the request failed on the network.
+        (json!({"throws": true}), "OFFLINE"),
+        (json!({"networkError": true}), "OFFLINE"),
         (json!({"status": 200, "text": "not json"}), "INTERNAL"),
         (json!({"status": 418, "text": "teapot"}), "INTERNAL"),
         (json!({"notResponse": true}), "INTERNAL"),

@@ -145,3 +145,22 @@ export function fetchBackend(answer) {
   return { fetched, others, backend };
 }
 
+
+// A backend that passes each request on to the real server, or, once `setDown(true)`, fails
+// it on the network as a dropped connection does: the request goes to `dropUrl` (the fault
+// server's `/drop`, which closes the connection without a byte) and the browser's `fetch`
+// rejects. `seen` keeps each request with whether the backend was down.
+export function switchableBackend(dropUrl) {
+  const state = { down: false, seen: [] };
+  state.setDown = (down) => {
+    state.down = down;
+  };
+  state.backend = {
+    fetch(request) {
+      const url = new URL(request.url);
+      state.seen.push({ method: request.method, path: url.pathname, down: state.down });
+      return state.down ? fetch(dropUrl, { cache: "no-store" }) : fetch(request);
+    },
+  };
+  return state;
+}

@@ -84,7 +84,8 @@ fn wire_welcome_lists_extensions_as_capabilities_never_as_methods() {
             "session.ended",
             "ui.autoResize",
             "ui.toast",
-            "ui.openQuote"
+            "ui.openQuote",
+            "connectivity"
         ])
     );
     let methods = welcome["methods"].as_array().unwrap();
@@ -152,7 +153,8 @@ fn wire_extension_methods_are_for_the_right_tools_and_roles() {
             "ui.confirm",
             "ui.openQuote",
             "auth.getToken",
-            "fetch"
+            "fetch",
+            "connectivity.get"
         ]
     );
     for method in Method::EXTENSIONS {
@@ -177,6 +179,7 @@ fn wire_extension_methods_are_for_the_right_tools_and_roles() {
         Method::UiOpenQuote,
         Method::AuthGetToken,
         Method::Fetch,
+        Method::ConnectivityGet,
     ] {
         assert!(
             method.authorize_tool(ToolType::Standalone).is_ok(),
@@ -337,6 +340,7 @@ fn wire_errors_survive_the_trip_through_json_rpc() {
         Error::QuoteLocked("quote Q-1 is Sent".into()),
         Error::RateLimited { retry_after: 3 },
         Error::BackendUnavailable("down".into()),
+        toolbridge_protocol::connectivity::not_sent("products.list"),
     ] {
         let wire: RpcError =
             serde_json::from_value(serde_json::to_value(RpcError::from(&error)).unwrap()).unwrap();

@@ -48,7 +48,7 @@ function rpcError(id, code, message, data) {
 }
 
 // The extension methods, which a host of 2.1.0 does not know.
-const EXTENSION_METHODS = ["quotes.getOpen", "settings.get", "ui.toast", "ui.confirm", "ui.openQuote", "fetch", "auth.getToken"];
+const EXTENSION_METHODS = ["quotes.getOpen", "settings.get", "ui.toast", "ui.confirm", "ui.openQuote", "fetch", "auth.getToken", "connectivity.get"];
 
 // The install settings the stand-in answers settings.get with.
 const SETTINGS = { wastePercent: 12, region: "North", showCost: false };
@@ -105,6 +105,11 @@ function answer(request, port, state) {
   if (params && params.sendContextChanged) {
     port.postMessage({ jsonrpc: "2.0", method: "context.changed", params: params.sendContextChanged });
   }
+  // A call that asks for it is answered with the JSON-RPC error it names: `{code, message, data?}`.
+  if (params && params.failWith) {
+    const { code, message, data } = params.failWith;
+    return port.postMessage(rpcError(id, code, message, data));
+  }
   if (EXTENSION_METHODS.includes(method)) {
     state.requests.push({ method, params: method === "fetch" ? params.map(received) : params, hasParams: "params" in request });
   }
@@ -152,6 +157,8 @@ function answer(request, port, state) {
       return reply(null);
     case "settings.get":
       return reply(SETTINGS);
+    case "connectivity.get":
+      return reply({ online: state.online });
     case "auth.getToken": {
       // A new token each time it is asked, living `tokenLifetime` seconds (300 by default).
       state.tokens += 1;
@@ -196,7 +203,8 @@ function requireBuilt() {
 /// `autoResize` (`{min, max}`: the frame starts at `min` px high and each
 /// `ui.resize` sets it to the height, within the bounds), `answerAfterMs`
 /// (when ui.confirm and ui.openQuote answer), `tokenLifetime` (the seconds each
-/// token `auth.getToken` answers lives). The report carries the hellos
+/// token `auth.getToken` answers lives), `online` (what `connectivity.get`
+/// answers; default true). The report carries the hellos
 /// counted, the `sdk.blocked` reports, the `ui.resize` heights and the
 /// extension calls received, and the frame's height.
 export async function runScenario(kind, scenario, options = {}) {
@@ -205,7 +213,7 @@ export async function runScenario(kind, scenario, options = {}) {
     const state = {
       held: [], expect: options.expect, hellos: 0, blocked: [], changes: 0, resizes: [], requests: [],
       capabilities: options.capabilities, answerAfterMs: options.answerAfterMs,
-      tokens: 0, tokenLifetime: options.tokenLifetime,
+      tokens: 0, tokenLifetime: options.tokenLifetime, online: options.online ?? true,
       resized(height) {
         state.resizes.push(height);
         const bounds = options.autoResize;

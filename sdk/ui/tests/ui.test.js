@@ -60,7 +60,7 @@ await runTests({
 
   async "every bridge error code has words, and an unknown one says its code"() {
     for (const code of ["INVALID_PARAMS", "NOT_ALLOWED", "NO_OPEN_QUOTE", "QUOTE_LOCKED", "NOT_FOUND", "RATE_LIMITED",
-      "UNAUTHENTICATED", "BACKEND_UNAVAILABLE", "METHOD_NOT_FOUND", "TIMEOUT", "NOT_CONNECTED", "INTERNAL"]) {
+      "UNAUTHENTICATED", "BACKEND_UNAVAILABLE", "METHOD_NOT_FOUND", "TIMEOUT", "NOT_CONNECTED", "OFFLINE", "INTERNAL"]) {
       const words = describeError({ code, message: "raw" });
       assert(!words.startsWith("Something went wrong (") && !words.includes("raw"), `${code}: ${words}`);
     }

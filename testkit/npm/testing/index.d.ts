@@ -73,6 +73,9 @@ export interface TestHostOptions {
   debug?: boolean;
   /** The deadline of each backend request, in ms (default 5000). */
   requestTimeoutMs?: number;
+  /** While offline, how often the host checks whether the server is back, in ms (the host's
+   * default 10000; 0: only `setOnline(true)` brings it back). */
+  connectivityCheckMs?: number;
 }
 
 /** `testHost.mount`'s options. */
@@ -169,6 +172,14 @@ export interface TestHost {
    * the tools offered `context.changed` hear what changed. Throws naming a value its rule
    * refuses. */
   setContext(values: HostContext): void;
+  /** Whether the app's server can be reached, as the host knows it. */
+  readonly online: boolean;
+  /** Takes the network away (`false`) or gives it back (`true`), as when the device loses its
+   * connection: the page's window gets `offline` or `online`, and meanwhile every request fails
+   * as a dropped connection does. Tools hear `connectivity.changed`; their calls that need the
+   * server fail with `OFFLINE` without being sent, while `addLines` keeps working. `runTests`
+   * gives the network back after each test. */
+  setOnline(online: boolean): void;
   /** Registers the handler that answers the tools' `bridge.fetch` (`null` removes it): it gets
    * the request the platform's server would send, placeholders replaced, and answers a
    * `Response`. See `MemoryBackend.onFetch`. */

@@ -27,6 +27,22 @@ const CONTEXT_FIELDS = ["timeZone", "currency", "locale", "units", "theme"];
 // Test hosts not yet destroyed, which runTests destroys after each test.
 const live = new Set();
 
+// Whether the test page has its network: `setOnline(false)` takes it away from every test host
+// (their requests fail as a dropped connection does) until `setOnline(true)`; runTests gives it
+// back after each test.
+let networkUp = true;
+
+/** What a request gets while the test has taken the network away. */
+function noNetwork() {
+  return Promise.reject(new TypeError("the test took the network away (setOnline(false))"));
+}
+
+/** The page's network goes or comes back, as the browser tells pages: `offline` or `online`. */
+function setNetwork(up) {
+  networkUp = up;
+  window.dispatchEvent(new Event(up ? "online" : "offline"));
+}
+
 /**
  * Resolves with `check()`'s value once it is truthy (checked every 10 ms; `check` may be async);
  * rejects once `timeout` ms have passed, naming `message`.
@@ -106,12 +122,15 @@ function canonical(value) {
 export async function createTestHost(fixtures = {}, options = {}) {
   await load();
   const backend = new MemoryBackend(fixtures, API_BASE);
-  const host = new Host({
+  const hostOptions = {
     apiBase: API_BASE,
-    backend,
+    // The memory backend, as long as the page has its network.
+    backend: { fetch: (request) => (networkUp ? backend.fetch(request) : noNetwork()) },
     debug: Boolean(options.debug),
     requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
-  });
+  };
+  if (options.connectivityCheckMs !== undefined) hostOptions.connectivityCheckMs = options.connectivityCheckMs;
+  const host = new Host(hostOptions);
   const testHost = new TestHost(host, backend, options);
   live.add(testHost);
   // As the app does before it mounts a tool: the user's context goes to the host, so that tools
@@ -265,6 +284,29 @@ class TestHost {
   }
 
   /**
+   * Whether the app's server can be reached, as the host knows it (what tools read with
+   * `bridge.connectivity.get()`).
+   */
+  get online() {
+    return this.host.online;
+  }
+
+  /**
+   * Takes the network away (`false`) or gives it back (`true`), as when the device loses its
+   * connection: the test page's window gets `offline` or `online`, and while it is away every
+   * request the test hosts make fails as a dropped connection does. The host goes offline at
+   * once: tools hear `connectivity.changed`, their calls that need the server fail with
+   * `OFFLINE` without being sent, and `addLines` keeps working. Back online, they hear it again.
+   * `runTests` gives the network back after each test.
+   */
+  setOnline(online) {
+    if (typeof online !== "boolean") {
+      throw new TypeError(`setOnline: give true or false, not ${JSON.stringify(online)}`);
+    }
+    setNetwork(online);
+  }
+
+  /**
    * Registers the handler that answers the tools' `bridge.fetch` in place of the outside server
    * (`null` removes it): see `MemoryBackend.onFetch`. It gets a standard `Request`, checked and
    * its placeholders replaced as the platform's server replaces them, and `{tool}`; it answers
@@ -388,6 +430,7 @@ export async function runTests(tests, { timeout = 20000 } = {}) {
     for (const testHost of [...live]) {
       testHost.destroy();
     }
+    if (!networkUp) setNetwork(true);
     result.ms = Math.round(performance.now() - started);
     results.push(result);
     const item = list.appendChild(document.createElement("li"));

@@ -1,4 +1,5 @@
 // The tool's test on the test host: the platform's host module and rules, in memory.
+import type { BridgeError } from "@toolbridge/sdk";
 import {
   assert,
   assertEqual,
@@ -52,6 +53,42 @@ await runTests({
       ["products.list", "ok"],
       ["quotes.addLines", "ok"],
       ["ui.toast", "ok"],
+    ]);
+  },
+
+  async "offline, the tool hears it, its server calls fail unsent and its lines still go in"() {
+    const host = await createTestHost(fixtures, { connectivityCheckMs: 0 });
+    const tool = host.mount({ entry: "/tool.html", type: "quoting_extension" });
+    await tool.ready();
+    const add = tool.$<HTMLButtonElement>("#add");
+    await waitFor(() => !add.disabled, { message: "the catalog" });
+    const bridge = tool.window.bridge;
+    assert(bridge.supports("connectivity"), "connectivity is offered");
+    const heard: boolean[] = [];
+    bridge.on("connectivity.changed", ({ online }) => heard.push(online));
+    host.setOnline(false);
+    assertEqual(host.online, false);
+    await waitFor(() => heard.length === 1, { message: "connectivity.changed, offline" });
+    assertEqual(await bridge.connectivity.get(), { online: false });
+    const sent = host.backend.requests.length;
+    let code = "";
+    try {
+      await bridge.products.list();
+    } catch (error) {
+      code = (error as BridgeError).code;
+    }
+    assertEqual(code, "OFFLINE");
+    assertEqual(host.backend.requests.length, sent, "nothing reached the backend");
+    add.click();
+    await waitFor(() => host.quote?.lines.length === 2, { message: "the lines, added offline" });
+    host.setOnline(true);
+    await waitFor(() => heard.length === 2, { message: "connectivity.changed, online" });
+    assertEqual(heard, [false, true]);
+    assertEqual((await bridge.products.list()).items.length, 1);
+    assertEqual(tool.calls.filter((call) => call.method === "products.list").map((call) => call.outcome), [
+      "ok",
+      "OFFLINE",
+      "ok",
     ]);
   },
 
