@@ -65,7 +65,7 @@ pub(crate) fn host_dist(ctx: &Ctx) -> PathBuf {
 /// Builds `host/dist/`: the `toolbridge-host` crate with [`HOST_PROFILE`], and
 /// `wasm-bindgen --target web` writing an ES module (the JavaScript the crate imports put inside
 /// it by `toolbridge_sdk_pack::inline_snippets`), its `.wasm` and its declarations. The `.wasm`
-/// goes without its `name` section (the function names a debugger shows, a fifth of the module),
+/// goes without its `name` section (the function names a debugger shows, a third of the module),
 /// which nobody's page needs; the same module with its names, for a profiler, goes to
 /// [`HOST_NAMED`] with its own glue (`toolbridge serve --host-dir target/host-module-named`).
 /// They are made in `target/host-module/` and copied into `host/dist/` only where they differ,
