@@ -88,6 +88,15 @@ pub(crate) enum Fetched {
     NotModified,
 }
 
+/// A 2xx answer's JSON body, with its `ETag`.
+#[derive(Debug)]
+pub(crate) struct Tagged {
+    /// The body.
+    pub(crate) body: Value,
+    /// The `ETag` header, if any.
+    pub(crate) etag: Option<String>,
+}
+
 /// A response with its body read.
 struct Answer<B> {
     status: u16,
@@ -212,18 +221,19 @@ impl Backend {
 
     /// `GET path` (relative to the base, starting with `/`).
     pub(crate) async fn get(&self, path: &str) -> Result<Value, Error> {
-        let answer = self
-            .fetch::<JsString>("GET", path, None, None, None)
-            .await?;
+        Ok(self.get_tagged(path).await?.body)
+    }
+
+    /// `GET path`, with the answer's `ETag`.
+    pub(crate) async fn get_tagged(&self, path: &str) -> Result<Tagged, Error> {
+        let answer = self.fetch::<JsString>("GET", path, None, &[], None).await?;
         success(answer, &format!("GET {path}"))
     }
 
     /// `GET path`, its 2xx body left as the browser's string (for answers
     /// passed on as they came, such as list pages), never copied into Rust.
     pub(crate) async fn get_raw(&self, path: &str) -> Result<JsString, Error> {
-        let answer = self
-            .fetch::<JsString>("GET", path, None, None, None)
-            .await?;
+        let answer = self.fetch::<JsString>("GET", path, None, &[], None).await?;
         Ok(answer.successful(&format!("GET {path}"))?.body)
     }
 
@@ -234,7 +244,10 @@ impl Backend {
         path: &str,
         etag: Option<&str>,
     ) -> Result<Fetched, Error> {
-        let answer = self.fetch::<Vec<u8>>("GET", path, None, etag, None).await?;
+        let condition = etag.map(|etag| ("If-None-Match", etag));
+        let answer = self
+            .fetch::<Vec<u8>>("GET", path, None, condition.as_slice(), None)
+            .await?;
         if answer.status == 304 {
             return Ok(Fetched::NotModified);
         }
@@ -252,9 +265,21 @@ impl Backend {
         path: &str,
         body: Option<&Value>,
     ) -> Result<Value, Error> {
+        Ok(self.send_tagged(method, path, body, &[]).await?.body)
+    }
+
+    /// [`Backend::send`] with more request `headers` (such as `If-Match`), answering the
+    /// `ETag` too.
+    pub(crate) async fn send_tagged(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&Value>,
+        headers: &[(&str, &str)],
+    ) -> Result<Tagged, Error> {
         let body = body.map(Value::to_string);
         let answer = self
-            .fetch::<JsString>(method, path, body.as_deref(), None, None)
+            .fetch::<JsString>(method, path, body.as_deref(), headers, None)
             .await?;
         success(answer, &format!("{method} {path}"))
     }
@@ -272,7 +297,7 @@ impl Backend {
         let what = format!("POST {path}");
         let timeout_ms = self.timeout_ms.max(min_timeout_ms);
         let answer = self
-            .fetch::<Vec<u8>>("POST", path, Some(body), None, Some(timeout_ms))
+            .fetch::<Vec<u8>>("POST", path, Some(body), &[], Some(timeout_ms))
             .await?
             .successful(&what)?;
         serde_json::from_slice(&answer.body).map_err(|error| {
@@ -286,9 +311,7 @@ impl Backend {
     /// again: its outcome counts as every request's does, and is otherwise
     /// dropped.
     pub(crate) async fn probe(&self, path: &str) {
-        let _ = self
-            .request::<JsString>("GET", path, None, None, None)
-            .await;
+        let _ = self.request::<JsString>("GET", path, None, &[], None).await;
     }
 
     /// The request, unless the server cannot be reached: then `OFFLINE` at
@@ -298,24 +321,25 @@ impl Backend {
         method: &str,
         path: &str,
         body: Option<&str>,
-        etag: Option<&str>,
+        extra: &[(&str, &str)],
         timeout_ms: Option<u32>,
     ) -> Result<Answer<B>, Error> {
         if !self.reach.online() {
             return Err(not_sent(&format!("{method} {path}")));
         }
-        self.request(method, path, body, etag, timeout_ms).await
+        self.request(method, path, body, extra, timeout_ms).await
     }
 
-    /// The request itself; `body` is JSON text, `timeout_ms` replaces the
-    /// host's deadline. Any answer puts the host online; a failure on the
+    /// The request itself; `body` is JSON text, `extra` more headers
+    /// (`If-None-Match`, `If-Match`, `Idempotency-Key`), `timeout_ms` replaces
+    /// the host's deadline. Any answer puts the host online; a failure on the
     /// network (not the deadline) puts it offline and is `OFFLINE`.
     async fn request<B: Body>(
         &self,
         method: &str,
         path: &str,
         body: Option<&str>,
-        etag: Option<&str>,
+        extra: &[(&str, &str)],
         timeout_ms: Option<u32>,
     ) -> Result<Answer<B>, Error> {
         let timeout_ms = timeout_ms.unwrap_or(self.timeout_ms);
@@ -333,8 +357,8 @@ impl Backend {
         init.set_credentials(RequestCredentials::Include);
         let headers = js_sys::Object::new();
         set_header(&headers, "Accept", "application/json");
-        if let Some(etag) = etag {
-            set_header(&headers, "If-None-Match", etag);
+        for (name, value) in extra {
+            set_header(&headers, name, value);
         }
         if let Some(body) = body {
             set_header(&headers, "Content-Type", "application/json");
@@ -452,13 +476,17 @@ fn set_header(headers: &js_sys::Object, name: &str, value: &str) {
     let _ = Reflect::set(headers, &JsValue::from_str(name), &JsValue::from_str(value));
 }
 
-/// The body of a 2xx answer, or the error its status means.
-fn success(answer: Answer<JsString>, what: &str) -> Result<Value, Error> {
+/// The body of a 2xx answer with its `ETag`, or the error its status means.
+fn success(answer: Answer<JsString>, what: &str) -> Result<Tagged, Error> {
     let answer = answer.successful(what)?;
-    serde_json::from_str(&answer.body.text()).map_err(|error| {
+    let body = serde_json::from_str(&answer.body.text()).map_err(|error| {
         Error::Internal(format!(
             "the backend's answer to {what} is not the JSON expected ({error})"
         ))
+    })?;
+    Ok(Tagged {
+        body,
+        etag: answer.etag,
     })
 }
 

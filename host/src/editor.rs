@@ -1,7 +1,10 @@
 //! The quote open in the editor: the in-memory [`OpenQuote`] with the
-//! catalog it is checked against, whether it has unsaved changes, and the
-//! changes the page hears about.
+//! catalog it is checked against, whether it has unsaved changes, the
+//! version of it the server last answered and what a save sends to keep to
+//! it, and the changes the page hears about.
 
+use std::collections::BTreeMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::rc::Rc;
 
 use serde::Serialize;
@@ -12,7 +15,7 @@ use toolbridge_protocol::context::Role;
 use toolbridge_protocol::method::Method;
 use toolbridge_protocol::notification::{Deprecation, QuoteChangeKind};
 use toolbridge_protocol::open_quote::{LineEdit, OpenQuote};
-use toolbridge_protocol::quote::QuoteDto;
+use toolbridge_protocol::quote::{QuoteDto, QuoteLine};
 use toolbridge_protocol::quote_view::BridgeOpenQuoteDto;
 
 /// What happened to the open quote, as `onChange` listeners receive it.
@@ -101,11 +104,61 @@ pub(crate) struct Session {
     pub(crate) saved: u64,
     /// Set while Send Quote is in flight: no more lines.
     pub(crate) sending: bool,
+    /// The quote's `ETag` as the backend last answered it (opening it,
+    /// saving, sending): the version a save is made against (`If-Match`).
+    pub(crate) etag: Option<String>,
+    /// The `Idempotency-Key` of the last save not known to have landed, and
+    /// the revision it saved: a save of the same revision sends it again, so
+    /// that a save retried after a failure lands once.
+    save_key: Option<(u64, String)>,
+    /// The [`fingerprint`] of the lines and group keys as the backend last
+    /// answered them (opening the quote, saving, sending): what this host's
+    /// changes were made on. Should a save meet a newer version whose lines
+    /// are still these, that version changed only the header, which a save
+    /// of the lines leaves as it is.
+    pub(crate) base: u64,
+    /// The [`fingerprint`] of what the last save whose outcome is unknown
+    /// sent (it failed on the network, or the backend failed): should a
+    /// later save meet a newer version with exactly these lines, that
+    /// version is this host's own save.
+    pub(crate) unsettled: Option<u64>,
+}
+
+/// A fingerprint of a quote's lines and group keys, to tell whether two
+/// copies have the same (within this page: the hasher's keys are fixed, and
+/// a collision of 64 bits between two versions of one quote is not a worry).
+pub(crate) fn fingerprint<'a>(
+    lines: impl IntoIterator<Item = &'a QuoteLine>,
+    group_keys: &BTreeMap<String, u32>,
+) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    let mut count: usize = 0;
+    for line in lines {
+        line.hash(&mut hasher);
+        count += 1;
+    }
+    count.hash(&mut hasher);
+    group_keys.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// The [`fingerprint`] of a quote as the backend answered it.
+pub(crate) fn fingerprint_of(quote: &QuoteDto) -> u64 {
+    fingerprint(
+        quote.lines.iter().map(|priced| &priced.line),
+        &quote.group_keys,
+    )
 }
 
 impl Session {
-    /// A freshly loaded quote, nothing unsaved.
-    pub(crate) fn new(quote: OpenQuote, catalog: Rc<Catalog>, role: Role) -> Self {
+    /// A freshly loaded quote at the version `etag` names, nothing unsaved.
+    pub(crate) fn new(
+        quote: OpenQuote,
+        catalog: Rc<Catalog>,
+        role: Role,
+        etag: Option<String>,
+    ) -> Self {
+        let base = fingerprint(quote.lines(), quote.group_keys());
         Self {
             quote,
             catalog,
@@ -113,6 +166,10 @@ impl Session {
             revision: 0,
             saved: 0,
             sending: false,
+            etag,
+            save_key: None,
+            base,
+            unsettled: None,
         }
     }
 
@@ -121,10 +178,45 @@ impl Session {
         self.revision != self.saved
     }
 
-    /// Takes the backend's copy after a save or send of `revision`: it
-    /// replaces the local one unless more changes were made meanwhile.
-    pub(crate) fn settle(&mut self, revision: u64, saved: QuoteDto) -> Result<(), Error> {
+    /// The `Idempotency-Key` for saving the current revision: the one an
+    /// earlier save of the same revision sent, else a new one from `new_key`.
+    pub(crate) fn save_key(
+        &mut self,
+        new_key: impl FnOnce() -> Result<String, Error>,
+    ) -> Result<String, Error> {
+        match &self.save_key {
+            Some((revision, key)) if *revision == self.revision => Ok(key.clone()),
+            _ => {
+                let key = new_key()?;
+                self.save_key = Some((self.revision, key.clone()));
+                Ok(key)
+            }
+        }
+    }
+
+    /// Takes the backend's copy after a save or send of `revision`, at the
+    /// version `etag` names: it replaces the local one unless more changes
+    /// were made meanwhile. What a save of that revision kept to send again
+    /// is dropped: it landed.
+    pub(crate) fn settle(
+        &mut self,
+        revision: u64,
+        saved: QuoteDto,
+        etag: Option<String>,
+    ) -> Result<(), Error> {
         self.saved = self.saved.max(revision);
+        self.base = fingerprint_of(&saved);
+        if etag.is_some() {
+            self.etag = etag;
+        }
+        if self
+            .save_key
+            .as_ref()
+            .is_some_and(|(keyed, _)| *keyed <= revision)
+        {
+            self.save_key = None;
+        }
+        self.unsettled = None;
         if self.revision == revision {
             self.quote = OpenQuote::from_dto(saved)?;
         }

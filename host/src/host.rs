@@ -22,12 +22,12 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::future_to_promise;
 use web_sys::{Element, HtmlIFrameElement, MessageEvent, Window};
 
-use crate::backend::{Backend, Fetched};
+use crate::backend::{Backend, Fetched, Tagged};
 use crate::connectivity::{self, Reachability, Watch};
 use crate::context::PageContext;
 use crate::debug::{AddLinesPhases, DebugLog, OpenQuotePhases};
 use crate::dispatch::{fetch_context, typed};
-use crate::editor::{Change, Editor, QuoteView, Session};
+use crate::editor::{Change, Editor, QuoteView, Session, fingerprint, fingerprint_of};
 use crate::error::HostError;
 use crate::handshake;
 use crate::hooks::Hooks;
@@ -203,12 +203,10 @@ impl Shared {
         let context = self.unauthenticated_forgets(context)?;
         let context_at = self.now();
         phases.context_ms = context_at - started;
-        let path = format!(
-            "/quotes/{}",
-            String::from(js_sys::encode_uri_component(&id))
-        );
-        let quote = self.backend.get(&path).await;
-        let dto: QuoteDto = typed(self.unauthenticated_forgets(quote)?, &format!("GET {path}"))?;
+        let path = quote_path(&id, "");
+        let quote = self.backend.get_tagged(&path).await;
+        let Tagged { body, etag } = self.unauthenticated_forgets(quote)?;
+        let dto: QuoteDto = typed(body, &format!("GET {path}"))?;
         let quote_at = self.now();
         phases.quote_ms = quote_at - context_at;
         let catalog = self.catalog(&mut phases).await;
@@ -222,7 +220,7 @@ impl Shared {
                     "openQuote({id:?}) was overtaken by a later openQuote or closeQuote"
                 )));
             }
-            editor.install(Session::new(quote, catalog, context.user_role));
+            editor.install(Session::new(quote, catalog, context.user_role, etag));
         }
         self.abandon_quote_dialogs();
         self.emit_change(&Change::Opened);
@@ -232,43 +230,149 @@ impl Shared {
         view
     }
 
-    async fn save(self: Rc<Self>) -> Result<JsValue, HostError> {
-        self.save_open("save").await?;
+    async fn save(self: Rc<Self>, options: SaveOptions) -> Result<JsValue, HostError> {
+        self.save_open("save", options.overwrite).await?;
         self.emit_change(&Change::Saved);
         self.current_view()
     }
 
     /// Saves the open quote's lines; returns the quote's id.
-    async fn save_open(&self, what: &str) -> Result<String, HostError> {
-        let (id, revision, body) = {
-            let editor = self.editor.borrow();
-            let session = editor
-                .session()
-                .ok_or_else(|| HostError::usage(format!("{what}: no quote is open")))?;
-            let quote = &session.quote;
-            if !quote.header().status.is_editable() {
-                return Err(Error::QuoteLocked(format!(
-                    "quote {} is {}; only a Draft quote can be saved",
-                    quote.header().reference,
-                    quote.header().status
-                ))
-                .into());
-            }
-            let body = serde_json::json!({"lines": quote.lines(), "groupKeys": quote.group_keys()});
-            (quote.header().id.clone(), session.revision, body)
+    ///
+    /// The save is made against the version the host last had of the quote
+    /// (`If-Match` with its `ETag`), unless `overwrite`, and carries the
+    /// `Idempotency-Key` of its revision, the same for every attempt at the
+    /// same changes. Should the server have moved on, the save is refused
+    /// with `CONFLICT` and the open quote is left as it is, unless the newer
+    /// version has the lines this host's changes were made on (another
+    /// change touched only the header, which a save of the lines keeps) or
+    /// exactly what an earlier save of this host's sent (its answer was
+    /// lost): then it is saved against that version.
+    async fn save_open(&self, what: &str, overwrite: bool) -> Result<String, HostError> {
+        let attempt = self.save_attempt(what)?;
+        let path = quote_path(&attempt.id, "/lines");
+        let mut if_match = if overwrite {
+            None
+        } else {
+            attempt.etag.clone()
         };
-        let path = format!(
-            "/quotes/{}/lines",
-            String::from(js_sys::encode_uri_component(&id))
-        );
-        let saved = self.backend.send("PUT", &path, Some(&body)).await;
-        let saved: QuoteDto = typed(self.unauthenticated_forgets(saved)?, &format!("PUT {path}"))?;
+        let mut looked = false;
+        let saved = loop {
+            let mut headers = vec![("Idempotency-Key", attempt.key.as_str())];
+            if let Some(etag) = &if_match {
+                headers.push(("If-Match", etag.as_str()));
+            }
+            let outcome = self
+                .backend
+                .send_tagged("PUT", &path, Some(&attempt.body), &headers)
+                .await;
+            match self.unauthenticated_forgets(outcome) {
+                Ok(saved) => break saved,
+                Err(Error::Conflict(_)) if !looked => {
+                    looked = true;
+                    match self.version_to_save_over(&attempt).await? {
+                        Some(etag) => if_match = Some(etag),
+                        None => return Err(changed_elsewhere(what, &attempt.reference).into()),
+                    }
+                }
+                Err(Error::Conflict(_)) => {
+                    return Err(changed_elsewhere(what, &attempt.reference).into());
+                }
+                Err(error) => {
+                    if outcome_unknown(&error) {
+                        self.keep_unsettled(&attempt);
+                    }
+                    return Err(error.into());
+                }
+            }
+        };
+        let dto: QuoteDto = typed(saved.body, &format!("PUT {path}"))?;
         if let Some(session) = self.editor.borrow_mut().session_mut() {
-            if session.quote.header().id == id {
-                session.settle(revision, saved)?;
+            if session.quote.header().id == attempt.id {
+                session.settle(attempt.revision, dto, saved.etag)?;
             }
         }
-        Ok(id)
+        Ok(attempt.id)
+    }
+
+    /// What a save of the open quote sends now; `what` names the operation
+    /// for its refusals.
+    fn save_attempt(&self, what: &str) -> Result<SaveAttempt, HostError> {
+        let mut editor = self.editor.borrow_mut();
+        let session = editor
+            .session_mut()
+            .ok_or_else(|| HostError::usage(format!("{what}: no quote is open")))?;
+        let header = session.quote.header();
+        if !header.status.is_editable() {
+            return Err(Error::QuoteLocked(format!(
+                "quote {} is {}; only a Draft quote can be saved",
+                header.reference, header.status
+            ))
+            .into());
+        }
+        let (id, reference) = (header.id.clone(), header.reference.clone());
+        let key = session.save_key(|| new_idempotency_key(&self.window))?;
+        let (lines, group_keys) = (session.quote.lines(), session.quote.group_keys());
+        Ok(SaveAttempt {
+            id,
+            reference,
+            revision: session.revision,
+            body: serde_json::json!({"lines": lines, "groupKeys": group_keys}),
+            sent: fingerprint(lines, group_keys),
+            key,
+            etag: session.etag.clone(),
+        })
+    }
+
+    /// The `ETag` of the server's version of the quote when a save of the
+    /// lines may be made over it without losing anything: its lines are
+    /// those this host's changes were made on (what changed is the header),
+    /// or exactly what an earlier save of this host's sent whose outcome was
+    /// unknown (that save landed). `None` when the lines changed elsewhere.
+    async fn version_to_save_over(
+        &self,
+        attempt: &SaveAttempt,
+    ) -> Result<Option<String>, HostError> {
+        let known = self
+            .editor
+            .borrow()
+            .session()
+            .filter(|session| session.quote.header().id == attempt.id)
+            .map(|session| (session.base, session.unsettled));
+        let Some((base, unsettled)) = known else {
+            return Ok(None);
+        };
+        let path = quote_path(&attempt.id, "");
+        let fetched = self.backend.get_tagged(&path).await;
+        let Tagged { body, etag } = self.unauthenticated_forgets(fetched)?;
+        let server = fingerprint_of(&typed::<QuoteDto>(body, &format!("GET {path}"))?);
+        Ok(etag.filter(|_| server == base || Some(server) == unsettled))
+    }
+
+    /// Keeps the fingerprint of what `attempt` sent, after it failed without
+    /// saying whether it landed.
+    fn keep_unsettled(&self, attempt: &SaveAttempt) {
+        if let Some(session) = self.editor.borrow_mut().session_mut() {
+            if session.quote.header().id == attempt.id {
+                session.unsettled = Some(attempt.sent);
+            }
+        }
+    }
+
+    /// The open quote as the server has it now, the open quote untouched.
+    async fn server_quote(self: Rc<Self>) -> Result<JsValue, HostError> {
+        let id = self
+            .editor
+            .borrow()
+            .session()
+            .map(|session| session.quote.header().id.clone())
+            .ok_or_else(|| HostError::usage("serverQuote: no quote is open"))?;
+        let path = quote_path(&id, "");
+        let fetched = self.backend.get(&path).await;
+        let quote: QuoteDto = typed(
+            self.unauthenticated_forgets(fetched)?,
+            &format!("GET {path}"),
+        )?;
+        Ok(json::to_js(&quote)?)
     }
 
     async fn send(self: Rc<Self>) -> Result<JsValue, HostError> {
@@ -279,7 +383,7 @@ impl Shared {
             .ok_or_else(|| HostError::usage("send: no quote is open"))?
             .is_dirty();
         if dirty {
-            self.save_open("send").await?;
+            self.save_open("send", false).await?;
         }
         let (id, revision) = {
             let mut editor = self.editor.borrow_mut();
@@ -289,21 +393,18 @@ impl Shared {
             session.sending = true;
             (session.quote.header().id.clone(), session.revision)
         };
-        let path = format!(
-            "/quotes/{}/send",
-            String::from(js_sys::encode_uri_component(&id))
-        );
-        let sent = self.backend.send("POST", &path, None).await;
-        let outcome = self
-            .unauthenticated_forgets(sent)
-            .and_then(|sent| typed::<QuoteDto>(sent, &format!("POST {path}")));
+        let path = quote_path(&id, "/send");
+        let sent = self.backend.send_tagged("POST", &path, None, &[]).await;
+        let outcome = self.unauthenticated_forgets(sent).and_then(|sent| {
+            typed::<QuoteDto>(sent.body, &format!("POST {path}")).map(|dto| (dto, sent.etag))
+        });
         {
             let mut editor = self.editor.borrow_mut();
             if let Some(session) = editor.session_mut() {
                 if session.quote.header().id == id {
                     session.sending = false;
-                    if let Ok(sent) = &outcome {
-                        session.settle(revision, sent.clone())?;
+                    if let Ok((sent, etag)) = &outcome {
+                        session.settle(revision, sent.clone(), etag.clone())?;
                     }
                 }
             }
@@ -348,6 +449,82 @@ fn read_index(bytes: &[u8]) -> Result<CatalogIndex, Error> {
             format!("{what} is not the JSON expected ({error})")
         })
     })
+}
+
+/// The path of quote `id`, and `rest` after it (`/lines`).
+fn quote_path(id: &str, rest: &str) -> String {
+    format!(
+        "/quotes/{}{rest}",
+        String::from(js_sys::encode_uri_component(id))
+    )
+}
+
+/// What one save of the open quote sends.
+struct SaveAttempt {
+    /// The quote's id and reference.
+    id: String,
+    reference: String,
+    /// The revision saved.
+    revision: u64,
+    /// The body: the lines and group keys.
+    body: serde_json::Value,
+    /// Their [`fingerprint`].
+    sent: u64,
+    /// Its `Idempotency-Key`.
+    key: String,
+    /// The version it is made against, as the host last had it.
+    etag: Option<String>,
+}
+
+/// `CONFLICT` for `what` on quote `reference`, which the server has in a
+/// version this host did not make.
+fn changed_elsewhere(what: &str, reference: &str) -> Error {
+    Error::Conflict(format!(
+        "{what}: quote {reference} was changed on another device (or by someone else) since it \
+         was opened here, so nothing was saved and the open quote keeps its changes; \
+         host.serverQuote() answers the quote as the server has it now, \
+         host.closeQuote({{discard: true}}) and host.openQuote(id) take that, and \
+         host.save({{overwrite: true}}) saves these changes over it"
+    ))
+}
+
+/// Whether a save that failed with `error` may have landed all the same:
+/// it failed on the network, timed out, or the backend failed.
+fn outcome_unknown(error: &Error) -> bool {
+    matches!(
+        error,
+        Error::Offline(_) | Error::BackendUnavailable(_) | Error::Timeout(_)
+    )
+}
+
+/// A new `Idempotency-Key`: `save-` and 128 random bits from the browser's
+/// `crypto.getRandomValues`, in hex.
+fn new_idempotency_key(window: &Window) -> Result<String, Error> {
+    let mut bytes = [0_u8; 16];
+    window
+        .crypto()
+        .and_then(|crypto| crypto.get_random_values_with_u8_array(&mut bytes))
+        .map_err(|_| {
+            Error::Internal(
+                "save: the browser's crypto.getRandomValues failed, so no Idempotency-Key could \
+                 be made"
+                    .to_owned(),
+            )
+        })?;
+    Ok(bytes.iter().fold(String::from("save-"), |mut key, byte| {
+        use std::fmt::Write as _;
+        let _ = write!(key, "{byte:02x}");
+        key
+    }))
+}
+
+/// `save({overwrite?})`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SaveOptions {
+    /// Save without `If-Match`: over whatever version the server has.
+    #[serde(default)]
+    overwrite: bool,
 }
 
 /// `closeQuote({discard?})`.
@@ -524,11 +701,37 @@ impl Host {
         self.shared.current_view().map_err(JsValue::from)
     }
 
-    /// Saves the open quote's lines to the backend.
+    /// Saves the open quote's lines to the backend, against the version the
+    /// host last had (its `ETag` as `If-Match`) and with the same
+    /// `Idempotency-Key` for every attempt at the same changes. Rejects with
+    /// `CONFLICT`, the open quote untouched, when the quote was changed
+    /// elsewhere meanwhile; `{overwrite: true}` saves over whatever the server
+    /// has.
     #[wasm_bindgen(unchecked_return_type = "Promise<EditorQuote>")]
-    pub fn save(&self) -> Promise {
+    pub fn save(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "SaveOptions")] options: &JsValue,
+    ) -> Promise {
         let shared = Rc::clone(&self.shared);
-        future_to_promise(async move { shared.save().await.map_err(JsValue::from) })
+        let options = if options.is_undefined() || options.is_null() {
+            Ok(SaveOptions::default())
+        } else {
+            json::read_js::<SaveOptions>(options, "save(options)").map_err(HostError::Usage)
+        };
+        future_to_promise(async move {
+            match options {
+                Ok(options) => shared.save(options).await.map_err(JsValue::from),
+                Err(error) => Err(error.into()),
+            }
+        })
+    }
+
+    /// The open quote as the server has it now, without touching the open
+    /// quote: after a `CONFLICT`, what to show beside it.
+    #[wasm_bindgen(js_name = serverQuote, unchecked_return_type = "Promise<ServerQuote>")]
+    pub fn server_quote(&self) -> Promise {
+        let shared = Rc::clone(&self.shared);
+        future_to_promise(async move { shared.server_quote().await.map_err(JsValue::from) })
     }
 
     /// Send Quote: saves unsaved changes, then moves the Draft to Sent. From

@@ -25,6 +25,11 @@
 //! - knows whether the server can be reached (`connectivity`): while it
 //!   cannot, calls that need it fail at once with `OFFLINE`, and tools hear
 //!   each change as `connectivity.changed`;
+//! - saves the open quote against the version it last had (`If-Match` with
+//!   its `ETag`) and with an `Idempotency-Key` per unsaved state, so that a
+//!   retried save lands once and a quote changed on another device meanwhile
+//!   is a `CONFLICT` rather than overwritten ([`Host::save`],
+//!   [`Host::server_quote`]);
 //! - records every call and every dropped message (`debug`).
 //!
 //! The names in parentheses are the host's private modules that do each part.

@@ -202,6 +202,17 @@ export interface EditorQuote {
   dirty: boolean;
 }
 
+/** The open quote as the server has it now (`host.serverQuote()`): an `EditorQuote` without
+ * `dirty`, to show beside the open one after a save was refused with `CONFLICT`. */
+export type ServerQuote = Omit<EditorQuote, "dirty">;
+
+/** `host.save(options)`. */
+export interface SaveOptions {
+  /** Save without `If-Match`, over whatever version the server has: how the user keeps their
+   * changes after a `CONFLICT` (default false). */
+  overwrite?: boolean;
+}
+
 /** What changed, as `onChange` listeners receive it. */
 export type QuoteChange =
   | { kind: "opened" }
@@ -256,8 +267,10 @@ export interface ToolStatus {
 /** What the host's methods reject with: an Error named "HostError". */
 export interface HostErrorObject extends Error {
   name: "HostError";
-  /** "USAGE", "UNSAVED_CHANGES", or a bridge error code such as "UNAUTHENTICATED" or "OFFLINE"
-   * (the server cannot be reached: the request was not sent, or failed on the network). */
+  /** "USAGE", "UNSAVED_CHANGES", or a bridge error code such as "UNAUTHENTICATED", "OFFLINE"
+   * (the server cannot be reached: the request was not sent, or failed on the network) or
+   * "CONFLICT" (`save` or `send`: the quote was changed on another device since it was opened
+   * here; nothing was saved, and the open quote is as it was). */
   code: string;
   details: { path: string; message: string }[];
   retryAfter?: number;

@@ -11,6 +11,7 @@
 // Test code: a panic is how a helper reports a failed expectation.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod conflicts;
 mod connectivity;
 mod context;
 mod extensions;
@@ -842,7 +843,7 @@ async fn the_reference_pattern_merges_in_memory_with_injected_tasks() {
     );
 
     // Saved, the backend has the same lines.
-    let saved = resolved(host.save()).await;
+    let saved = resolved(host.save(&JsValue::UNDEFINED)).await;
     assert_eq!(saved["dirty"], false);
     let (_, stored) = request("GET", &format!("/api/v1/quotes/{id}"), None).await;
     assert_eq!(stored["lines"], saved["lines"]);
@@ -949,7 +950,7 @@ async fn a_sent_quote_is_locked() {
         .await;
     assert_eq!(error["code"], "QUOTE_LOCKED");
     assert_eq!(snapshot(&host), before);
-    let save = rejected(host.save()).await;
+    let save = rejected(host.save(&JsValue::UNDEFINED)).await;
     assert_eq!(save["code"], "QUOTE_LOCKED");
 }
 
@@ -1021,7 +1022,7 @@ async fn the_page_edits_and_removes_lines_and_saves_them() {
     );
     assert_eq!(missing["code"], "NOT_FOUND");
 
-    let saved = resolved(host.save()).await;
+    let saved = resolved(host.save(&JsValue::UNDEFINED)).await;
     assert_eq!(saved["dirty"], false);
     let (status, stored) = request("GET", &format!("/api/v1/quotes/{id}"), None).await;
     assert_eq!(status, 200);

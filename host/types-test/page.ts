@@ -2,7 +2,7 @@
 // (host/dist/toolbridge_host.d.ts): `tsc` must accept it, including every
 // `@ts-expect-error` below being an error.
 
-import init, { Host, type BlockedRecord, type HostBackend, type ToolSettings, type CallRecord, type Capability, type ConfirmRequest, type Connectivity, type DebugEntry, type EditorQuote, type HostErrorObject, type NavigateRequest, type QuoteChange, type ToastRequest, type ToolStatus } from "../dist/toolbridge_host.js";
+import init, { Host, type BlockedRecord, type HostBackend, type ToolSettings, type CallRecord, type Capability, type ConfirmRequest, type Connectivity, type DebugEntry, type EditorQuote, type HostErrorObject, type NavigateRequest, type QuoteChange, type SaveOptions, type ServerQuote, type ToastRequest, type ToolStatus } from "../dist/toolbridge_host.js";
 
 export async function mountEstimator(panel: HTMLElement, quoteId: string): Promise<number> {
   await init();
@@ -67,6 +67,17 @@ export async function mountEstimator(panel: HTMLElement, quoteId: string): Promi
   } catch (e) {
     const error = e as HostErrorObject;
     console.log(error.code, error.details.map((d) => d.path), error.retryAfter);
+    if (error.code === "CONFLICT") {
+      const theirs: ServerQuote = await host.serverQuote();
+      console.log(theirs.totals.total, theirs.lines.length);
+      // @ts-expect-error the server's copy has no unsaved changes to speak of
+      console.log(theirs.dirty);
+      const keepMine: SaveOptions = { overwrite: true };
+      const kept: EditorQuote = await host.save(keepMine);
+      console.log(kept.dirty);
+      // @ts-expect-error overwrite is a boolean
+      await host.save({ overwrite: "yes" });
+    }
   }
   host.closeQuote({ discard: true });
   host.debug = true;

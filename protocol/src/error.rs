@@ -70,13 +70,17 @@ pub enum ErrorCode {
     /// module, never sent by the server): a call that needs the server was
     /// not sent, or its request failed on the network.
     Offline,
+    /// A change to a quote was made against a version it no longer has:
+    /// someone else changed it since the client read it (`If-Match` did
+    /// not match its `ETag`). Nothing was changed.
+    Conflict,
     /// Anything else.
     Internal,
 }
 
 impl ErrorCode {
     /// Every code, in a fixed order.
-    pub const ALL: [ErrorCode; 13] = [
+    pub const ALL: [ErrorCode; 14] = [
         ErrorCode::InvalidParams,
         ErrorCode::NotAllowed,
         ErrorCode::NoOpenQuote,
@@ -89,6 +93,7 @@ impl ErrorCode {
         ErrorCode::Timeout,
         ErrorCode::NotConnected,
         ErrorCode::Offline,
+        ErrorCode::Conflict,
         ErrorCode::Internal,
     ];
 
@@ -107,6 +112,7 @@ impl ErrorCode {
             ErrorCode::Timeout => "TIMEOUT",
             ErrorCode::NotConnected => "NOT_CONNECTED",
             ErrorCode::Offline => "OFFLINE",
+            ErrorCode::Conflict => "CONFLICT",
             ErrorCode::Internal => "INTERNAL",
         }
     }
@@ -134,6 +140,7 @@ impl ErrorCode {
             ErrorCode::Timeout => -32008,
             ErrorCode::NotConnected => -32009,
             ErrorCode::Offline => -32010,
+            ErrorCode::Conflict => -32011,
         }
     }
 
@@ -149,6 +156,8 @@ impl ErrorCode {
             // The server's fetch for a tool: the tool's own server failed to answer.
             ErrorCode::BackendUnavailable => 502,
             ErrorCode::Timeout => 504,
+            // `412 Precondition Failed`: the `If-Match` of the request.
+            ErrorCode::Conflict => 412,
             // Never sent by the server; the status a proxy gives for an
             // upstream it cannot reach.
             ErrorCode::Offline => 503,
@@ -165,6 +174,7 @@ impl ErrorCode {
             403 => ErrorCode::NotAllowed,
             404 => ErrorCode::NotFound,
             409 => ErrorCode::QuoteLocked,
+            412 => ErrorCode::Conflict,
             429 => ErrorCode::RateLimited,
             500..=599 => ErrorCode::BackendUnavailable,
             _ => ErrorCode::Internal,
@@ -224,6 +234,10 @@ pub enum Error {
     /// whether the request was sent.
     #[error("{0}")]
     Offline(String),
+    /// The quote changed since the version the change was made against;
+    /// the message says which quote.
+    #[error("{0}")]
+    Conflict(String),
     /// Anything else.
     #[error("{0}")]
     Internal(String),
@@ -250,6 +264,7 @@ impl Error {
             Error::Timeout(_) => ErrorCode::Timeout,
             Error::NotConnected(_) => ErrorCode::NotConnected,
             Error::Offline(_) => ErrorCode::Offline,
+            Error::Conflict(_) => ErrorCode::Conflict,
             Error::Internal(_) => ErrorCode::Internal,
         }
     }
@@ -296,6 +311,7 @@ impl Error {
             ErrorCode::Timeout => Error::Timeout(message),
             ErrorCode::NotConnected => Error::NotConnected(message),
             ErrorCode::Offline => Error::Offline(message),
+            ErrorCode::Conflict => Error::Conflict(message),
             ErrorCode::Internal => Error::Internal(message),
         }
     }

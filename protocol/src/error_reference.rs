@@ -41,6 +41,7 @@ impl ErrorCode {
             | ErrorCode::Unauthenticated
             | ErrorCode::BackendUnavailable
             | ErrorCode::Timeout
+            | ErrorCode::Conflict
             | ErrorCode::Internal => Some(self.http_status()),
             ErrorCode::NoOpenQuote
             | ErrorCode::MethodNotFound
@@ -64,6 +65,7 @@ impl ErrorCode {
             ErrorCode::Timeout => TIMEOUT,
             ErrorCode::NotConnected => NOT_CONNECTED,
             ErrorCode::Offline => OFFLINE,
+            ErrorCode::Conflict => CONFLICT,
             ErrorCode::Internal => INTERNAL,
         }
     }
@@ -326,6 +328,30 @@ const OFFLINE: ErrorReference = ErrorReference {
         been made.",
 };
 
+/// `CONFLICT`.
+const CONFLICT: ErrorReference = ErrorReference {
+    meaning: "The quote changed since the version the change was made against: \
+        another device, user or integrator saved it (or sent it) after the client \
+        read it, so the `If-Match` the request carried no longer names the quote's \
+        current `ETag`. Nothing was changed, and the answer's `ETag` header names \
+        the version the quote has now.",
+    given_by: "Over REST it is 412 Precondition Failed, from \
+        `PUT /api/v1/quotes/{id}/lines` and `PATCH /api/v1/quotes/{id}` sent with an \
+        `If-Match` that does not name the quote's current `ETag` (`If-Match: *` \
+        matches any version), and from a repeat of such a request with its \
+        `Idempotency-Key` when the quote changed again after the first one made \
+        its change. A request without `If-Match` never gets it. The host module \
+        sends `If-Match` with `host.save()` and the save inside `host.send()`, and \
+        rejects them with this code when the quote was changed elsewhere, leaving \
+        the open quote as it was; tools never see it on the bridge.",
+    what_to_do: "Do not send the same request again, as it gets the same answer. \
+        Fetch the quote as it is now (`GET /api/v1/quotes/{id}`, or \
+        `host.serverQuote()` on the app's page), show the user both versions, and \
+        either take the server's (`host.openQuote(id)`) or keep the user's by \
+        sending the change again with the new `ETag` in `If-Match`, or without \
+        `If-Match` (`host.save({overwrite: true})`) to overwrite what is there.",
+};
+
 /// `INTERNAL`.
 const INTERNAL: ErrorReference = ErrorReference {
     meaning: "Something failed that the request did not cause and that no other \
@@ -447,6 +473,9 @@ mod tests {
             (ErrorCode::Offline, "`connectivity.changed`"),
             (ErrorCode::Offline, "was not sent"),
             (ErrorCode::MethodNotFound, "`bridge.supports(name)`"),
+            (ErrorCode::Conflict, "`If-Match`"),
+            (ErrorCode::Conflict, "`ETag`"),
+            (ErrorCode::Conflict, "Nothing was changed"),
             (ErrorCode::Internal, "`requestId`"),
             (ErrorCode::Internal, "chain of causes"),
         ];

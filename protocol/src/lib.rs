@@ -27,6 +27,8 @@
 //!   `quotes.addLines` batches into it ([`open_quote`]);
 //! - the live updates the app's pages hear ([`live`]), and the events pushed to
 //!   integrators' webhook endpoints ([`webhooks`]);
+//! - the versions of a quote: the `ETag` that names one and what an
+//!   `If-Match` asks of it ([`versions`]);
 //! - decimal money ([`money`], [`tax`]) and every limit ([`limits`]);
 //! - text from outside made safe to print ([`text`]).
 
@@ -67,6 +69,7 @@ pub mod settings;
 pub mod tax;
 pub mod text;
 pub mod ui;
+pub mod versions;
 pub mod webhooks;
 
 pub use error::{Error, ErrorCode, Violation};

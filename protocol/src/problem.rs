@@ -49,6 +49,7 @@ fn title(code: ErrorCode) -> &'static str {
         ErrorCode::Timeout => "Timeout",
         ErrorCode::NotConnected => "Not connected",
         ErrorCode::Offline => "Offline",
+        ErrorCode::Conflict => "Changed meanwhile",
         ErrorCode::Internal => "Internal error",
     }
 }

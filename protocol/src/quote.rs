@@ -192,6 +192,16 @@ pub fn unsendable_quote(reference: &str, status: QuoteStatus) -> Error {
     ))
 }
 
+/// `CONFLICT` for a change to the quote `reference` made against a version
+/// (`If-Match`) that is no longer its current one.
+pub fn changed_quote(reference: &str) -> Error {
+    Error::Conflict(format!(
+        "quote {reference} changed since the version you have (your If-Match does not name its \
+         current ETag): someone saved or sent it meanwhile, and nothing was changed; read it \
+         again (this answer's ETag header names its current version) and compare"
+    ))
+}
+
 /// `NOT_FOUND` for a quote id the tenant has no quote with (`quote_id` as
 /// looked up: its [`crate::catalog::id_key`]).
 pub fn quote_not_found(quote_id: &str) -> Error {
@@ -206,7 +216,7 @@ pub fn quote_not_found(quote_id: &str) -> Error {
 // characters after trimming, which a length bound cannot say.
 /// One line of a quote, as stored and as edited.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct QuoteLine {
     /// Number of the line within its quote; never reused.

@@ -11,7 +11,7 @@ use axum::response::{IntoResponse, Response};
 use crate::app::AppState;
 
 /// Headers a page may send.
-const ALLOW_HEADERS: &str = "content-type, authorization, idempotency-key, if-none-match";
+const ALLOW_HEADERS: &str = "content-type, authorization, idempotency-key, if-none-match, if-match";
 /// Headers a page may read.
 const EXPOSE_HEADERS: &str = "x-request-id, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, retry-after, location, etag, idempotent-replayed";
 

@@ -1,8 +1,9 @@
 //! The server's one error type, and its conversion to an HTTP response: a
 //! problem+json body (RFC 9457) from `toolbridge-protocol`, with the request
-//! id, and the headers some statuses need. The OpenAPI side of the same
-//! conversion is here too: the problem response every operation documents,
-//! and the headers that come with 401 and 429.
+//! id, and the headers some statuses need (the quote's current `ETag` with
+//! a 412). The OpenAPI side of the same conversion is here too: the problem
+//! response every operation documents, and the headers that come with 401,
+//! 412 and 429.
 
 use std::fmt;
 
@@ -10,7 +11,8 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use toolbridge_protocol::create_quote::{taken_reference, unknown_job};
 use toolbridge_protocol::problem::{PROBLEM_CONTENT_TYPE, Problem};
-use toolbridge_protocol::quote::{locked_quote, quote_not_found, unsendable_quote};
+use toolbridge_protocol::quote::{changed_quote, locked_quote, quote_not_found, unsendable_quote};
+use toolbridge_protocol::versions::quote_etag;
 use toolbridge_protocol::{Error as RuleError, ErrorCode};
 use toolbridge_store::{Cause, Error as StoreError, QuoteAction, Record, Unique};
 use utoipa::Modify;
@@ -73,6 +75,7 @@ fn store_rule(error: &StoreError) -> Option<RuleError> {
             status,
             action: QuoteAction::Send,
         } => unsendable_quote(reference, *status),
+        StoreError::Changed { reference, .. } => changed_quote(reference),
         StoreError::IdempotencyKeyReused => RuleError::invalid(
             "Idempotency-Key",
             "was already used with a different request body",
@@ -205,6 +208,13 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
+        // A change refused for the quote's version: the version it is at now.
+        let etag = match &self {
+            ApiError::Store(StoreError::Changed {
+                quote_id, version, ..
+            }) => Some(quote_etag(quote_id, *version)),
+            _ => None,
+        };
         let (mut problem, status) = match &self {
             ApiError::Rule(rule) => (Problem::from_error(rule), None),
             ApiError::Unreadable { status, message } => {
@@ -242,6 +252,9 @@ impl IntoResponse for ApiError {
         if let Some(seconds) = retry_after {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }
+        if let Some(value) = etag.and_then(|etag| HeaderValue::from_str(&etag).ok()) {
+            headers.insert(header::ETAG, value);
+        }
         if status == StatusCode::PAYLOAD_TOO_LARGE {
             // Part of an over-long body may be left unread; the connection
             // ends with this answer, and says so, so that no client reuses it.
@@ -263,6 +276,23 @@ pub fn problem_response(description: &str) -> utoipa::openapi::Response {
                 .build(),
         )
         .build()
+}
+
+/// OpenAPI: a 412 with `description`, a [`problem_response`] that also
+/// carries the quote's current `ETag`, as [`ApiError::into_response`] writes
+/// it for a change refused for the quote's version.
+pub fn changed_response(description: &str) -> utoipa::openapi::Response {
+    let mut response = problem_response(description);
+    response.headers.insert(
+        "ETag".to_owned(),
+        HeaderBuilder::new()
+            .schema(ObjectBuilder::new().schema_type(Type::String))
+            .description(Some(
+                "the version the quote is at now: read it (GET) to see what changed",
+            ))
+            .build(),
+    );
+    response
 }
 
 /// OpenAPI: the headers [`ApiError::into_response`] adds, on every response
@@ -404,6 +434,32 @@ mod tests {
             "quote Q-1001 is Sent; only a Draft quote can be sent"
         );
         assert_eq!(log, "");
+    }
+
+    #[tokio::test]
+    async fn a_change_refused_for_the_quotes_version_is_412_with_its_current_etag() {
+        let refusal = toolbridge_store::Error::Changed {
+            quote_id: "8f14e45f-ceea-467f-a9f1-3a1c3b2f9c11".to_owned(),
+            reference: "Q-1001".to_owned(),
+            version: 4,
+        };
+        let response = ApiError::from(refusal).into_response();
+        assert_eq!(response.status(), StatusCode::PRECONDITION_FAILED);
+        assert_eq!(
+            response.headers()[header::ETAG],
+            "\"8f14e45f-ceea-467f-a9f1-3a1c3b2f9c11/v4\""
+        );
+        let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        let problem: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(problem["code"], "CONFLICT");
+        assert_eq!(problem["type"], "/docs/errors#CONFLICT");
+        let detail = problem["detail"].as_str().unwrap();
+        assert!(
+            detail.starts_with("quote Q-1001 changed since the version you have"),
+            "{detail}"
+        );
     }
 
     #[test]

@@ -11,7 +11,7 @@ use toolbridge_protocol::quote::QuoteStatus;
 pub type Cause = Box<dyn std::error::Error + Send + Sync>;
 
 /// What a store call can fail with: the caller's input or request does not
-/// fit the data (the first six kinds), or the store itself failed.
+/// fit the data (the first seven kinds), or the store itself failed.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The tenant has no such record. Another tenant's id is no different
@@ -36,9 +36,21 @@ pub enum Error {
         /// What was refused.
         action: QuoteAction,
     },
-    /// An idempotency key came again with a different request body.
+    /// An idempotency key came again with a different request body (or for
+    /// another request: another quote, another kind of change).
     #[error("the idempotency key was already used with a different request body")]
     IdempotencyKeyReused,
+    /// A change was made against versions of the quote ([`crate::Expected`])
+    /// that it no longer is at: it changed meanwhile. Nothing was changed.
+    #[error("quote {reference} is at version {version}, not one the change was made against")]
+    Changed {
+        /// The quote's id (normalised).
+        quote_id: String,
+        /// Its reference.
+        reference: String,
+        /// The version it is at.
+        version: u64,
+    },
     /// A value that is unique (in the tenant, or in the database) already belongs to another
     /// record.
     #[error("{what} {value:?} already belongs to another record")]

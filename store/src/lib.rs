@@ -81,7 +81,8 @@ pub use signing::{PrivateKey, SigningKey, SigningKeyInfo};
 pub use stats::{DeliveryQueue, PoolUsage};
 pub use tools::{InstalledTool, ToolFile};
 pub use types::{
-    Account, ApiKey, Created, DemoSignIn, Idempotency, NewApiKey, RateLimit, Scope, Tenant, User,
+    Account, ApiKey, Conditions, DemoSignIn, Expected, Idempotency, NewApiKey, RateLimit, Scope,
+    Tenant, User, Versioned, Written,
 };
 pub use util::iso_from_unix;
 pub use webhooks::{

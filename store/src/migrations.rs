@@ -25,7 +25,7 @@ use crate::db::Backend;
 type File = (&'static str, &'static str);
 
 /// Every `SQLite` migration: its file name in `migrations/sqlite/` and its SQL, oldest first.
-const SQLITE: [File; 9] = [
+const SQLITE: [File; 10] = [
     (
         "0001_init.sql",
         include_str!("../migrations/sqlite/0001_init.sql"),
@@ -62,11 +62,15 @@ const SQLITE: [File; 9] = [
         "0009_tool_secrets.sql",
         include_str!("../migrations/sqlite/0009_tool_secrets.sql"),
     ),
+    (
+        "0010_quote_versions.sql",
+        include_str!("../migrations/sqlite/0010_quote_versions.sql"),
+    ),
 ];
 
 /// Every `PostgreSQL` migration: its file name in `migrations/postgres/` and its SQL, oldest
 /// first.
-const POSTGRES: [File; 6] = [
+const POSTGRES: [File; 7] = [
     (
         "0001_init.sql",
         include_str!("../migrations/postgres/0001_init.sql"),
@@ -90,6 +94,10 @@ const POSTGRES: [File; 6] = [
     (
         "0006_tool_secrets.sql",
         include_str!("../migrations/postgres/0006_tool_secrets.sql"),
+    ),
+    (
+        "0007_quote_versions.sql",
+        include_str!("../migrations/postgres/0007_quote_versions.sql"),
     ),
 ];
 
@@ -235,7 +243,7 @@ mod tests {
     }
 
     /// SHA-384 of each `SQLite` migration as released.
-    const RELEASED_SQLITE_CHECKSUMS: [&str; 9] = [
+    const RELEASED_SQLITE_CHECKSUMS: [&str; 10] = [
         "3c9f01828b014da45b88a2ca60fd002d1671eeff60ba3b026bb8d149eec4f3d87a363161a68ea50451d070f11e50cf74",
         "3a1c74f44567b7f21403309a4274679632f270e9d33ff56d524bb0f29c38af1013538abdb78fd1206dabb63600146e57",
         "ecac023d5580f688757cb7b891170f9ebb48cb878ad47de70d9757c3960846135dceec9db0fa8ab43e287bf9b1070cb5",
@@ -245,6 +253,7 @@ mod tests {
         "5a789fea59ef509e73796224f29099387262a8d45a30bcce428affc6ccb3cac578aea00db57145419a298d3fedd8726d",
         "74b4d1739b794c679514975f1fc8d918ef4ab3a0056454e492212475247e610a6253e8d7b2566201ce0a6361f96057df",
         "5f06e5bd8c46392ff48bfb2abd3da805781094cd8791c43d3f1b8fba6668d10b18fba4a5185e1c66dfbc113f11ab0c6c",
+        "68ce79fb596a9e8f38fe408564a43ebd9c8d77f1db80a022eee6c7c71499658ab2feea1f3cda280ae116c216faeb3c4a",
     ];
 
     #[test]

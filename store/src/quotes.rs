@@ -1,5 +1,6 @@
-//! Quotes: reading one in full, creating one (with idempotency), saving its
-//! lines, sending it.
+//! Quotes: reading one in full with its version, creating one (with
+//! idempotency), changing its header and saving its lines (each with a
+//! condition on its version and idempotency), sending it.
 
 use std::collections::BTreeMap;
 
@@ -20,9 +21,12 @@ use toolbridge_protocol::quote::{
 use toolbridge_protocol::quote_header::HeaderChange;
 
 use crate::db::{Tx, insert_rows, sql};
-use crate::util::{decimal, new_id, now_iso, to_u32};
+use crate::util::{decimal, new_id, now_iso, to_u32, to_u64};
 use crate::webhooks;
-use crate::{Created, Error, Idempotency, QuoteAction, Record, Store, Unique, Write};
+use crate::{
+    Conditions, Error, Expected, Idempotency, QuoteAction, Record, Store, Unique, Versioned, Write,
+    Written,
+};
 
 /// Days a new quote stays valid.
 pub(crate) const NEW_QUOTE_EXPIRY_DAYS: u32 =
@@ -71,16 +75,16 @@ fn check_editable(header: &QuoteHeader, action: QuoteAction) -> Result<(), Error
     }
 }
 
-/// A quote of the tenant in full; `NOT_FOUND` when the tenant has none with
-/// this (normalised) id.
+/// A quote of the tenant in full, with its version; `NOT_FOUND` when the
+/// tenant has none with this (normalised) id.
 pub(crate) async fn load_quote(
     tx: &mut Tx,
     tenant_id: &str,
     quote_id: &str,
-) -> Result<QuoteDto, Error> {
+) -> Result<Versioned, Error> {
     let row: Option<HeaderRow> = sql(
         "SELECT q.id, q.reference, q.customer_id, c.name, q.job_id, q.title, \
-         q.quote_type, q.status, q.date, q.expiry_days FROM quotes q \
+         q.quote_type, q.status, q.date, q.expiry_days, q.version FROM quotes q \
          JOIN customers c ON c.id = q.customer_id \
          WHERE q.tenant_id = $1 AND q.id = $2",
     )
@@ -88,7 +92,7 @@ pub(crate) async fn load_quote(
     .bind(quote_id)
     .fetch_optional(&mut *tx)
     .await?;
-    let header = header_from_row(row.ok_or_else(|| not_found(quote_id))?)?;
+    let (header, version) = header_from_row(row.ok_or_else(|| not_found(quote_id))?)?;
     let lines = load_lines(tx, &header.id).await?;
 
     let keys: Vec<(String, i64)> =
@@ -101,16 +105,19 @@ pub(crate) async fn load_quote(
         .map(|(key, id)| Ok((key, to_u32(id)?)))
         .collect::<Result<BTreeMap<_, _>, Error>>()?;
     let totals = Totals::sum(lines.iter().map(|line| line.amounts));
-    Ok(QuoteDto {
-        header,
-        lines,
-        group_keys,
-        totals,
+    Ok(Versioned {
+        quote: QuoteDto {
+            header,
+            lines,
+            group_keys,
+            totals,
+        },
+        version,
     })
 }
 
 /// A quote's header as [`load_quote`] reads it: id, reference, customer id and name, job id,
-/// title, type, status, date, expiry days.
+/// title, type, status, date, expiry days; and the quote's version.
 type HeaderRow = (
     String,
     String,
@@ -122,13 +129,25 @@ type HeaderRow = (
     String,
     String,
     i64,
+    i64,
 );
 
-/// A quote's header from its row.
-fn header_from_row(row: HeaderRow) -> Result<QuoteHeader, Error> {
-    let (id, reference, customer_id, customer_name, job_id, title, quote_type, status, date, days) =
-        row;
-    Ok(QuoteHeader {
+/// A quote's header from its row, and its version.
+fn header_from_row(row: HeaderRow) -> Result<(QuoteHeader, u64), Error> {
+    let (
+        id,
+        reference,
+        customer_id,
+        customer_name,
+        job_id,
+        title,
+        quote_type,
+        status,
+        date,
+        days,
+        version,
+    ) = row;
+    let header = QuoteHeader {
         id,
         reference,
         customer_id,
@@ -139,7 +158,8 @@ fn header_from_row(row: HeaderRow) -> Result<QuoteHeader, Error> {
         status: status_from_name(&status)?,
         date,
         expiry_days: to_u32(days)?,
-    })
+    };
+    Ok((header, to_u64(version)?))
 }
 
 /// A quote line as [`load_lines`] reads it, in the order of its columns.
@@ -497,27 +517,212 @@ fn check_idempotency_key(key: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// The quote an earlier request with this idempotency key created, when the
-/// body was the same; [`Error::IdempotencyKeyReused`] when it was not.
-async fn earlier_quote(
+/// What an idempotency key was first used for: the `operation` of its row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Operation {
+    /// `POST /quotes`.
+    Create,
+    /// `PUT /quotes/{id}/lines`.
+    Lines,
+    /// `PATCH /quotes/{id}`.
+    Header,
+}
+
+impl Operation {
+    /// The name its rows hold.
+    fn name(self) -> &'static str {
+        match self {
+            Operation::Create => "create",
+            Operation::Lines => "lines",
+            Operation::Header => "header",
+        }
+    }
+}
+
+/// An earlier request with an idempotency key, as its row keeps it.
+struct Claim {
+    operation: String,
+    body_hash: String,
+    quote_id: String,
+    /// The version a change made (none for a create).
+    version: Option<i64>,
+}
+
+impl Claim {
+    /// Whether it was the request `operation` on `quote_id` (any quote for a create) with the
+    /// body of `idempotency`.
+    fn is(&self, operation: Operation, quote_id: Option<&str>, idempotency: &Idempotency) -> bool {
+        self.operation == operation.name()
+            && quote_id.is_none_or(|id| id == self.quote_id)
+            && self.body_hash.eq_ignore_ascii_case(&idempotency.body_hash)
+    }
+}
+
+/// The earlier request with this idempotency key, if there was one.
+async fn earlier_claim(
     tx: &mut Tx,
     tenant_id: &str,
     idempotency: &Idempotency,
-) -> Result<Option<String>, Error> {
-    let seen: Option<(String, String)> = sql("SELECT body_hash, quote_id FROM idempotency_keys \
-         WHERE tenant_id = $1 AND key_id = $2 AND idem_key = $3")
+) -> Result<Option<Claim>, Error> {
+    let seen: Option<(String, String, String, Option<i64>)> = sql(
+        "SELECT operation, body_hash, quote_id, version FROM idempotency_keys \
+         WHERE tenant_id = $1 AND key_id = $2 AND idem_key = $3",
+    )
     .bind(tenant_id)
     .bind(&idempotency.key_id)
     .bind(&idempotency.key)
     .fetch_optional(&mut *tx)
     .await?;
-    match seen {
+    Ok(seen.map(|(operation, body_hash, quote_id, version)| Claim {
+        operation,
+        body_hash,
+        quote_id,
+        version,
+    }))
+}
+
+/// The quote an earlier request with this idempotency key created, when the
+/// body was the same; [`Error::IdempotencyKeyReused`] when it was not (or
+/// when the key was used for a change to a quote).
+async fn earlier_quote(
+    tx: &mut Tx,
+    tenant_id: &str,
+    idempotency: &Idempotency,
+) -> Result<Option<String>, Error> {
+    match earlier_claim(tx, tenant_id, idempotency).await? {
         None => Ok(None),
-        Some((body_hash, quote_id)) if body_hash.eq_ignore_ascii_case(&idempotency.body_hash) => {
-            Ok(Some(quote_id))
-        }
+        Some(claim) if claim.is(Operation::Create, None, idempotency) => Ok(Some(claim.quote_id)),
         Some(_) => Err(Error::IdempotencyKeyReused),
     }
+}
+
+/// Claims an idempotency key for `operation` on `quote_id`, which made `version` of it (none
+/// for a create). `false` when another transaction claimed the key first (it waited for that
+/// one to commit).
+async fn claim_key(
+    tx: &mut Tx,
+    tenant_id: &str,
+    idempotency: &Idempotency,
+    operation: Operation,
+    quote_id: &str,
+    version: Option<u64>,
+) -> Result<bool, Error> {
+    let version = version.map(version_arg).transpose()?;
+    let claimed = sql("INSERT INTO idempotency_keys \
+         (tenant_id, key_id, idem_key, body_hash, quote_id, created_at, operation, version) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
+         ON CONFLICT (tenant_id, key_id, idem_key) DO NOTHING")
+    .bind(tenant_id)
+    .bind(&idempotency.key_id)
+    .bind(&idempotency.key)
+    .bind(idempotency.body_hash.to_ascii_lowercase())
+    .bind(quote_id)
+    .bind(now_iso())
+    .bind(operation.name())
+    .bind(version)
+    .execute(&mut *tx)
+    .await?;
+    Ok(claimed > 0)
+}
+
+/// A version as the database holds it.
+fn version_arg(version: u64) -> Result<i64, Error> {
+    i64::try_from(version).map_err(|_| Error::corrupt(format_args!("quote version {version}")))
+}
+
+/// [`Error::Changed`] for `current`, which is not at a version the change was made against.
+fn changed(current: &Versioned) -> Error {
+    Error::Changed {
+        quote_id: current.quote.header.id.clone(),
+        reference: current.quote.header.reference.clone(),
+        version: current.version,
+    }
+}
+
+/// A change to `current` that has to be made, or the answer to a repeat of one already made:
+/// the start of every change to a quote, once it is locked and read.
+///
+/// With an idempotency key already used for this very change (the same operation on the same
+/// quote with the same body), the change is not made again: the answer is the quote as that
+/// change left it when the quote is still at the version it made (the first answer), or as it
+/// is now when the request's condition still holds; otherwise [`Error::Changed`], as the quote
+/// changed again since. A key used for anything else is [`Error::IdempotencyKeyReused`].
+async fn replay(
+    tx: &mut Tx,
+    tenant_id: &str,
+    current: Versioned,
+    operation: Operation,
+    conditions: &Conditions,
+) -> Result<Result<Written, Versioned>, Error> {
+    let Some(idempotency) = &conditions.idempotency else {
+        return Ok(Err(current));
+    };
+    let Some(claim) = earlier_claim(tx, tenant_id, idempotency).await? else {
+        return Ok(Err(current));
+    };
+    if !claim.is(operation, Some(&current.quote.header.id), idempotency) {
+        return Err(Error::IdempotencyKeyReused);
+    }
+    let made = claim.version.map(to_u64).transpose()?;
+    if made != Some(current.version) && !conditions.expected.matches(current.version) {
+        return Err(changed(&current));
+    }
+    Ok(Ok(Written {
+        quote: current.quote,
+        version: current.version,
+        replayed: true,
+    }))
+}
+
+/// [`Error::Changed`] unless `current` is at a version `expected` names.
+fn check_expected(current: &Versioned, expected: &Expected) -> Result<(), Error> {
+    if expected.matches(current.version) {
+        Ok(())
+    } else {
+        Err(changed(current))
+    }
+}
+
+/// Bumps the quote's version, for a change to it; the new version.
+async fn bump_version(tx: &mut Tx, tenant_id: &str, quote_id: &str) -> Result<u64, Error> {
+    let version: i64 = sql(
+        "UPDATE quotes SET version = version + 1 WHERE tenant_id = $1 AND id = $2 \
+         RETURNING version",
+    )
+    .bind(tenant_id)
+    .bind(quote_id)
+    .fetch_scalar(&mut *tx)
+    .await?;
+    to_u64(version)
+}
+
+/// Claims the key of `conditions`, if it has one, for the change `operation` to `quote_id`
+/// that made `version`. Another transaction cannot have claimed it for this same change (changes
+/// to one quote take turns, and each looks for its key first): one that claimed it meanwhile
+/// did so for another request, and the key is [`Error::IdempotencyKeyReused`].
+async fn claim_change(
+    tx: &mut Tx,
+    tenant_id: &str,
+    conditions: &Conditions,
+    operation: Operation,
+    quote_id: &str,
+    version: u64,
+) -> Result<(), Error> {
+    if let Some(idempotency) = &conditions.idempotency {
+        if !claim_key(
+            tx,
+            tenant_id,
+            idempotency,
+            operation,
+            quote_id,
+            Some(version),
+        )
+        .await?
+        {
+            return Err(Error::IdempotencyKeyReused);
+        }
+    }
+    Ok(())
 }
 
 /// The tenant's default tax rate; [`Error::NotFound`] for an unknown tenant.
@@ -589,14 +794,15 @@ impl Store {
     /// nothing created); with another body it is
     /// [`Error::IdempotencyKeyReused`]. Requests with the same key at once,
     /// from any number of processes, make one quote: the others wait for it
-    /// and answer it.
+    /// and answer it. A key used for a change to a quote is
+    /// [`Error::IdempotencyKeyReused`] too. A new quote is at version 1.
     pub async fn create_quote(
         &self,
         tenant_id: &str,
         request: &NewQuote,
         idempotency: Option<&Idempotency>,
         by: &Actor,
-    ) -> Result<Created, Error> {
+    ) -> Result<Written, Error> {
         if let Some(idempotency) = idempotency {
             check_idempotency_key(&idempotency.key)?;
         }
@@ -617,10 +823,11 @@ impl Store {
             if let Some(idempotency) = idempotency {
                 let mut tx = self.pool.begin_read().await?;
                 if let Some(quote_id) = earlier_quote(&mut tx, tenant_id, idempotency).await? {
-                    let quote = load_quote(&mut tx, tenant_id, &quote_id).await?;
+                    let current = load_quote(&mut tx, tenant_id, &quote_id).await?;
                     tx.commit().await?;
-                    return Ok(Created {
-                        quote,
+                    return Ok(Written {
+                        quote: current.quote,
+                        version: current.version,
                         replayed: true,
                     });
                 }
@@ -647,13 +854,15 @@ impl Store {
         request: &NewQuote,
         idempotency: Option<&Idempotency>,
         by: &Actor,
-    ) -> Result<Option<Created>, Error> {
+    ) -> Result<Option<Written>, Error> {
         let mut tx = self.begin_write().await?;
 
         if let Some(idempotency) = idempotency {
             if let Some(quote_id) = earlier_quote(&mut tx, tenant_id, idempotency).await? {
-                return Ok(Some(Created {
-                    quote: committed_quote(tx, tenant_id, &quote_id, None).await?,
+                let current = committed_quote(tx, tenant_id, &quote_id, None).await?;
+                return Ok(Some(Written {
+                    quote: current.quote,
+                    version: current.version,
                     replayed: true,
                 }));
             }
@@ -692,26 +901,24 @@ impl Store {
         if let Some(idempotency) = idempotency {
             // The claim: of two transactions with the same key, the second waits here for the
             // first, and inserts nothing if it commits.
-            let claimed = sql("INSERT INTO idempotency_keys \
-                 (tenant_id, key_id, idem_key, body_hash, quote_id, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6) \
-                 ON CONFLICT (tenant_id, key_id, idem_key) DO NOTHING")
-            .bind(tenant_id)
-            .bind(&idempotency.key_id)
-            .bind(&idempotency.key)
-            .bind(idempotency.body_hash.to_ascii_lowercase())
-            .bind(&quote.header.id)
-            .bind(now_iso())
-            .execute(&mut *tx)
+            let claimed = claim_key(
+                &mut tx,
+                tenant_id,
+                idempotency,
+                Operation::Create,
+                &quote.header.id,
+                None,
+            )
             .await?;
-            if claimed == 0 {
+            if !claimed {
                 return Ok(None);
             }
         }
         record_quote_event(&mut tx, tenant_id, QuoteChange::Created, &quote, by).await?;
         tx.commit().await?;
-        Ok(Some(Created {
+        Ok(Some(Written {
             quote,
+            version: 1,
             replayed: false,
         }))
     }
@@ -721,46 +928,90 @@ impl Store {
     /// quote ([`OpenQuote::checked`]: bounds, unique line numbers, parents
     /// that exist; every violation in one [`Error::Invalid`]);
     /// [`Error::QuoteLocked`] unless the quote is a Draft; [`Error::NotFound`]
-    /// unless the tenant has it. Answers the saved quote with its totals.
-    /// Saves (and sends) of one quote take turns.
+    /// unless the tenant has it; then [`Error::Changed`] unless it is at a
+    /// version `conditions` expects. Answers the saved quote with its totals
+    /// and its new version. Saves (and sends) of one quote take turns.
+    ///
+    /// With an idempotency key already used for this same save (the same
+    /// quote and lines), nothing is saved again: the answer is the quote as
+    /// that save left it while the quote is still at the version it made
+    /// (`replayed`), or as it is now when the quote changed since and is at a
+    /// version `conditions` expects, else [`Error::Changed`]. A key used for
+    /// anything else is [`Error::IdempotencyKeyReused`].
     pub async fn save_lines(
         &self,
         tenant_id: &str,
         quote_id: &str,
         lines: Vec<QuoteLine>,
         group_keys: BTreeMap<String, u32>,
+        conditions: &Conditions,
         by: &Actor,
-    ) -> Result<QuoteDto, Error> {
+    ) -> Result<Written, Error> {
+        if let Some(idempotency) = &conditions.idempotency {
+            check_idempotency_key(&idempotency.key)?;
+        }
         let quote_id = id_key(quote_id);
         let mut tx = self.begin_write().await?;
         lock_quote(&mut tx, tenant_id, &quote_id).await?;
         let current = load_quote(&mut tx, tenant_id, &quote_id).await?;
-        check_editable(&current.header, QuoteAction::Change)?;
-        let quote =
-            OpenQuote::checked(current.header, lines, group_keys).map_err(Error::Invalid)?;
-        write_lines(&mut tx, &quote).await?;
-        record_quote_event(&mut tx, tenant_id, QuoteChange::Saved, &quote, by).await?;
+        let current =
+            match replay(&mut tx, tenant_id, current, Operation::Lines, conditions).await? {
+                Ok(replayed) => return Ok(replayed),
+                Err(current) => current,
+            };
+        check_editable(&current.quote.header, QuoteAction::Change)?;
+        let checked = OpenQuote::checked(current.quote.header.clone(), lines, group_keys)
+            .map_err(Error::Invalid)?;
+        check_expected(&current, &conditions.expected)?;
+        write_lines(&mut tx, &checked).await?;
+        let version = bump_version(&mut tx, tenant_id, &quote_id).await?;
+        claim_change(
+            &mut tx,
+            tenant_id,
+            conditions,
+            Operation::Lines,
+            &quote_id,
+            version,
+        )
+        .await?;
+        record_quote_event(&mut tx, tenant_id, QuoteChange::Saved, &checked, by).await?;
         tx.commit().await?;
-        Ok(quote)
+        Ok(Written {
+            quote: checked,
+            version,
+            replayed: false,
+        })
     }
 
     /// Changes a Draft quote's header (customer, type, date, expiry) in one
     /// transaction. [`Error::QuoteLocked`] unless the quote is a Draft;
     /// [`Error::NotFound`] unless the tenant has it; [`Error::Invalid`] at
-    /// `customerId` for a customer the tenant does not have. Answers the
-    /// changed quote.
+    /// `customerId` for a customer the tenant does not have; then
+    /// [`Error::Changed`] unless it is at a version `conditions` expects.
+    /// Answers the changed quote with its new version; an idempotency key
+    /// works as [`Store::save_lines`]' does.
     pub async fn update_quote_header(
         &self,
         tenant_id: &str,
         quote_id: &str,
         change: &HeaderChange,
+        conditions: &Conditions,
         by: &Actor,
-    ) -> Result<QuoteDto, Error> {
+    ) -> Result<Written, Error> {
+        if let Some(idempotency) = &conditions.idempotency {
+            check_idempotency_key(&idempotency.key)?;
+        }
         let quote_id = id_key(quote_id);
         let mut tx = self.begin_write().await?;
         lock_quote(&mut tx, tenant_id, &quote_id).await?;
-        let header = load_quote(&mut tx, tenant_id, &quote_id).await?.header;
-        check_editable(&header, QuoteAction::Change)?;
+        let current = load_quote(&mut tx, tenant_id, &quote_id).await?;
+        let current =
+            match replay(&mut tx, tenant_id, current, Operation::Header, conditions).await? {
+                Ok(replayed) => return Ok(replayed),
+                Err(current) => current,
+            };
+        let header = &current.quote.header;
+        check_editable(header, QuoteAction::Change)?;
         let customer_id = match &change.customer_id {
             Some(given) => {
                 let id = id_key(given);
@@ -776,8 +1027,9 @@ impl Store {
                 }
                 id
             }
-            None => header.customer_id,
+            None => header.customer_id.clone(),
         };
+        check_expected(&current, &conditions.expected)?;
         sql(
             "UPDATE quotes SET customer_id = $1, quote_type = $2, date = $3, expiry_days = $4 \
              WHERE tenant_id = $5 AND id = $6",
@@ -792,18 +1044,34 @@ impl Store {
         .bind(&quote_id)
         .execute(&mut *tx)
         .await?;
-        committed_quote(tx, tenant_id, &quote_id, Some((QuoteChange::Saved, by))).await
+        let version = bump_version(&mut tx, tenant_id, &quote_id).await?;
+        claim_change(
+            &mut tx,
+            tenant_id,
+            conditions,
+            Operation::Header,
+            &quote_id,
+            version,
+        )
+        .await?;
+        let changed =
+            committed_quote(tx, tenant_id, &quote_id, Some((QuoteChange::Saved, by))).await?;
+        Ok(Written {
+            quote: changed.quote,
+            version: changed.version,
+            replayed: false,
+        })
     }
 
-    /// Send Quote: a Draft becomes Sent (and locked). [`Error::QuoteLocked`]
-    /// for any other state; [`Error::NotFound`] unless the tenant has the
-    /// quote.
+    /// Send Quote: a Draft becomes Sent (and locked), at its next version.
+    /// [`Error::QuoteLocked`] for any other state; [`Error::NotFound`] unless
+    /// the tenant has the quote.
     pub async fn send_quote(
         &self,
         tenant_id: &str,
         quote_id: &str,
         by: &Actor,
-    ) -> Result<QuoteDto, Error> {
+    ) -> Result<Versioned, Error> {
         let quote_id = id_key(quote_id);
         let mut tx = self.begin_write().await?;
         lock_quote(&mut tx, tenant_id, &quote_id).await?;
@@ -822,30 +1090,32 @@ impl Store {
             status,
             action: QuoteAction::Send,
         })?;
-        sql("UPDATE quotes SET status = $1 WHERE tenant_id = $2 AND id = $3")
-            .bind(sent.as_str())
-            .bind(tenant_id)
-            .bind(&quote_id)
-            .execute(&mut *tx)
-            .await?;
+        sql(
+            "UPDATE quotes SET status = $1, version = version + 1 WHERE tenant_id = $2 AND id = $3",
+        )
+        .bind(sent.as_str())
+        .bind(tenant_id)
+        .bind(&quote_id)
+        .execute(&mut *tx)
+        .await?;
         committed_quote(tx, tenant_id, &quote_id, Some((QuoteChange::Sent, by))).await
     }
 }
 
-/// The tenant's quote as a write leaves it, once the write commits, with the live event of the
-/// change (what it was, and who made it) when there is one.
+/// The tenant's quote as a write leaves it, with its version, once the write commits, with the
+/// live event of the change (what it was, and who made it) when there is one.
 async fn committed_quote(
     mut tx: Write<'_>,
     tenant_id: &str,
     quote_id: &str,
     change: Option<(QuoteChange, &Actor)>,
-) -> Result<QuoteDto, Error> {
-    let quote = load_quote(&mut tx, tenant_id, quote_id).await?;
+) -> Result<Versioned, Error> {
+    let current = load_quote(&mut tx, tenant_id, quote_id).await?;
     if let Some((kind, by)) = change {
-        record_quote_event(&mut tx, tenant_id, kind, &quote, by).await?;
+        record_quote_event(&mut tx, tenant_id, kind, &current.quote, by).await?;
     }
     tx.commit().await?;
-    Ok(quote)
+    Ok(current)
 }
 
 /// Records, in `tx`, that `by` made the change `kind` to `quote`: the tenant's open pages hear

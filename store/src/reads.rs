@@ -11,12 +11,12 @@ use toolbridge_protocol::customer::BridgeCustomerDto;
 use toolbridge_protocol::job::BridgeJobDto;
 use toolbridge_protocol::money::decimal_to_f64;
 use toolbridge_protocol::paging::{BridgePagedResult, ListRequest, PageRequest};
-use toolbridge_protocol::quote::{BridgeQuoteDto, QuoteDto, QuoteStatus};
+use toolbridge_protocol::quote::{BridgeQuoteDto, QuoteStatus};
 
 use crate::db::{Decoded, Exec, sql};
 use crate::quotes::load_quote;
 use crate::util::{decimal, hex, limit_offset, past_the_end, sha256, to_u64};
-use crate::{Error, Store};
+use crate::{Error, Store, Versioned};
 
 /// The codes of a `codes` request as a JSON array (see [`crate::db::Backend::text_set`]).
 fn codes_json(codes: &[String]) -> String {
@@ -296,8 +296,9 @@ impl Store {
         .await
     }
 
-    /// One quote in full; `NOT_FOUND` when the tenant has no such quote.
-    pub async fn quote(&self, tenant_id: &str, quote_id: &str) -> Result<QuoteDto, Error> {
+    /// One quote in full, with its version; `NOT_FOUND` when the tenant has
+    /// no such quote.
+    pub async fn quote(&self, tenant_id: &str, quote_id: &str) -> Result<Versioned, Error> {
         let mut tx = self.pool.begin_read().await?;
         let quote = load_quote(&mut tx, tenant_id, &id_key(quote_id)).await?;
         tx.commit().await?;

@@ -1,5 +1,6 @@
 //! The values the store hands out: tenants, users (and their accounts), API keys and their scopes
-//! and rate limits, idempotency records, created quotes, demo sign-ins.
+//! and rate limits, idempotency records and the conditions of a change, quotes with their
+//! versions and what a write made of them, demo sign-ins.
 
 use std::fmt;
 
@@ -231,10 +232,12 @@ impl fmt::Debug for NewApiKey {
     }
 }
 
-/// An `Idempotency-Key` of a `POST /quotes`.
+/// An `Idempotency-Key` of a `POST /quotes`, a `PUT /quotes/{id}/lines` or a
+/// `PATCH /quotes/{id}`: one key space per API key (or user), whatever the
+/// request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Idempotency {
-    /// The id of the API key that sent the request.
+    /// The id of the API key (or user) that sent the request.
     pub key_id: String,
     /// The `Idempotency-Key` header (1 to 255 characters).
     pub key: String,
@@ -242,12 +245,59 @@ pub struct Idempotency {
     pub body_hash: String,
 }
 
-/// A created quote.
+/// The versions of a quote a change was made against (`If-Match`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Expected {
+    /// Any version: no condition, or `If-Match: *` (any quote that exists).
+    #[default]
+    Any,
+    /// One of these versions (none: no version can match).
+    OneOf(Vec<u64>),
+}
+
+impl Expected {
+    /// Whether a quote at `version` meets the condition.
+    pub fn matches(&self, version: u64) -> bool {
+        match self {
+            Expected::Any => true,
+            Expected::OneOf(versions) => versions.contains(&version),
+        }
+    }
+}
+
+/// What a change to a quote asks beyond the change itself: the versions it
+/// was made against, and an idempotency key that makes a repeat of it answer
+/// the first one's outcome instead of changing the quote again.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Conditions {
+    /// The versions the quote must be at ([`Expected::Any`] when unconditional).
+    pub expected: Expected,
+    /// The request's idempotency key, if it has one.
+    pub idempotency: Option<Idempotency>,
+}
+
+/// A quote as the store holds it, with its version: 1 when it was made, and
+/// one more with every change to it (its lines saved, its header changed,
+/// sent).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Created {
-    /// The quote (for a replay: the first request's quote, as it is now).
+pub struct Versioned {
+    /// The quote.
     pub quote: QuoteDto,
+    /// Its version.
+    pub version: u64,
+}
+
+/// A quote created or changed, or the answer of the request that did it
+/// again (`replayed`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    /// The quote (for a replay of a create: the first request's quote, as
+    /// it is now; of a change: as that change left it, or as it is now when
+    /// the request had no condition on its version).
+    pub quote: QuoteDto,
+    /// The quote's version, as [`Written::quote`] has it.
+    pub version: u64,
     /// Whether this was a replay of an earlier request with the same
-    /// idempotency key and body: nothing was created.
+    /// idempotency key and body: nothing was created or changed.
     pub replayed: bool,
 }

@@ -26,7 +26,10 @@ use toolbridge_protocol::money::decimal_to_f64;
 use toolbridge_protocol::open_quote::OpenQuote;
 use toolbridge_protocol::paging::{BridgePagedResult, ListRequest, PageRequest};
 use toolbridge_protocol::problem::{PROBLEM_CONTENT_TYPE, Problem};
-use toolbridge_protocol::quote::{BridgeQuoteDto, QuoteDto, QuoteLine, quote_not_found};
+use toolbridge_protocol::quote::{
+    BridgeQuoteDto, QuoteDto, QuoteLine, changed_quote, quote_not_found,
+};
+use toolbridge_protocol::versions::{quote_etag, versions_named};
 use toolbridge_protocol::{Error as Rule, ErrorCode};
 
 pub use self::fetch::{Outgoing, PendingFetch, Started, Upstream};
@@ -42,8 +45,8 @@ pub struct Request<'a> {
     pub method: &'a str,
     /// The path below the API base with its query: `/quotes?page=2`.
     pub target: &'a str,
-    /// The request's headers, by lower-case name (only `content-type` and
-    /// `if-none-match` are read).
+    /// The request's headers, by lower-case name (only `content-type`,
+    /// `if-none-match` and `if-match` are read).
     pub headers: &'a [(String, String)],
     /// The body, if any.
     pub body: Option<&'a str>,
@@ -154,6 +157,9 @@ pub struct MemoryBackend {
     /// The origin of the page the backend serves (or a stand-in), which
     /// tokens name as `iss` and `aud` unless the fixtures say otherwise.
     page_origin: String,
+    /// The version of each quote that changed since it was made or given
+    /// (by [`id_key`]); 1 for the others, as the server counts them.
+    versions: HashMap<String, u64>,
 }
 
 /// The page origin of a backend made with [`MemoryBackend::new`], outside
@@ -192,6 +198,7 @@ impl MemoryBackend {
             key: TestKey::new().map_err(Error::Setup)?,
             clock: None,
             page_origin: page_origin.trim_end_matches('/').to_owned(),
+            versions: HashMap::new(),
         })
     }
 
@@ -374,9 +381,7 @@ impl MemoryBackend {
             ("GET", ["catalog", "index"]) => Ok(self.catalog_index(request)),
             ("GET", ["quotes"]) => self.quotes_page(&query),
             ("POST", ["quotes"]) => self.create_quote(request),
-            ("GET", ["quotes", id]) => self
-                .find_quote(id)
-                .map(|i| Response::json(200, &self.data.quotes[i])),
+            ("GET", ["quotes", id]) => self.find_quote(id).map(|i| self.quote_answer(200, i)),
             ("PUT", ["quotes", id, "lines"]) => self.save_lines(id, request),
             ("POST", ["quotes", id, "send"]) => self.send_quote(id),
             ("POST", ["tools", slug, "token"]) => self
@@ -622,6 +627,9 @@ impl MemoryBackend {
         let request = validate_bridge_create(&body)?;
         let quote = self.insert_quote(&request)?;
         let mut response = Response::json(201, &quote);
+        response
+            .headers
+            .push(("etag".to_owned(), quote_etag(&quote.header.id, 1)));
         response.headers.push((
             "location".to_owned(),
             format!("/api/v1/quotes/{}", quote.header.id),
@@ -794,8 +802,26 @@ impl MemoryBackend {
         let position = self.find_quote(id)?;
         let header = self.data.quotes[position].header.clone();
         let saved = OpenQuote::saved(header, lines, group_keys)?;
-        self.data.quotes[position] = saved.clone();
-        Ok(Response::json(200, &saved))
+        // As the server: the quote's state and the lines first, then the version it was
+        // made against (`If-Match`).
+        let if_match: Vec<&str> = request
+            .headers
+            .iter()
+            .filter(|(name, _)| name.eq_ignore_ascii_case("if-match"))
+            .map(|(_, value)| value.as_str())
+            .collect();
+        let expected = versions_named(&if_match, id)?;
+        let version = self.version(position);
+        if expected.is_some_and(|versions| !versions.contains(&version)) {
+            let mut refused = Response::problem(&changed_quote(&saved.header.reference));
+            refused
+                .headers
+                .push(("etag".to_owned(), quote_etag(&saved.header.id, version)));
+            return Ok(refused);
+        }
+        self.data.quotes[position] = saved;
+        self.bump(position);
+        Ok(self.quote_answer(200, position))
     }
 
     /// `POST /quotes/{id}/send`: a Draft becomes Sent.
@@ -804,7 +830,37 @@ impl MemoryBackend {
         let position = self.find_quote(id)?;
         let quote = &mut self.data.quotes[position];
         quote.header.status = quote.header.status.send(&quote.header.reference)?;
-        Ok(Response::json(200, &*quote))
+        self.bump(position);
+        Ok(self.quote_answer(200, position))
+    }
+
+    /// The version of the quote at `position`.
+    fn version(&self, position: usize) -> u64 {
+        self.data.quotes.get(position).map_or(1, |quote| {
+            self.versions
+                .get(&id_key(&quote.header.id))
+                .copied()
+                .unwrap_or(1)
+        })
+    }
+
+    /// Moves the quote at `position` to its next version, after a change.
+    fn bump(&mut self, position: usize) {
+        let next = self.version(position) + 1;
+        if let Some(quote) = self.data.quotes.get(position) {
+            self.versions.insert(id_key(&quote.header.id), next);
+        }
+    }
+
+    /// The quote at `position` as JSON with `status`, and its `ETag`.
+    fn quote_answer(&self, status: u16, position: usize) -> Response {
+        let quote = &self.data.quotes[position];
+        let mut response = Response::json(status, quote);
+        response.headers.push((
+            "etag".to_owned(),
+            quote_etag(&quote.header.id, self.version(position)),
+        ));
+        response
     }
 }
 

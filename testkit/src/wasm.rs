@@ -347,7 +347,7 @@ impl MemoryBackend {
             let target = format!("{below}{}", url.search());
             let method = request.method();
             let mut headers = Vec::new();
-            for name in ["content-type", "if-none-match"] {
+            for name in ["content-type", "if-none-match", "if-match"] {
                 if let Ok(Some(value)) = request.headers().get(name) {
                     headers.push((name.to_owned(), value));
                 }

@@ -707,6 +707,25 @@ impl Pair<'_> {
         self.same(save(id, &json!({"lines": bad}))).await;
         self.same(save("no-such-quote", &json!({"lines": []})))
             .await;
+        // A save made against a version the quote does not have is refused with its current
+        // ETag; one made against any version is taken.
+        let against = |tag: &str, body: &Value| {
+            let mut call = save(id, body);
+            call.headers.push(("if-match".to_owned(), tag.to_owned()));
+            call
+        };
+        let refused = self
+            .same(against("\"stale\"", &json!({"lines": lines})))
+            .await;
+        assert_eq!(refused.status, 412);
+        assert!(refused.etag.is_some());
+        let taken = self
+            .same(against(
+                "*",
+                &json!({"lines": lines, "groupKeys": {"lounge": 1}}),
+            ))
+            .await;
+        assert_eq!(taken.status, 200);
         let send = |id: &str| Call {
             method: "POST",
             ..get(&format!("/quotes/{id}/send"))

@@ -123,27 +123,50 @@ impl Browser {
     /// A new headless window like [`Browser::open`], on the app at `origin` (a server of the
     /// test's own).
     pub(crate) async fn open_on(origin: String) -> Self {
+        let browser = Self::connect(origin, Engine::current().capabilities()).await;
+        // The outer window: the page gets what each browser's own bars leave of it (757 px high
+        // in Chromium, 814 px in Firefox).
+        let (width, height) = WINDOW;
+        browser.client.set_window_size(width, height).await.unwrap();
+        browser
+    }
+
+    /// A new headless Chromium page on the app at `origin` that looks to the page like a phone's
+    /// or a tablet's: `emulation` is chromedriver's `goog:chromeOptions.mobileEmulation`
+    /// (`deviceMetrics` with a touch screen, and a `userAgent`), which sets the viewport, so the
+    /// window is left as it is. Chromium only: no other driver has it.
+    pub(crate) async fn open_mobile(origin: String, emulation: Value) -> Self {
+        assert_eq!(
+            Engine::current(),
+            Engine::Chromium,
+            "mobile emulation is Chromium's"
+        );
+        let mut capabilities = Engine::Chromium.capabilities();
+        capabilities["goog:chromeOptions"]
+            .as_object_mut()
+            .unwrap()
+            .insert("mobileEmulation".to_owned(), emulation);
+        Self::connect(origin, capabilities).await
+    }
+
+    /// A new session of the browser `cargo xtask test` names, asking for `capabilities`.
+    async fn connect(origin: String, capabilities: Map<String, Value>) -> Self {
         let engine = Engine::current();
         let webdriver = setting("TOOLBRIDGE_E2E_WEBDRIVER");
         let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-            .capabilities(engine.capabilities())
+            .capabilities(capabilities)
             .connect(&webdriver)
             .await
             .unwrap_or_else(|e| {
                 panic!("no {engine:?} session from the driver at {webdriver}: {e}")
             });
         let session = client.session_id().await.unwrap();
-        let browser = Self {
+        Self {
             client,
             origin,
             webdriver,
             session,
-        };
-        // The outer window: the page gets what each browser's own bars leave of it (757 px high
-        // in Chromium, 814 px in Firefox).
-        let (width, height) = WINDOW;
-        browser.client.set_window_size(width, height).await.unwrap();
-        browser
+        }
     }
 
     /// Goes to `path` on the app.
@@ -259,12 +282,13 @@ impl Browser {
         self.client.execute_async(&script, vec![]).await.unwrap()
     }
 
-    /// Saves a screenshot of the window as `<name>.png`.
+    /// Saves a screenshot of the window as `<name>.png` (`name` may name folders too:
+    /// `mobile/390x844/quotes`).
     pub(crate) async fn screenshot(&self, name: &str) {
         let png = self.client.screenshot().await.unwrap();
-        let dir = screenshots();
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
+        let path = screenshots().join(format!("{name}.png"));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, png).unwrap();
     }
 
     /// Ends the session.

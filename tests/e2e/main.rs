@@ -6,6 +6,7 @@
 // Test code: a panic is how a helper reports a failed expectation.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod accessibility;
 mod browser;
 mod catalog_text;
 mod context;
@@ -14,6 +15,7 @@ mod docs;
 mod extensions;
 mod hostile_tool;
 mod install_settings;
+mod mobile;
 mod quick_quote;
 mod quote_editor;
 mod settings;

@@ -4,7 +4,8 @@
 //! ([`fault_server`]), a webhook receiver that records and verifies what it gets
 //! ([`webhook_receiver`]), the book's code blocks and what each says about running it
 //! ([`book`]), the first tool the book teaches, written out as folders ([`first_tool`]), and a
-//! certificate authority made for the run ([`tls`]).
+//! certificate authority made for the run ([`tls`]), and the virtual display a browser with no
+//! headless mode draws on ([`xvfb`]).
 //!
 //! The `with-backends` binary starts what one suite needs, runs the suite's command with their
 //! addresses in its environment, and stops them when it ends; `cargo xtask test` runs the
@@ -21,5 +22,6 @@ pub mod server;
 pub mod tls;
 pub mod webdriver;
 pub mod webhook_receiver;
+pub mod xvfb;
 
 pub use error::Error;

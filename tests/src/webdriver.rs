@@ -1,7 +1,11 @@
-//! The browsers the suites run in, and a `WebDriver` server (chromedriver, geckodriver) started
-//! on a free port for suites that open their own sessions.
+//! The browsers the suites run in, and a `WebDriver` server (chromedriver, geckodriver,
+//! WebKitWebDriver) started on a free port for suites that open their own sessions, or for the
+//! wasm test runner when it cannot start the driver itself.
 
+use std::collections::HashMap;
 use std::ffi::OsStr;
+use std::io::{Read, Write};
+use std::net::{Ipv4Addr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -10,6 +14,7 @@ use serde_json::{Map, Value, json};
 
 use crate::Error;
 use crate::server::{ReservedPort, base_url, describe, log_file, wait_until_listening};
+use crate::xvfb::Xvfb;
 
 /// A browser and its `WebDriver` server.
 #[derive(Debug)]
@@ -24,6 +29,16 @@ pub struct Browser {
     log_option: Option<&'static str>,
     /// Variables set for the driver, and so for the browser, which inherits them.
     pub driver_env: &'static [(&'static str, &'static str)],
+    /// Whether the browser opens a real window, with no headless mode: its driver then runs on
+    /// an Xvfb display of its own, started with it.
+    pub needs_display: bool,
+    /// `None` when `wasm-bindgen-test-runner` starts the driver itself (the program that
+    /// `CHROMEDRIVER` or `GECKODRIVER` names). For a driver the runner has no support for, the
+    /// variable that points the runner at one `with-backends` started: WebKitWebDriver serves the
+    /// same W3C `WebDriver` as geckodriver, so the runner's Gecko client drives it
+    /// (`GECKODRIVER_REMOTE`), asking for the capabilities of the file that
+    /// `WASM_BINDGEN_TEST_WEBDRIVER_JSON` names.
+    pub wasm_runner_remote: Option<&'static str>,
 }
 
 /// Headless Chromium, through chromedriver.
@@ -32,6 +47,8 @@ pub const CHROMIUM: Browser = Browser {
     driver: "chromedriver",
     log_option: Some("--log-path"),
     driver_env: &[],
+    needs_display: false,
+    wasm_runner_remote: None,
 };
 
 /// Headless Firefox ESR, through geckodriver.
@@ -44,6 +61,20 @@ pub const FIREFOX: Browser = Browser {
     // Settings server at start and while it runs. With it, the pref holds and nothing leaves the
     // machine; the other background traffic is turned off by the suites' prefs.
     driver_env: &[("MOZ_REMOTE_SETTINGS_DEVTOOLS", "1")],
+    needs_display: false,
+    wasm_runner_remote: None,
+};
+
+/// WebKitGTK's `MiniBrowser`, through `WebKitWebDriver` (Debian's `webkit2gtk-driver`), on an
+/// Xvfb display of its own: the engine of Safari, and of every browser on iPhones and iPads. It
+/// fetches nothing on its own that the suites need to turn off.
+pub const WEBKIT: Browser = Browser {
+    name: "webkit",
+    driver: "WebKitWebDriver",
+    log_option: None,
+    driver_env: &[],
+    needs_display: true,
+    wasm_runner_remote: Some("GECKODRIVER_REMOTE"),
 };
 
 impl Browser {
@@ -51,7 +82,11 @@ impl Browser {
     /// fetch from the internet on its own turned off (the machines this runs on may have no
     /// network beyond this one).
     pub fn capabilities(&self) -> Map<String, Value> {
-        let (key, options) = if self.name == FIREFOX.name {
+        let (key, options) = if self.name == WEBKIT.name {
+            // The MiniBrowser that WebKitWebDriver's package ships, which the driver starts with
+            // `--automation` in the window of its display; it has no headless mode.
+            ("browserName", json!("MiniBrowser"))
+        } else if self.name == FIREFOX.name {
             // Firefox answers `localhost` and every `*.localhost` name with the loopback address
             // without asking the system's resolver (which here knows `localhost` only), so the
             // tools' origins need no pref. The prefs are written into the new profile before
@@ -76,12 +111,12 @@ impl Browser {
 
     /// The browser called `name`, or an error that lists the ones there are.
     pub fn named(name: &str) -> Result<&'static Self, Error> {
-        [&CHROMIUM, &FIREFOX]
+        [&CHROMIUM, &FIREFOX, &WEBKIT]
             .into_iter()
             .find(|browser| browser.name == name)
             .ok_or_else(|| {
                 Error::failed(format!(
-                    "no browser `{name}`: the suites run in chromium or firefox"
+                    "no browser `{name}`: the suites run in chromium, firefox or webkit"
                 ))
             })
     }
@@ -90,15 +125,20 @@ impl Browser {
 /// How long a driver may take to listen.
 const DRIVER_WAIT: Duration = Duration::from_secs(30);
 
-/// A browser's driver listening on a free port of this machine; dropping it kills it.
+/// A browser's driver listening on a free port of this machine (on an Xvfb display of its own for
+/// a browser that needs one); dropping it kills it, every browser process it started, and the
+/// display.
 pub struct WebDriver {
     child: Child,
     port: u16,
+    /// Dropped after the driver and its browser are killed.
+    display: Option<Xvfb>,
 }
 
 impl WebDriver {
     /// Starts `browser`'s driver, the program at `program`, on a free port with its log in `dir`
-    /// (`<driver>.log`), and waits until it listens.
+    /// (`<driver>.log`; `Xvfb.log` beside it, for a browser that needs a display), and waits until
+    /// it listens.
     pub fn start(browser: &Browser, program: &Path, dir: &Path) -> Result<Self, Error> {
         Self::start_with_env(browser, program, dir, &[])
     }
@@ -113,9 +153,17 @@ impl WebDriver {
     ) -> Result<Self, Error> {
         fs_err::create_dir_all(dir)?;
         let log = dir.join(format!("{}.log", browser.driver));
+        let display = if browser.needs_display {
+            Some(Xvfb::start(dir)?)
+        } else {
+            None
+        };
         let port = ReservedPort::new()?.release();
         let mut command = Command::new(program);
         command.arg(format!("--port={port}"));
+        if let Some(display) = &display {
+            command.env("DISPLAY", display.display());
+        }
         let (stdout, stderr) = if let Some(option) = browser.log_option {
             command.arg(format!("{option}={}", log.display()));
             (Stdio::null(), Stdio::null())
@@ -132,12 +180,24 @@ impl WebDriver {
             .stdin(Stdio::null())
             .stdout(stdout)
             .stderr(stderr);
-        println!("{}: starting `{}`", browser.name, describe(&command));
+        match &display {
+            Some(display) => println!(
+                "{}: starting `{}` on display {}",
+                browser.name,
+                describe(&command),
+                display.display()
+            ),
+            None => println!("{}: starting `{}`", browser.name, describe(&command)),
+        }
         let child = command
             .spawn()
             .map_err(Error::io(format!("cannot start {}", program.display())))?;
         // Made first, so that the driver is killed if it never listens.
-        let mut driver = Self { child, port };
+        let mut driver = Self {
+            child,
+            port,
+            display,
+        };
         wait_until_listening(browser.driver, &mut driver.child, port, DRIVER_WAIT, &log)?;
         Ok(driver)
     }
@@ -146,17 +206,125 @@ impl WebDriver {
     pub fn url(&self) -> String {
         base_url(self.port)
     }
+
+    /// Opens a session with `capabilities` and ends it again: the browser's name and version, as
+    /// the driver answers them (`MiniBrowser`, `2.50.6`). Also proves that the driver can start
+    /// its browser, before a suite depends on it.
+    pub fn browser_version(&self, capabilities: &Map<String, Value>) -> Result<String, Error> {
+        let created = self.request(
+            "POST",
+            "/session",
+            Some(&json!({"capabilities": {"alwaysMatch": capabilities}})),
+        )?;
+        let value = &created["value"];
+        let Some(session) = value["sessionId"].as_str() else {
+            return Err(Error::failed(format!(
+                "the driver at {} opened no session: {created}",
+                self.url()
+            )));
+        };
+        let answered = &value["capabilities"];
+        let name = answered["browserName"].as_str().unwrap_or("the browser");
+        let version = answered["browserVersion"]
+            .as_str()
+            .unwrap_or("(no version)");
+        let described = format!("{name} {version}");
+        self.request("DELETE", &format!("/session/{session}"), None)?;
+        Ok(described)
+    }
+
+    /// One request to the driver, its JSON answer read whatever the status (`WebDriver` errors
+    /// are JSON too).
+    fn request(&self, method: &str, path: &str, body: Option<&Value>) -> Result<Value, Error> {
+        let what = || format!("{method} {path} to the driver at {}", self.url());
+        let body = body.map(Value::to_string).unwrap_or_default();
+        let mut stream = TcpStream::connect((Ipv4Addr::LOCALHOST, self.port))
+            .map_err(Error::io(format!("cannot send {}", what())))?;
+        stream
+            .set_read_timeout(Some(DRIVER_WAIT))
+            .map_err(Error::io(format!("cannot send {}", what())))?;
+        let request = format!(
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            self.port,
+            body.len()
+        );
+        let mut answer = Vec::new();
+        stream
+            .write_all(request.as_bytes())
+            .and_then(|()| stream.read_to_end(&mut answer))
+            .map_err(Error::io(format!("no answer to {}", what())))?;
+        let answer = String::from_utf8_lossy(&answer);
+        let json = answer.split_once("\r\n\r\n").map_or("", |(_, json)| json);
+        serde_json::from_str(json)
+            .map_err(|_| Error::failed(format!("{} was answered with no JSON: {answer}", what())))
+    }
 }
 
 impl Drop for WebDriver {
     fn drop(&mut self) {
+        // A browser whose session is still open outlives a killed driver (WebKitWebDriver's
+        // MiniBrowser does, with its web and network processes, on any signal), and the suites
+        // must leave nothing running: what the driver started is killed first, while it is still
+        // found below the driver. (A MiniBrowser whose window was closed has quit already.)
+        let browser = descendants(self.child.id());
+        if !browser.is_empty() {
+            let _ = Command::new("kill")
+                .arg("-KILL")
+                .args(browser.iter().map(u32::to_string))
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
+        // The display goes last, once nothing draws on it.
+        self.display = None;
     }
 }
 
+/// Every live process below `pid`: its children, theirs, and so on, leaving out those that have
+/// exited but are not yet reaped (from `/proc`; none where there is no `/proc`).
+fn descendants(pid: u32) -> Vec<u32> {
+    let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(child) = entry
+            .file_name()
+            .to_str()
+            .and_then(|name| name.parse().ok())
+        else {
+            continue;
+        };
+        // `PID (COMMAND) STATE PPID ...`, where COMMAND may hold spaces and parentheses.
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        let mut fields = stat
+            .rsplit_once(')')
+            .map(|(_, rest)| rest.split_whitespace())
+            .into_iter()
+            .flatten();
+        let (Some(state), Some(parent)) = (fields.next(), fields.next()) else {
+            continue;
+        };
+        if let (false, Ok(parent)) = (state == "Z", parent.parse()) {
+            children.entry(parent).or_default().push(child);
+        }
+    }
+    let mut found = Vec::new();
+    let mut next = vec![pid];
+    while let Some(parent) = next.pop() {
+        for &child in children.get(&parent).into_iter().flatten() {
+            found.push(child);
+            next.push(child);
+        }
+    }
+    found
+}
+
 /// The driver program for `browser`: the path in the environment variable the wasm test runner
-/// also reads (`CHROMEDRIVER`, `GECKODRIVER`), as `cargo xtask test` sets it.
+/// also reads (`CHROMEDRIVER`, `GECKODRIVER`; `WEBKITWEBDRIVER`, which the runner does not), as
+/// `cargo xtask test` sets it.
 pub fn driver_from_env(browser: &Browser) -> Result<PathBuf, Error> {
     let variable = browser.driver.to_ascii_uppercase();
     std::env::var_os(&variable)

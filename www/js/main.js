@@ -12,6 +12,7 @@
 
 import init, { Host } from "/host/toolbridge_host.js";
 import { h, replace } from "/sdk/ui.js";
+import { setupAccountMenu } from "./account-menu.js";
 import { api, setUnauthenticatedHandler, describeError } from "./api.js";
 import { app, can, loadTools, toolName } from "./app.js";
 import { recordCall, setDebug, setupDebugPanel } from "./debug.js";
@@ -185,6 +186,7 @@ async function start() {
   setupDebugPanel();
   setupDevReports();
   setupSidebar();
+  setupAccountMenu();
   byId("sign-out").addEventListener("click", signOut);
   byId("theme-toggle").addEventListener("click", toggleTheme);
   setUnauthenticatedHandler(sessionEnded);

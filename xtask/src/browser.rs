@@ -15,7 +15,8 @@ use crate::pins::WASM_TARGET;
 
 /// A browser the suites run in, and its `WebDriver` server: the driver binary, and the variable
 /// that hands its path to `wasm-bindgen-test-runner` (which picks the browser by the variable
-/// that is set) and to `with-backends`.
+/// that is set) and to `with-backends`. A driver the runner cannot start itself (WebKit's) is
+/// started by `with-backends`, which points the runner at it (`tests/src/webdriver.rs`).
 pub(crate) struct Browser {
     /// The browser's name in suite names and directories, and for `with-backends --browser`.
     pub(crate) name: &'static str,
@@ -37,6 +38,14 @@ pub(crate) const FIREFOX: Browser = Browser {
     variable: "GECKODRIVER",
 };
 
+/// WebKitGTK's MiniBrowser, through WebKitWebDriver, on an Xvfb display that `with-backends`
+/// starts with the driver. The runner knows no such variable: `with-backends` reads it.
+pub(crate) const WEBKIT: Browser = Browser {
+    name: "webkit",
+    driver: "WebKitWebDriver",
+    variable: "WEBKITWEBDRIVER",
+};
+
 impl Browser {
     /// Where the driver is, or an error that says how to install it.
     fn driver_path(&self, ctx: &Ctx) -> Result<PathBuf, Error> {
@@ -49,8 +58,18 @@ impl Browser {
     }
 }
 
-/// Every driver variable the runner looks at, so that all but the chosen one can be removed.
-const DRIVER_VARIABLES: [&str; 3] = ["CHROMEDRIVER", "GECKODRIVER", "SAFARIDRIVER"];
+/// Every driver variable the runner looks at, so that all but the chosen one can be removed: a
+/// driver's path, or (`_REMOTE`, which it looks at first) the address of one already running.
+const DRIVER_VARIABLES: [&str; 8] = [
+    "CHROMEDRIVER",
+    "GECKODRIVER",
+    "SAFARIDRIVER",
+    "MSEDGEDRIVER",
+    "CHROMEDRIVER_REMOTE",
+    "GECKODRIVER_REMOTE",
+    "SAFARIDRIVER_REMOTE",
+    "MSEDGEDRIVER_REMOTE",
+];
 
 /// `cargo test -p PACKAGE --target wasm32-unknown-unknown` (further arguments are the caller's)
 /// set up to run in `browser`: its driver, and `wasm-bindgen-test-runner` as the runner, both

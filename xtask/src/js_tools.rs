@@ -1,8 +1,9 @@
 //! The JavaScript tools the build, the checks and the bench use, pinned in one npm project
 //! (`sdk/js-tools/package.json`): `tsc` for the typings checks and binaryen's `wasm-opt` and
 //! `terser` for the size of bridge.js, run with `node`; Penpal and Comlink, the bridges
-//! `cargo xtask bench` compares toolbridge with, loaded by its pages; and Redoc, whose standalone
-//! script the API reference page of the documentation loads.
+//! `cargo xtask bench` compares toolbridge with, loaded by its pages; Redoc, whose standalone
+//! script the API reference page of the documentation loads; and axe-core, which the e2e suite
+//! puts into the app's pages to check their accessibility.
 
 use std::path::PathBuf;
 
@@ -62,8 +63,15 @@ pub(crate) const REDOC: Tool = Tool {
     script: "bundles/redoc.standalone.js",
 };
 
+/// axe-core: its minified build, which the e2e suite runs in the app's pages
+/// (`tests/e2e/accessibility.rs` reads it from `sdk/js-tools/node_modules`).
+pub(crate) const AXE_CORE: Tool = Tool {
+    package: "axe-core",
+    script: "axe.min.js",
+};
+
 /// Every tool the project pins.
-pub(crate) const ALL: [Tool; 6] = [TSC, WASM_OPT, TERSER, PENPAL, COMLINK, REDOC];
+pub(crate) const ALL: [Tool; 7] = [TSC, WASM_OPT, TERSER, PENPAL, COMLINK, REDOC, AXE_CORE];
 
 /// The version `package.json` pins for `tool` in `devDependencies`, without a leading `=`, `^`,
 /// `~` or `v`.

@@ -38,15 +38,17 @@ usage: cargo xtask <command>
 commands:
   setup                   install what the checks need: the wasm32-unknown-unknown target,
                           wasm-bindgen-cli (the version Cargo.lock pins), wasm-pack, Chromium,
-                          chromedriver, Firefox ESR, geckodriver, wrk, the Node
+                          chromedriver, Firefox ESR, geckodriver, WebKitWebDriver with
+                          WebKitGTK's MiniBrowser and Xvfb (webkit2gtk-driver, xvfb), wrk, the Node
                           tools pinned in sdk/js-tools (TypeScript, wasm-opt, terser, Penpal,
-                          Comlink, Redoc), the bundlers host/scratch-project pins (Vite,
+                          Comlink, Redoc, axe-core), the bundlers host/scratch-project pins (Vite,
                           webpack; npm ci in target/host-scratch-project), mdbook and lychee,
                           schemathesis (in a Python virtualenv under target/tools), and
                           sdk/dist/bridge.js when it is missing; re-running installs nothing
   test [--fuzz] [--long] [--only TEXT]
                           run setup, then every check suite (fmt, clippy, native tests, wasm32
-                          builds, the SDK and the host module in Chromium and Firefox, the
+                          builds, the SDK and the host module in Chromium, Firefox and WebKit
+                          (MiniBrowser on an Xvfb display the suite starts and stops), the
                           typings, the npm packages (the SDK's in a scratch TypeScript project,
                           the host's built into a page by Vite and webpack), the example
                           tools' own tests, the documentation's links and examples, the app end

@@ -41,7 +41,7 @@ enum Programs {
 /// load generator of `cargo xtask bench`, PostgreSQL for the store's tests on it (each test
 /// process starts a throwaway cluster with `initdb` and `pg_ctl`), and nginx and NSS's certutil
 /// for the deployment suite, and jq for the book's examples.
-const DEBIAN_PACKAGES: [Package; 9] = [
+const DEBIAN_PACKAGES: [Package; 11] = [
     Package {
         name: "chromium",
         programs: Programs::OnPath(&["chromium", "chromium-browser", "google-chrome"]),
@@ -53,6 +53,16 @@ const DEBIAN_PACKAGES: [Package; 9] = [
     Package {
         name: "firefox-esr",
         programs: Programs::OnPath(&["firefox"]),
+    },
+    // WebKitGTK's WebDriver server; its dependency libwebkit2gtk-4.1-0 brings the MiniBrowser
+    // it drives, which has no headless mode and draws on a virtual display from xvfb.
+    Package {
+        name: "webkit2gtk-driver",
+        programs: Programs::OnPath(&["WebKitWebDriver"]),
+    },
+    Package {
+        name: "xvfb",
+        programs: Programs::OnPath(&["Xvfb"]),
     },
     Package {
         name: "wrk",
@@ -145,7 +155,8 @@ pub(crate) enum Purpose {
     /// `serve`: what builds bridge.js and the host module.
     Serve,
     /// `bench`: the builds, Chromium with its driver, wrk, PostgreSQL (the REST figure is also
-    /// measured on it), and the npm packages (Penpal and Comlink among them).
+    /// measured on it), and the npm packages (Penpal and Comlink among them); no Firefox or
+    /// WebKit.
     Bench,
 }
 
@@ -157,7 +168,10 @@ impl Purpose {
             .filter(|package| match self {
                 Purpose::Everything => true,
                 Purpose::Serve => false,
-                Purpose::Bench => !matches!(package.name, "firefox-esr" | "prometheus" | "jq"),
+                Purpose::Bench => !matches!(
+                    package.name,
+                    "firefox-esr" | "webkit2gtk-driver" | "xvfb" | "prometheus" | "jq"
+                ),
             })
             .collect()
     }
@@ -627,7 +641,7 @@ fn debian_packages(ctx: &Ctx, packages: &[Package]) -> Step {
         } else {
             Step::Manual(format!(
                 "install {} with your system's package manager (Chrome will do for Chromium, \
-                 with a chromedriver of the same version)",
+                 with a chromedriver of the same version; WebKitWebDriver comes with WebKitGTK)",
                 missing.join(", ")
             ))
         };
@@ -695,6 +709,8 @@ mod tests {
                 "chromium",
                 "chromium-driver",
                 "firefox-esr",
+                "webkit2gtk-driver",
+                "xvfb",
                 "wrk",
                 "postgresql",
                 "nginx-light",

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use xshell::Cmd;
 
-use crate::browser::{self, Browser, CHROMIUM, FIREFOX};
+use crate::browser::{self, Browser, CHROMIUM, FIREFOX, WEBKIT};
 use crate::ctx::{self, Ctx, Stream};
 use crate::docs;
 use crate::error::Error;
@@ -94,8 +94,11 @@ const SUITES: &[Suite] = &[
     always("bridge.js build", |ctx| checked(bridge_js::build(ctx))),
     always("sdk in chromium", |ctx| sdk_in_browser(ctx, &CHROMIUM)),
     always("sdk in firefox", |ctx| sdk_in_browser(ctx, &FIREFOX)),
+    // WebKitGTK's MiniBrowser, whose driver `with-backends` starts on an Xvfb display of its own.
+    always("sdk in webkit", |ctx| sdk_in_browser(ctx, &WEBKIT)),
     always("host in chromium", |ctx| host_in_browser(ctx, &CHROMIUM)),
     always("host in firefox", |ctx| host_in_browser(ctx, &FIREFOX)),
+    always("host in webkit", |ctx| host_in_browser(ctx, &WEBKIT)),
     always("sdk typings", |ctx| {
         checked(js_tools::tsc(ctx, SDK_TYPINGS))
     }),
@@ -311,20 +314,24 @@ fn clippy(ctx: &Ctx) -> Outcome {
     outcome
 }
 
-/// `cargo test -p toolbridge-sdk --target wasm32-unknown-unknown` in one headless browser; every
-/// test counts.
+/// `cargo test -p toolbridge-sdk --target wasm32-unknown-unknown` in one browser, through
+/// `with-backends browser` (which, for WebKit, starts the driver on a display of its own, with
+/// their logs in `target/sdk-tests/<browser>/`); every test counts.
 fn sdk_in_browser(ctx: &Ctx, browser: &Browser) -> Outcome {
     counted(
         browser::wasm_test_command(ctx, browser, "toolbridge-sdk", 180).and_then(|command| {
             let command = command.arg("--no-fail-fast");
-            browser::with_backends(ctx, "browser", browser, &[], command)
+            let dir = ctx.target_dir().join("sdk-tests").join(browser.name);
+            let args = [OsStr::new("--dir"), dir.as_os_str()];
+            browser::with_backends(ctx, "browser", browser, &args, command)
         }),
     )
 }
 
-/// The host module's browser tests (`--test browser`) in one headless browser, against the debug
-/// `toolbridge` server (a fresh database in `target/host-tests/<browser>/`) and the fault server
-/// (`tests/src/fault_server.rs`), both started by `with-backends host`; every test counts.
+/// The host module's browser tests (`--test browser`) in one browser, against the debug
+/// `toolbridge` server (a fresh database in `target/host-tests/<browser>/`, with WebKit's driver
+/// and display logs) and the fault server (`tests/src/fault_server.rs`), both started by
+/// `with-backends host`; every test counts.
 fn host_in_browser(ctx: &Ctx, browser: &Browser) -> Outcome {
     counted((|| {
         let command = browser::wasm_test_command(ctx, browser, "toolbridge-host", 300)?;
@@ -674,6 +681,22 @@ mod tests {
             .filter(|name| name.contains("e2e in"))
             .collect();
         assert_eq!(e2e, ["e2e in chromium", "e2e in firefox"]);
+    }
+
+    #[test]
+    fn the_sdk_and_the_host_run_in_every_engine_webkit_last() {
+        for part in ["sdk", "host"] {
+            let suites: Vec<&str> = SUITES
+                .iter()
+                .map(|suite| suite.name)
+                .filter(|name| name.starts_with(&format!("{part} in ")))
+                .collect();
+            let engines: Vec<String> = [CHROMIUM, FIREFOX, WEBKIT]
+                .iter()
+                .map(|browser| format!("{part} in {}", browser.name))
+                .collect();
+            assert_eq!(suites, engines);
+        }
     }
 
     #[test]

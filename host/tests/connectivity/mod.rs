@@ -204,7 +204,7 @@ async fn while_offline_server_calls_fail_at_once_unsent_and_add_lines_keeps_work
     );
     // The page's own operations are refused the same way, and the changes are kept.
     let started = now();
-    let saved = rejected(host.save()).await;
+    let saved = rejected(host.save(&JsValue::UNDEFINED)).await;
     assert_eq!(saved["code"], "OFFLINE", "{saved}");
     assert!(
         saved["message"].as_str().unwrap().contains("was not sent"),
@@ -228,7 +228,7 @@ async fn while_offline_server_calls_fail_at_once_unsent_and_add_lines_keeps_work
     assert_eq!(outcomes, [json!("OFFLINE")]);
     // Back online, the same save lands.
     window_event("online");
-    let saved = resolved(host.save()).await;
+    let saved = resolved(host.save(&JsValue::UNDEFINED)).await;
     assert_eq!(saved["dirty"], false);
     assert_eq!(saved["lines"].as_array().unwrap().len(), lines_before + 1);
 }

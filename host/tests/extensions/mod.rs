@@ -236,7 +236,7 @@ async fn quote_changed_follows_every_change_in_order_whoever_made_it() {
         u32::try_from(events[99]["quote"]["lines"][1]["lineNo"].as_u64().unwrap()).unwrap();
     host.update_line(line_no, &js(&json!({"qty": 4}))).unwrap();
     host.remove_line(line_no).unwrap();
-    resolved(host.save()).await;
+    resolved(host.save(&JsValue::UNDEFINED)).await;
     resolved(host.send()).await;
     host.close_quote(&JsValue::UNDEFINED).unwrap();
     let events = heard(&tool, "quote.changed", 105).await;

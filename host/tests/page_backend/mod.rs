@@ -149,7 +149,7 @@ async fn a_page_backend_revalidates_the_catalog_index_and_saves_the_quote() {
         .count();
     assert_eq!(injected, 2, "{quote}");
 
-    let saved = resolved(host.save()).await;
+    let saved = resolved(host.save(&JsValue::UNDEFINED)).await;
     assert_eq!(saved["dirty"], false);
     let seen = to_json(&field(&relay, "seen"));
     let put = seen

@@ -11,6 +11,8 @@ async function describe(request) {
     accept: request.headers.get("accept"),
     contentType: request.headers.get("content-type"),
     ifNoneMatch: request.headers.get("if-none-match"),
+    ifMatch: request.headers.get("if-match"),
+    idempotencyKey: request.headers.get("idempotency-key"),
     credentials: request.credentials,
     mode: request.mode,
     body: body ? JSON.parse(body) : null,
@@ -160,6 +162,35 @@ export function switchableBackend(dropUrl) {
       const url = new URL(request.url);
       state.seen.push({ method: request.method, path: url.pathname, down: state.down });
       return state.down ? fetch(dropUrl, { cache: "no-store" }) : fetch(request);
+    },
+  };
+  return state;
+}
+
+// A backend that passes each request on to the real server and answers what it answered, except
+// that once `loseNextAnswer()` is called, the next PUT reaches the server and its answer is lost:
+// the host sees the request fail on the network (`dropUrl`, the fault server's `/drop`, closes
+// the connection without a byte). `seen` keeps each request as `describe` reads it, with the
+// answer's status, `ETag` and `Idempotent-Replayed` (status 0 for the lost one).
+export function answerLosingBackend(dropUrl) {
+  const state = { lose: false, seen: [] };
+  state.loseNextAnswer = () => {
+    state.lose = true;
+  };
+  state.backend = {
+    async fetch(request) {
+      const entry = await describe(request);
+      state.seen.push(entry);
+      const answer = await fetch(request);
+      const lost = state.lose && request.method === "PUT";
+      entry.status = lost ? 0 : answer.status;
+      entry.etag = answer.headers.get("etag");
+      entry.replayed = answer.headers.get("idempotent-replayed");
+      if (lost) {
+        state.lose = false;
+        return fetch(dropUrl, { cache: "no-store" });
+      }
+      return answer;
     },
   };
   return state;

@@ -126,16 +126,17 @@ export function requestUrls(since) {
   return performance.getEntriesByType("resource").slice(since).map((entry) => entry.name);
 }
 
-// A JSON request to the toolbridge server with the page's session.
-export async function api(url, method, body) {
-  const init = { method, credentials: "include", headers: { Accept: "application/json" } };
+// A JSON request to the toolbridge server with the page's session, with more `headers` if given;
+// answers its status, `ETag` and body.
+export async function api(url, method, body, headers) {
+  const init = { method, credentials: "include", headers: { Accept: "application/json", ...headers } };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
   const response = await fetch(url, init);
   const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
+  return { status: response.status, etag: response.headers.get("etag"), body: text ? JSON.parse(text) : null };
 }
 
 // A page backend (the host's `backend` option) that fetches as the host

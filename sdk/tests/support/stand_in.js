@@ -269,11 +269,18 @@ export async function runScenario(kind, scenario, options = {}) {
       const welcomeMessage = { toolbridge: "welcome", protocol: 1, toolType, methods: methodsFor(toolType) };
       if (options.capabilities) welcomeMessage.capabilities = options.capabilities;
       if (options.theme) welcomeMessage.theme = options.theme;
-      const welcome = () => frame.contentWindow.postMessage(
-        welcomeMessage,
-        kind === "sandboxed" ? "*" : expectedOrigin(kind),
-        [channel.port2],
-      );
+      // A statement, not the arrow's value: JavaScriptCore has proper tail calls, and a
+      // postMessage in tail position (`() => frame.contentWindow.postMessage(...)`, run by a
+      // timer) leaves no frame of this page on the stack, so WebKit names the frame's own
+      // window as the welcome's `source` when it is same-origin, and bridge.js rightly takes
+      // it for a welcome the page forged itself. The host module posts from wasm, never so.
+      const welcome = () => {
+        frame.contentWindow.postMessage(
+          welcomeMessage,
+          kind === "sandboxed" ? "*" : expectedOrigin(kind),
+          [channel.port2],
+        );
+      };
       if (options.welcomeDelayMs) setTimeout(welcome, options.welcomeDelayMs); else welcome();
     }
     window.addEventListener("message", onMessage);

@@ -9,21 +9,33 @@ use tokio::task::JoinHandle;
 use toolbridge_server::public_urls::PublicUrls;
 use toolbridge_server::tools::{ToolSites, sites};
 use toolbridge_server::{AppState, router};
-use toolbridge_store::{RateLimit, Scope, Store};
+use toolbridge_store::{Location, RateLimit, Scope, Store};
 
 /// Products in the test catalog: enough for paging, quick to seed.
 const PRODUCTS: u32 = 120;
 
-/// A running server on its own database file.
+/// Which database a server runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Backend {
+    /// A `SQLite` file of its own.
+    Sqlite,
+    /// A database of its own in the test process's throwaway `PostgreSQL` cluster.
+    Postgres,
+}
+
+/// A running server on its own database (a file, or a `PostgreSQL` database).
 pub(crate) struct Server {
     pub(crate) base: String,
     pub(crate) port: u16,
     pub(crate) store: Store,
+    /// The `SQLite` file (empty on `PostgreSQL`).
     pub(crate) db: PathBuf,
     pub(crate) client: Client,
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<()>>,
     dir: Option<tempfile::TempDir>,
+    /// The `PostgreSQL` database, dropped (and removed) with the server.
+    postgres: Option<toolbridge_test_postgres::Database>,
 }
 
 impl Server {
@@ -52,8 +64,27 @@ impl Server {
         Self::serve(db, |state| state).await
     }
 
+    /// A server on a new, seeded database of `backend`.
+    pub(crate) async fn start_with_backend(backend: Backend) -> Self {
+        match backend {
+            Backend::Sqlite => Self::start().await,
+            Backend::Postgres => {
+                let database =
+                    toolbridge_test_postgres::database().unwrap_or_else(|e| panic!("{e}"));
+                let mut server =
+                    Self::serve_on(&Location::Postgres(database.url()), |state| state).await;
+                server.postgres = Some(database);
+                server
+            }
+        }
+    }
+
     async fn serve(db: &Path, configure: impl FnOnce(AppState) -> AppState) -> Self {
-        let store = Store::open(db).await.unwrap();
+        Self::serve_on(&Location::Sqlite(db.to_owned()), configure).await
+    }
+
+    async fn serve_on(location: &Location, configure: impl FnOnce(AppState) -> AppState) -> Self {
+        let store = Store::connect(location).await.unwrap();
         if !store.is_seeded().await.unwrap() {
             store.seed_demo(PRODUCTS).await.unwrap();
         }
@@ -76,11 +107,15 @@ impl Server {
             base,
             port,
             store,
-            db: db.to_owned(),
+            db: match location {
+                Location::Sqlite(db) => db.clone(),
+                Location::Postgres(_) => PathBuf::new(),
+            },
             client: Client::new(),
             stop: Some(stop),
             task: Some(task),
             dir: None,
+            postgres: None,
         }
     }
 

@@ -29,6 +29,7 @@ mod settings;
 mod shutdown;
 mod tool_settings;
 mod tools;
+mod versions;
 mod webhooks;
 mod worker_drain;
 mod writers;

@@ -761,3 +761,62 @@ async fn every_operation_has_a_one_line_summary_and_its_whole_description() {
     let list = &document["paths"]["/api/v1/customers"]["get"];
     assert_eq!(list["summary"], "The tenant's customers, paged");
 }
+
+#[tokio::test]
+async fn the_quote_operations_document_etag_if_match_idempotency_key_and_412() {
+    let document = document().await;
+    let quotes = &document["paths"];
+    let header = |response: &Value, name: &str| response["headers"][name].clone();
+    // Every answer with a quote carries its ETag, always.
+    for (path, method, status) in [
+        ("/api/v1/quotes/{id}", "get", "200"),
+        ("/api/v1/quotes", "post", "201"),
+        ("/api/v1/quotes/{id}", "patch", "200"),
+        ("/api/v1/quotes/{id}/lines", "put", "200"),
+        ("/api/v1/quotes/{id}/send", "post", "200"),
+    ] {
+        let etag = header(&quotes[path][method]["responses"][status], "ETag");
+        assert_eq!(etag["required"], true, "{method} {path}: {etag}");
+        assert_eq!(etag["schema"]["type"], "string", "{method} {path}");
+    }
+    // The changes take If-Match and Idempotency-Key, say when they replay, and refuse a
+    // version the quote no longer has with 412, CONFLICT and the current ETag.
+    for (path, method) in [
+        ("/api/v1/quotes/{id}", "patch"),
+        ("/api/v1/quotes/{id}/lines", "put"),
+    ] {
+        let operation = &quotes[path][method];
+        let parameter = |name: &str| {
+            operation["parameters"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|parameter| parameter["name"] == name)
+                .unwrap_or_else(|| panic!("{method} {path} has no {name}"))
+                .clone()
+        };
+        let if_match = parameter("If-Match");
+        assert_eq!(if_match["in"], "header");
+        assert_eq!(if_match["required"], false);
+        assert_eq!(
+            if_match["schema"]["pattern"],
+            toolbridge_protocol::versions::IF_MATCH_PATTERN,
+            "{method} {path}: the pattern the server takes"
+        );
+        let idempotency_key = parameter("Idempotency-Key");
+        assert_eq!(idempotency_key["in"], "header");
+        assert_eq!(idempotency_key["schema"]["maxLength"], 255);
+        let replayed = header(&operation["responses"]["200"], "Idempotent-Replayed");
+        assert_eq!(replayed["required"], false, "{method} {path}");
+        let refused = &operation["responses"]["412"];
+        assert_eq!(
+            refused["content"]["application/problem+json"]["schema"]["$ref"],
+            "#/components/schemas/Problem",
+            "{method} {path}"
+        );
+        assert_eq!(header(refused, "ETag")["required"], true, "{method} {path}");
+    }
+    // Sending takes no condition.
+    let send = &quotes["/api/v1/quotes/{id}/send"]["post"];
+    assert!(send["responses"]["412"].is_null());
+}

@@ -11,7 +11,7 @@ use sqlx::{Connection, PgConnection};
 use toolbridge_protocol::Decimal;
 use toolbridge_protocol::add_lines::Unit;
 use toolbridge_protocol::quote::{QuoteLine, QuoteStatus};
-use toolbridge_store::{Error, Location, NewProduct, QuoteAction, Store, Unique};
+use toolbridge_store::{Conditions, Error, Location, NewProduct, QuoteAction, Store, Unique};
 
 use crate::common::{Backend, Fresh, a_customer, by, demo, empty, locked, product_id, raw, rest};
 use crate::quotes::{idem, line, new_draft};
@@ -126,7 +126,14 @@ async fn a_save_waits_for_another_process_writing_the_quote_and_sees_what_it_did
         let (t1, id) = (t1.clone(), id.clone());
         tokio::spawn(async move {
             other
-                .save_lines(&t1, &id, vec![line(1, "1", "10")], BTreeMap::new(), &by())
+                .save_lines(
+                    &t1,
+                    &id,
+                    vec![line(1, "1", "10")],
+                    BTreeMap::new(),
+                    &Conditions::default(),
+                    &by(),
+                )
                 .await
         })
     };
@@ -144,7 +151,7 @@ async fn a_save_waits_for_another_process_writing_the_quote_and_sees_what_it_did
         locked(save.await.unwrap()),
         (QuoteAction::Change, draft.header.reference.clone())
     );
-    let after = demo.store.quote(&t1, &id).await.unwrap();
+    let after = demo.store.quote(&t1, &id).await.unwrap().quote;
     assert_eq!(after.lines, draft.lines, "the save changed nothing");
     assert_eq!(after.header.status, QuoteStatus::Sent);
 }
@@ -168,7 +175,14 @@ async fn saves_of_one_quote_from_two_processes_take_turns() {
             let (t1, id) = (t1.clone(), id.clone());
             tokio::spawn(async move {
                 store
-                    .save_lines(&t1, &id, lines, BTreeMap::new(), &by())
+                    .save_lines(
+                        &t1,
+                        &id,
+                        lines,
+                        BTreeMap::new(),
+                        &Conditions::default(),
+                        &by(),
+                    )
                     .await
             })
         })
@@ -183,6 +197,7 @@ async fn saves_of_one_quote_from_two_processes_take_turns() {
         .quote(&t1, &id)
         .await
         .unwrap()
+        .quote
         .lines
         .into_iter()
         .map(|l| l.line)

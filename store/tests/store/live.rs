@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
 use toolbridge_protocol::live::{QUOTE, TOOL_SETTINGS};
-use toolbridge_store::{Backlog, Live, LiveEvent};
+use toolbridge_store::{Backlog, Conditions, Live, LiveEvent};
 
 use crate::common::{Backend, by, demo, paths, raw, rest, simple_rest_body};
 use crate::quotes::{line, new_draft};
@@ -42,7 +42,14 @@ async fn a_quote_created_saved_and_sent_is_heard_in_that_order_with_growing_ids(
     let draft = new_draft(&demo).await;
     let id = &draft.header.id;
     demo.store
-        .save_lines(t1, id, vec![line(1, "2", "10")], BTreeMap::new(), &by())
+        .save_lines(
+            t1,
+            id,
+            vec![line(1, "2", "10")],
+            BTreeMap::new(),
+            &Conditions::default(),
+            &by(),
+        )
         .await
         .unwrap();
     demo.store.send_quote(t1, id, &by()).await.unwrap();
@@ -229,7 +236,8 @@ async fn on_postgres_a_change_made_by_one_process_is_heard_by_another() {
     let theirs = other
         .send_quote(&demo.harbour.id, &draft.header.id, &by())
         .await
-        .unwrap();
+        .unwrap()
+        .quote;
     loop {
         match next(&mut own).await {
             Live::Event(event) if data(&event)["kind"] == "sent" => {

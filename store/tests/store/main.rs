@@ -37,4 +37,5 @@ mod seed;
 mod signing;
 mod stats;
 mod tools;
+mod versions;
 mod webhooks;

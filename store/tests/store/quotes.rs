@@ -8,7 +8,7 @@ use serde_json::json;
 use toolbridge_protocol::Decimal;
 use toolbridge_protocol::add_lines::{LineType, Unit};
 use toolbridge_protocol::quote::{QuoteDto, QuoteLine, QuoteStatus, QuoteType};
-use toolbridge_store::{Error, Idempotency, QuoteAction, Record, Store};
+use toolbridge_store::{Conditions, Error, Idempotency, QuoteAction, Record, Store};
 
 use crate::common::{
     Backend, Demo, a_customer, bridge, by, demo, locked, not_found, page, paths, product_id,
@@ -42,7 +42,7 @@ async fn a_quote(demo: &Demo, status: QuoteStatus) -> QuoteDto {
     let t1 = &demo.harbour.id;
     let list = demo.store.quotes(t1, page(1, 100)).await.unwrap();
     let summary = list.items.iter().find(|q| q.status == status).unwrap();
-    demo.store.quote(t1, &summary.id).await.unwrap()
+    demo.store.quote(t1, &summary.id).await.unwrap().quote
 }
 
 pub(crate) async fn new_draft(demo: &Demo) -> QuoteDto {
@@ -119,7 +119,7 @@ async fn a_rest_quote_takes_the_products_defaults(backend: Backend) {
     assert_eq!(quote.totals.cost, dec("770"));
 
     assert_eq!(demo.store.quote_count(t1).await.unwrap(), before + 1);
-    assert_eq!(demo.store.quote(t1, &header.id).await.unwrap(), quote);
+    assert_eq!(demo.store.quote(t1, &header.id).await.unwrap().quote, quote);
     let next = new_draft(&demo).await;
     assert_eq!(next.header.reference, "Q-1022");
 }
@@ -578,16 +578,27 @@ async fn save_lines_replaces_the_lines_of_a_draft(backend: Backend) {
     let keys = BTreeMap::from([("room-1".to_owned(), 1)]);
     let saved = demo
         .store
-        .save_lines(t1, &draft.header.id, lines.clone(), keys.clone(), &by())
+        .save_lines(
+            t1,
+            &draft.header.id,
+            lines.clone(),
+            keys.clone(),
+            &Conditions::default(),
+            &by(),
+        )
         .await
-        .unwrap();
+        .unwrap()
+        .quote;
     assert_eq!(saved.header, draft.header);
     let stored: Vec<QuoteLine> = saved.lines.iter().map(|l| l.line.clone()).collect();
     assert_eq!(stored, lines);
     assert_eq!(saved.group_keys, keys);
     // 200 + 10.01 (10.005 rounded half away from zero) + 22.50.
     assert_eq!(saved.totals.nett, dec("232.51"));
-    assert_eq!(demo.store.quote(t1, &draft.header.id).await.unwrap(), saved);
+    assert_eq!(
+        demo.store.quote(t1, &draft.header.id).await.unwrap().quote,
+        saved
+    );
     let summary = demo
         .store
         .quotes(t1, page(1, 1))
@@ -605,18 +616,31 @@ async fn save_lines_replaces_the_lines_of_a_draft(backend: Backend) {
             &draft.header.id,
             vec![line(7, "1", "1")],
             BTreeMap::new(),
+            &Conditions::default(),
             &by(),
         )
         .await
-        .unwrap();
+        .unwrap()
+        .quote;
     assert_eq!(saved.lines.len(), 1);
     assert!(saved.group_keys.is_empty());
-    assert_eq!(demo.store.quote(t1, &draft.header.id).await.unwrap(), saved);
+    assert_eq!(
+        demo.store.quote(t1, &draft.header.id).await.unwrap().quote,
+        saved
+    );
     let empty = demo
         .store
-        .save_lines(t1, &draft.header.id, vec![], BTreeMap::new(), &by())
+        .save_lines(
+            t1,
+            &draft.header.id,
+            vec![],
+            BTreeMap::new(),
+            &Conditions::default(),
+            &by(),
+        )
         .await
-        .unwrap();
+        .unwrap()
+        .quote;
     assert_eq!(empty.totals.total, Decimal::ZERO);
 }
 
@@ -632,7 +656,14 @@ async fn save_lines_checks_the_lines_and_changes_nothing_when_they_are_bad(backe
     let lines = vec![line(1, "0", "1"), line(1, "1", "-2"), orphan, over_taxed];
     let result = demo
         .store
-        .save_lines(t1, &draft.header.id, lines, BTreeMap::new(), &by())
+        .save_lines(
+            t1,
+            &draft.header.id,
+            lines,
+            BTreeMap::new(),
+            &Conditions::default(),
+            &by(),
+        )
         .await;
     assert_eq!(
         paths(result),
@@ -645,7 +676,10 @@ async fn save_lines_checks_the_lines_and_changes_nothing_when_they_are_bad(backe
             "lines[2].parentLineNo"
         ]
     );
-    assert_eq!(demo.store.quote(t1, &draft.header.id).await.unwrap(), draft);
+    assert_eq!(
+        demo.store.quote(t1, &draft.header.id).await.unwrap().quote,
+        draft
+    );
 }
 
 on_both!(sending_locks_the_quote);
@@ -657,7 +691,8 @@ async fn sending_locks_the_quote(backend: Backend) {
         .store
         .send_quote(t1, &draft.header.id, &by())
         .await
-        .unwrap();
+        .unwrap()
+        .quote;
     assert_eq!(sent.header.status, QuoteStatus::Sent);
     assert_eq!(sent.lines, draft.lines);
     assert_eq!(
@@ -671,11 +706,15 @@ async fn sending_locks_the_quote(backend: Backend) {
             &draft.header.id,
             vec![line(1, "1", "1")],
             BTreeMap::new(),
+            &Conditions::default(),
             &by(),
         )
         .await;
     assert_eq!(locked(save).0, QuoteAction::Change);
-    assert_eq!(demo.store.quote(t1, &draft.header.id).await.unwrap(), sent);
+    assert_eq!(
+        demo.store.quote(t1, &draft.header.id).await.unwrap().quote,
+        sent
+    );
 
     for status in [
         QuoteStatus::Accepted,
@@ -690,7 +729,14 @@ async fn sending_locks_the_quote(backend: Backend) {
         );
         let result = demo
             .store
-            .save_lines(t1, &quote.header.id, vec![], BTreeMap::new(), &by())
+            .save_lines(
+                t1,
+                &quote.header.id,
+                vec![],
+                BTreeMap::new(),
+                &Conditions::default(),
+                &by(),
+            )
             .await;
         assert_eq!(locked(result).0, QuoteAction::Change);
     }
@@ -699,7 +745,8 @@ async fn sending_locks_the_quote(backend: Backend) {
         .store
         .send_quote(t1, &seeded_draft.header.id, &by())
         .await
-        .unwrap();
+        .unwrap()
+        .quote;
     assert_eq!(sent.header.status, QuoteStatus::Sent);
 }
 
@@ -713,7 +760,14 @@ async fn another_tenant_cannot_read_save_or_send_a_quote(backend: Backend) {
     assert_eq!(not_found(demo.store.quote(t2, id).await), quote);
     let save = demo
         .store
-        .save_lines(t2, id, vec![line(1, "1", "1")], BTreeMap::new(), &by())
+        .save_lines(
+            t2,
+            id,
+            vec![line(1, "1", "1")],
+            BTreeMap::new(),
+            &Conditions::default(),
+            &by(),
+        )
         .await;
     assert_eq!(not_found(save), quote);
     assert_eq!(not_found(demo.store.send_quote(t2, id, &by()).await), quote);
@@ -725,10 +779,21 @@ async fn another_tenant_cannot_read_save_or_send_a_quote(backend: Backend) {
     assert_eq!(
         not_found(
             demo.store
-                .save_lines(t1, "missing", vec![], BTreeMap::new(), &by())
+                .save_lines(
+                    t1,
+                    "missing",
+                    vec![],
+                    BTreeMap::new(),
+                    &Conditions::default(),
+                    &by()
+                )
                 .await
         ),
         missing
     );
-    assert_eq!(demo.store.quote(t1, id).await.unwrap(), draft, "untouched");
+    assert_eq!(
+        demo.store.quote(t1, id).await.unwrap().quote,
+        draft,
+        "untouched"
+    );
 }

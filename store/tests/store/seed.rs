@@ -95,7 +95,7 @@ async fn the_demo_seed_has_what_the_example_tools_need(backend: Backend) {
         assert!(quotes.items.iter().any(|q| q.status == status), "{status}");
     }
     for summary in &quotes.items {
-        let quote = store.quote(t1, &summary.id).await.unwrap();
+        let quote = store.quote(t1, &summary.id).await.unwrap().quote;
         assert!((1..=6).contains(&quote.lines.len()));
         assert_eq!(quote.summary(), *summary);
     }
@@ -246,7 +246,11 @@ async fn reopening_the_database_keeps_the_data(backend: Backend) {
     assert!(store.is_seeded().await.unwrap());
     assert_eq!(store.default_tenant().await.unwrap(), Some(tenant.clone()));
     assert_eq!(store.quote_count(&tenant.id).await.unwrap(), 21);
-    let quote = store.quote(&tenant.id, &quote_id.header.id).await.unwrap();
+    let quote = store
+        .quote(&tenant.id, &quote_id.header.id)
+        .await
+        .unwrap()
+        .quote;
     assert_eq!(quote, quote_id);
     assert_eq!(quote.header.reference, "Q-1021");
     let migrations: i64 = raw(&db)

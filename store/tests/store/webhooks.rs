@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 use sqlx::{Connection, PgConnection};
 use toolbridge_protocol::webhooks::{MAX_ATTEMPTS, WebhookDeliveryStatus, WebhookEventType};
 use toolbridge_store::{
-    ClaimedDelivery, DeliveryOutcome, NewWebhookEndpoint, Record, Store, WebhookDelivery,
-    WebhookEndpointChange,
+    ClaimedDelivery, Conditions, DeliveryOutcome, NewWebhookEndpoint, Record, Store,
+    WebhookDelivery, WebhookEndpointChange,
 };
 
 use crate::common::{
@@ -80,7 +80,14 @@ async fn each_quote_write_adds_a_delivery_for_each_enabled_endpoint_of_the_tenan
     let draft = new_draft(&demo).await;
     let id = &draft.header.id;
     demo.store
-        .save_lines(t1, id, vec![line(1, "2", "10")], BTreeMap::new(), &by())
+        .save_lines(
+            t1,
+            id,
+            vec![line(1, "2", "10")],
+            BTreeMap::new(),
+            &Conditions::default(),
+            &by(),
+        )
         .await
         .unwrap();
     let change = toolbridge_protocol::quote_header::HeaderChange {
@@ -88,10 +95,10 @@ async fn each_quote_write_adds_a_delivery_for_each_enabled_endpoint_of_the_tenan
         ..Default::default()
     };
     demo.store
-        .update_quote_header(t1, id, &change, &by())
+        .update_quote_header(t1, id, &change, &Conditions::default(), &by())
         .await
         .unwrap();
-    let sent = demo.store.send_quote(t1, id, &by()).await.unwrap();
+    let sent = demo.store.send_quote(t1, id, &by()).await.unwrap().quote;
 
     let every_log = log(&demo, t1, &every).await;
     assert_eq!(
@@ -168,7 +175,14 @@ async fn a_refused_or_replayed_write_adds_no_delivery(backend: Backend) {
     assert!(demo.store.send_quote(t1, id, &by()).await.is_err());
     assert!(
         demo.store
-            .save_lines(t1, id, vec![line(1, "2", "10")], BTreeMap::new(), &by())
+            .save_lines(
+                t1,
+                id,
+                vec![line(1, "2", "10")],
+                BTreeMap::new(),
+                &Conditions::default(),
+                &by()
+            )
             .await
             .is_err()
     );
@@ -336,6 +350,7 @@ async fn an_endpoint_changes_rotates_its_secret_and_goes_with_its_deliveries(bac
             &draft.header.id,
             vec![line(1, "1", "1")],
             BTreeMap::new(),
+            &Conditions::default(),
             &by(),
         )
         .await

@@ -4,20 +4,27 @@
 //!
 //! | suite | what it starts | what COMMAND learns |
 //! |---|---|---|
-//! | `host` | the `toolbridge` server with the test page's origins allowed, and the fault server | `TOOLBRIDGE_TEST_API`, `TOOLBRIDGE_TEST_HARNESS`, `WASM_BINDGEN_TEST_ADDRESS` (read when the tests compile) |
+//! | `host` | the `toolbridge` server with the test page's origins allowed, and the fault server (in WebKit, also Xvfb and WebKitWebDriver) | `TOOLBRIDGE_TEST_API`, `TOOLBRIDGE_TEST_HARNESS`, `WASM_BINDGEN_TEST_ADDRESS` (read when the tests compile) |
 //! | `e2e` | the server with the book's first tool as dev tools, and the browser's driver | `TOOLBRIDGE_E2E_*` (`TOOLBRIDGE_E2E_DOCS_SCREENSHOTS` in Chromium only) |
 //! | `tools` | the browser's driver, and the book's first tool written out | `TOOLBRIDGE_KIT_*` |
-//! | `browser` | nothing (the wasm test runner starts the driver) | only the browser's environment |
+//! | `browser` | nothing (the wasm test runner starts the driver); in WebKit, Xvfb and WebKitWebDriver | only the browser's environment |
 //!
-//! With `--browser chromium|firefox`, COMMAND also gets the variables the browser must see
+//! With `--browser chromium|firefox|webkit`, COMMAND also gets the variables the browser must see
 //! whoever starts its driver (Firefox's, which keep it off the network); the suites that start
-//! the driver here run the program that `CHROMEDRIVER` or `GECKODRIVER` names. Other options:, `--server PATH` (the built `toolbridge`; `host`,
-//! `e2e`), `--dir DIR` (where databases, logs and written files go), `--products N` (`host`,
-//! `e2e`), `--sdk-dir DIR` (`host`). `--dir` is needed by all but `browser`.
+//! the driver here run the program that `CHROMEDRIVER`, `GECKODRIVER` or `WEBKITWEBDRIVER`
+//! names. The wasm test runner cannot start WebKitWebDriver itself, so with `--browser webkit`
+//! the `host` and `browser` suites also start it here, on an Xvfb display of their own (both
+//! logs, and the capabilities asked for, in `--dir`), print the browser's version, and point the
+//! runner at the driver (`GECKODRIVER_REMOTE`, `WASM_BINDGEN_TEST_WEBDRIVER_JSON`); driver,
+//! browser and display are stopped when COMMAND ends, whatever it ended with. Other options:
+//! `--server PATH` (the built `toolbridge`; `host`, `e2e`), `--dir DIR` (where databases, logs
+//! and written files go), `--products N` (`host`, `e2e`), `--sdk-dir DIR` (`host`). `--dir` is
+//! needed by all but `browser` (and by that one in WebKit).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+use serde_json::Value;
 use toolbridge_e2e::Error;
 use toolbridge_e2e::first_tool;
 use toolbridge_e2e::host_backends::HostBackends;
@@ -123,10 +130,16 @@ impl Invocation {
                 options.sdk_dir = Some(sdk_dir.to_path_buf());
                 let mut backends = HostBackends::reserve(options)?;
                 backends.launch(server)?;
+                // Before the page's port is let go, so that the driver cannot be given it.
+                let driver = match self.browser {
+                    Some(browser) => wasm_runner_driver(browser, dir, &mut command)?,
+                    None => None,
+                };
                 backends.apply(&mut command);
                 let log = backends.server_log();
                 let running = Running {
                     _host: Some(backends),
+                    _driver: driver,
                     ..Running::default()
                 };
                 (running, Some(log))
@@ -152,10 +165,15 @@ impl Invocation {
                 };
                 (running, None)
             }
-            // The wasm test runner starts the driver itself: only the browser's environment.
+            // The wasm test runner starts the driver itself (only the browser's environment), but
+            // for a driver it cannot start.
             "browser" => {
-                self.required(self.browser, "--browser")?;
-                (Running::default(), None)
+                let browser = self.required(self.browser, "--browser")?;
+                let running = Running {
+                    _driver: wasm_runner_driver(browser, dir, &mut command)?,
+                    ..Running::default()
+                };
+                (running, None)
             }
             other => {
                 return Err(Error::failed(format!(
@@ -181,6 +199,39 @@ impl Invocation {
             .and_then(|code| u8::try_from(code).ok())
             .map_or(ExitCode::FAILURE, ExitCode::from))
     }
+}
+
+/// For a browser whose driver the wasm test runner cannot start itself (WebKit's), the driver
+/// started here on a display of its own (`dir()` holds its logs), a first session opened and
+/// closed to print the browser's version, the capabilities written to `dir()/webdriver.json`, and
+/// `command` pointed at both; `None` for the others, whose driver the runner starts.
+fn wasm_runner_driver<'a>(
+    browser: &Browser,
+    dir: impl FnOnce() -> Result<&'a Path, Error>,
+    command: &mut Command,
+) -> Result<Option<WebDriver>, Error> {
+    let Some(remote) = browser.wasm_runner_remote else {
+        return Ok(None);
+    };
+    let dir = dir()?;
+    let driver = WebDriver::start(browser, &driver_from_env(browser)?, dir)?;
+    let capabilities = browser.capabilities();
+    let version = driver.browser_version(&capabilities)?;
+    println!(
+        "{}: {version} through {} at {} (logs in {})",
+        browser.name,
+        browser.driver,
+        driver.url(),
+        dir.display()
+    );
+    // Absolute: the runner reads it from the package's folder, where cargo runs it.
+    let file = std::path::absolute(dir.join("webdriver.json"))
+        .map_err(Error::io(format!("cannot find {}", dir.display())))?;
+    fs_err::write(&file, Value::Object(capabilities).to_string())?;
+    command
+        .env(remote, driver.url())
+        .env("WASM_BINDGEN_TEST_WEBDRIVER_JSON", &file);
+    Ok(Some(driver))
 }
 
 /// What a suite's command runs against, held until it ends and stopped when dropped.

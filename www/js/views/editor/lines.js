@@ -103,6 +103,10 @@ export function linesTable(quote, seeCost, edit = null) {
       }
       for (const line of group.lines) {
         const parent = line.injected && line.parentLineNo !== undefined ? byLineNo.get(line.parentLineNo) : null;
+        const unit = unitLabel(line.unit);
+        const quantity = edit ? lineInput(line, "qty", edit) : [formatNumber(line.qty), null]; // [value, its error]
+        // `data-label` names each cell where the table becomes one card per line (narrow screens,
+        // app.css); the unit then follows the quantity, in place of its own cell.
         rows.push(h("tr", { class: line.injected ? "line injected" : "line", "data-line-no": String(line.lineNo) },
           h("td", { class: "desc" },
             line.injected ? h("span", { class: "badge badge-task", title: "Added from the product's task sequence" }, "task") : null,
@@ -110,15 +114,15 @@ export function linesTable(quote, seeCost, edit = null) {
             line.injected || line.lineType === "cost" ? " " : null,
             line.description,
             parent ? h("span", { class: "sub", id: `line-${line.lineNo}-follows` }, `Quantity follows ${parent.description}`) : null),
-          h("td", { class: "code" }, line.productCode ?? ""),
-          h("td", {}, line.specification ?? ""),
-          h("td", {}, line.location ?? ""),
-          h("td", { class: "num" }, edit ? lineInput(line, "qty", edit) : formatNumber(line.qty)),
-          h("td", {}, unitLabel(line.unit)),
-          h("td", { class: "num" }, edit ? lineInput(line, "unitPrice", edit) : formatMoney(line.unitPrice)),
-          h("td", { class: "num" }, formatMoney(line.tax), h("span", { class: "sub" }, formatRate(line.taxRate))),
-          h("td", { class: "num" }, formatMoney(line.total)),
-          seeCost ? h("td", { class: "num" }, formatMoney(line.costPrice)) : null,
+          h("td", { class: "code", "data-label": "Code" }, line.productCode ?? ""),
+          h("td", { class: "spec", "data-label": "Specification" }, line.specification ?? ""),
+          h("td", { class: "loc", "data-label": "Location" }, line.location ?? ""),
+          h("td", { class: "num qty", "data-label": "Qty" }, quantity[0], unit ? h("span", { class: "card-unit" }, unit) : null, quantity[1]),
+          h("td", { class: "unit", "data-label": "Unit" }, unit),
+          h("td", { class: "num rate", "data-label": "Rate" }, edit ? lineInput(line, "unitPrice", edit) : formatMoney(line.unitPrice)),
+          h("td", { class: "num tax", "data-label": "Tax" }, formatMoney(line.tax), h("span", { class: "sub" }, formatRate(line.taxRate))),
+          h("td", { class: "num total", "data-label": "Total" }, formatMoney(line.total)),
+          seeCost ? h("td", { class: "num buy", "data-label": "Buy" }, formatMoney(line.costPrice)) : null,
           edit ? h("td", { class: "actions-cell" }, h("button", {
             type: "button",
             class: "secondary small",

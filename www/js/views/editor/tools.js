@@ -68,6 +68,20 @@ export function toolMenu(host, tools) {
     toolPanel.hidden = false;
     toolPanel.parentElement?.classList.add("with-tool");
     handle.frame.focus();
+    revealPanel();
+  }
+
+  /**
+   * Below 960px the panel is under the lines and the totals, often out of sight (and a browser
+   * may not lay out a tool's page in a frame it cannot see): the page scrolls to it, clear of a
+   * header that stays on top. Beside the lines it is in sight already, and nothing moves.
+   */
+  function revealPanel() {
+    const top = toolPanel.getBoundingClientRect().top;
+    const header = document.querySelector(".app-header");
+    const covered = header && getComputedStyle(header).position === "sticky" ? header.offsetHeight : 0;
+    if (top >= covered && top < window.innerHeight * 0.6) return;
+    window.scrollBy({ top: top - covered - 8 });
   }
 
   function closeTool(focusMenu) {
