@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::rc::Rc;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use toolbridge_protocol::Error;
 use toolbridge_protocol::add_lines::{LineByLine, ValidBatch};
 use toolbridge_protocol::catalog::Catalog;
@@ -76,10 +76,14 @@ impl Change {
 /// The open quote as the page reads it: the quote with line amounts and
 /// totals, and whether it has changes not yet saved.
 #[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub(crate) struct QuoteView {
     #[serde(flatten)]
     quote: QuoteDto,
     dirty: bool,
+    /// How many changes (a tool's batch, an edit, a removal) the backend
+    /// does not have yet.
+    unsaved_changes: u64,
     /// The signed-in user's role, for the tools' view.
     #[serde(skip)]
     role: Role,
@@ -150,6 +154,52 @@ pub(crate) fn fingerprint_of(quote: &QuoteDto) -> u64 {
     )
 }
 
+/// The version of [`Unsaved`]'s shape; a kept copy of another is refused.
+const UNSAVED_FORMAT: u32 = 1;
+
+/// The open quote's unsaved changes, for the page to keep on the device
+/// (`host.unsaved()`) and give back to `openQuote` after a reload: the lines,
+/// the version they were made on, and what a save of them already sent.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Unsaved {
+    /// [`UNSAVED_FORMAT`].
+    format: u32,
+    /// The quote's id.
+    pub(crate) quote_id: String,
+    /// The quote's reference, for the page to show.
+    reference: String,
+    /// The version the changes were made on (`If-Match` of their save).
+    etag: Option<String>,
+    /// The lines as the user left them.
+    lines: Vec<QuoteLine>,
+    /// The group keys with them.
+    group_keys: BTreeMap<String, u32>,
+    /// How many changes the backend does not have.
+    changes: u64,
+    /// The `Idempotency-Key` a save of exactly these changes sent without
+    /// hearing whether it landed: sent again, the server answers that save
+    /// rather than making a second.
+    save_key: Option<String>,
+    /// The [`fingerprint`] of the lines the changes were made on, in hex.
+    base: String,
+    /// The [`fingerprint`] of what a save whose outcome is unknown sent, in
+    /// hex.
+    unsettled: Option<String>,
+}
+
+/// A [`fingerprint`] as [`Unsaved`] keeps it.
+fn hex(fingerprint: u64) -> String {
+    format!("{fingerprint:016x}")
+}
+
+/// A fingerprint [`Unsaved`] kept; `None` for one that is not hex (kept by
+/// another build: it then matches nothing, and a save that meets a newer
+/// version is refused as a conflict rather than guessed right).
+fn unhex(text: &str) -> Option<u64> {
+    u64::from_str_radix(text, 16).ok()
+}
+
 impl Session {
     /// A freshly loaded quote at the version `etag` names, nothing unsaved.
     pub(crate) fn new(
@@ -171,6 +221,85 @@ impl Session {
             base,
             unsettled: None,
         }
+    }
+
+    /// The quote `server` as the backend answered it now (at the version
+    /// `etag` names), with the unsaved changes `kept` put back on it: the
+    /// lines as the user left them, marked unsaved, to be saved against the
+    /// version they were made on. `None` when there is nothing left to put
+    /// back: the backend has these very lines (a save of them landed).
+    ///
+    /// # Errors
+    ///
+    /// `QUOTE_LOCKED` once the quote is no longer a Draft; `INVALID_PARAMS`
+    /// for a kept copy of another shape, or lines no saved quote could have.
+    pub(crate) fn restored(
+        server: &QuoteDto,
+        catalog: Rc<Catalog>,
+        role: Role,
+        etag: Option<&str>,
+        kept: Unsaved,
+    ) -> Result<Option<Self>, Error> {
+        if kept.format != UNSAVED_FORMAT {
+            return Err(Error::InvalidParams(vec![
+                toolbridge_protocol::Violation::new(
+                    "restore.format",
+                    format!(
+                        "unsaved changes kept in format {}, which this host does not read (it reads {UNSAVED_FORMAT})",
+                        kept.format
+                    ),
+                ),
+            ]));
+        }
+        let server_lines = fingerprint_of(server);
+        if fingerprint(&kept.lines, &kept.group_keys) == server_lines {
+            return Ok(None);
+        }
+        let dto = OpenQuote::saved(server.header.clone(), kept.lines, kept.group_keys)?;
+        let quote = OpenQuote::from_dto(dto)?;
+        // Made on the version the backend still has: its lines are the base.
+        let base = if etag.is_some() && etag == kept.etag.as_deref() {
+            server_lines
+        } else {
+            unhex(&kept.base).unwrap_or(!server_lines)
+        };
+        let revision = kept.changes.max(1);
+        Ok(Some(Self {
+            quote,
+            catalog,
+            role,
+            revision,
+            saved: 0,
+            sending: false,
+            etag: kept.etag,
+            save_key: kept.save_key.map(|key| (revision, key)),
+            base,
+            unsettled: kept.unsettled.as_deref().and_then(unhex),
+        }))
+    }
+
+    /// The unsaved changes, for the page to keep; `None` when there are none.
+    pub(crate) fn unsaved(&self) -> Option<Unsaved> {
+        if !self.is_dirty() {
+            return None;
+        }
+        let header = self.quote.header();
+        Some(Unsaved {
+            format: UNSAVED_FORMAT,
+            quote_id: header.id.clone(),
+            reference: header.reference.clone(),
+            etag: self.etag.clone(),
+            lines: self.quote.lines().to_vec(),
+            group_keys: self.quote.group_keys().clone(),
+            changes: self.revision.wrapping_sub(self.saved),
+            save_key: self
+                .save_key
+                .as_ref()
+                .filter(|(revision, _)| *revision == self.revision)
+                .map(|(_, key)| key.clone()),
+            base: hex(self.base),
+            unsettled: self.unsettled.map(hex),
+        })
     }
 
     /// Whether there are changes the backend does not have.
@@ -271,6 +400,7 @@ impl Editor {
         self.session.as_ref().map(|session| QuoteView {
             quote: session.quote.to_dto(),
             dirty: session.is_dirty(),
+            unsaved_changes: session.revision.wrapping_sub(session.saved),
             role: session.role,
         })
     }

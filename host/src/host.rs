@@ -27,7 +27,7 @@ use crate::connectivity::{self, Reachability, Watch};
 use crate::context::PageContext;
 use crate::debug::{AddLinesPhases, DebugLog, OpenQuotePhases};
 use crate::dispatch::{fetch_context, typed};
-use crate::editor::{Change, Editor, QuoteView, Session, fingerprint, fingerprint_of};
+use crate::editor::{Change, Editor, QuoteView, Session, Unsaved, fingerprint, fingerprint_of};
 use crate::error::HostError;
 use crate::handshake;
 use crate::hooks::Hooks;
@@ -189,11 +189,23 @@ impl Shared {
         Ok(json::to_js(&view)?)
     }
 
-    async fn open_quote(self: Rc<Self>, id: String) -> Result<JsValue, HostError> {
+    async fn open_quote(
+        self: Rc<Self>,
+        id: String,
+        options: OpenOptions,
+    ) -> Result<JsValue, HostError> {
         if id.trim().is_empty() || id.chars().count() > limits::TEXT_MAX_CHARS {
             return Err(HostError::usage(format!(
                 "openQuote: {id:?} is not a quote id"
             )));
+        }
+        if let Some(kept) = &options.restore {
+            if kept.quote_id != id {
+                return Err(HostError::usage(format!(
+                    "openQuote: the unsaved changes given in `restore` are of quote {:?}, not {id:?}",
+                    kept.quote_id
+                )));
+            }
         }
         self.refuse_if_unsaved("openQuote")?;
         let generation = self.editor.borrow_mut().begin();
@@ -212,7 +224,20 @@ impl Shared {
         let catalog = self.catalog(&mut phases).await;
         let catalog = self.unauthenticated_forgets(catalog)?;
         let catalog_at = self.now();
-        let quote = OpenQuote::from_dto(dto)?;
+        let restored = match options.restore {
+            Some(kept) => Session::restored(
+                &dto,
+                Rc::clone(&catalog),
+                context.user_role,
+                etag.as_deref(),
+                kept,
+            )?,
+            None => None,
+        };
+        let session = match restored {
+            Some(session) => session,
+            None => Session::new(OpenQuote::from_dto(dto)?, catalog, context.user_role, etag),
+        };
         {
             let mut editor = self.editor.borrow_mut();
             if !editor.is_current(generation) {
@@ -220,7 +245,7 @@ impl Shared {
                     "openQuote({id:?}) was overtaken by a later openQuote or closeQuote"
                 )));
             }
-            editor.install(Session::new(quote, catalog, context.user_role, etag));
+            editor.install(session);
         }
         self.abandon_quote_dialogs();
         self.emit_change(&Change::Opened);
@@ -527,6 +552,15 @@ struct SaveOptions {
     overwrite: bool,
 }
 
+/// `openQuote(id, {restore?})`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OpenOptions {
+    /// Unsaved changes `unsaved()` gave for this quote, to put back.
+    #[serde(default)]
+    restore: Option<Unsaved>,
+}
+
 /// `closeQuote({discard?})`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -688,10 +722,47 @@ impl Host {
 
     /// Loads quote `id` and the catalog index (revalidated by its `ETag`)
     /// into the editor. Refused while the open quote has unsaved changes.
+    /// With `{restore}`, what `unsaved()` gave for this quote before (a
+    /// reload, a closed tab) is put back on it, marked unsaved, unless the
+    /// server already has those lines; refused with `QUOTE_LOCKED` once the
+    /// quote is no longer a Draft.
     #[wasm_bindgen(js_name = openQuote, unchecked_return_type = "Promise<EditorQuote>")]
-    pub fn open_quote(&self, id: String) -> Promise {
+    pub fn open_quote(
+        &self,
+        id: String,
+        #[wasm_bindgen(unchecked_optional_param_type = "OpenOptions")] options: &JsValue,
+    ) -> Promise {
         let shared = Rc::clone(&self.shared);
-        future_to_promise(async move { shared.open_quote(id).await.map_err(JsValue::from) })
+        let options = if options.is_undefined() || options.is_null() {
+            Ok(OpenOptions::default())
+        } else {
+            json::read_js::<OpenOptions>(options, "openQuote(id, options)")
+                .map_err(HostError::Usage)
+        };
+        future_to_promise(async move {
+            match options {
+                Ok(options) => shared.open_quote(id, options).await.map_err(JsValue::from),
+                Err(error) => Err(error.into()),
+            }
+        })
+    }
+
+    /// The open quote's unsaved changes, to keep on the device (`IndexedDB`)
+    /// as they happen and give back to `openQuote(id, {restore})` after a
+    /// reload; `null` when nothing is unsaved. Keep it as it is: it holds
+    /// the version the changes were made on and the `Idempotency-Key` of a
+    /// save that may have landed, so that they are saved once.
+    #[wasm_bindgen(unchecked_return_type = "UnsavedQuote | null")]
+    pub fn unsaved(&self) -> Result<JsValue, JsValue> {
+        let kept = self
+            .shared
+            .editor
+            .borrow()
+            .session()
+            .and_then(Session::unsaved);
+        json::to_js(&kept)
+            .map_err(HostError::from)
+            .map_err(JsValue::from)
     }
 
     /// The open quote with line amounts, totals and `dirty`; `null` when no

@@ -200,11 +200,43 @@ export interface EditorQuote {
   totals: { cost: number; margin: number; marginPercent: number; nett: number; tax: number; total: number };
   /** Whether there are changes the backend does not have yet. */
   dirty: boolean;
+  /** How many changes (a tool's batch, an edit, a removal) the backend does not have yet. */
+  unsavedChanges: number;
 }
 
 /** The open quote as the server has it now (`host.serverQuote()`): an `EditorQuote` without
- * `dirty`, to show beside the open one after a save was refused with `CONFLICT`. */
-export type ServerQuote = Omit<EditorQuote, "dirty">;
+ * `dirty` and `unsavedChanges`, to show beside the open one after a save was refused with
+ * `CONFLICT`. */
+export type ServerQuote = Omit<EditorQuote, "dirty" | "unsavedChanges">;
+
+/** A line as a save sends it: an `EditorQuoteLine` without its amounts. */
+export type QuoteLineData = Omit<EditorQuoteLine, "nett" | "tax" | "total" | "cost">;
+
+/** The open quote's unsaved changes (`host.unsaved()`): keep it on the device as it is (it is
+ * plain JSON, for IndexedDB or localStorage) and give it back to `openQuote(id, {restore})`. */
+export interface UnsavedQuote {
+  /** The shape's version; a host refuses one it does not read. */
+  format: number;
+  quoteId: string;
+  /** The quote's reference, to show. */
+  reference: string;
+  /** The version the changes were made on: their save is made against it. */
+  etag: string | null;
+  lines: QuoteLineData[];
+  groupKeys: Record<string, number>;
+  /** How many changes are unsaved. */
+  changes: number;
+  /** The `Idempotency-Key` of a save of exactly these changes that may have landed. */
+  saveKey: string | null;
+  base: string;
+  unsettled: string | null;
+}
+
+/** `host.openQuote(id, options)`. */
+export interface OpenOptions {
+  /** Unsaved changes `host.unsaved()` gave for this quote, to put back on it, marked unsaved. */
+  restore?: UnsavedQuote;
+}
 
 /** `host.save(options)`. */
 export interface SaveOptions {

@@ -78,7 +78,7 @@ async fn add_batches(host: &Host, tool: &Tool, id: &str, samples: u32) -> Value 
     let mut phases = Vec::new();
     for batch in 0..WARM_UP_BATCHES + samples {
         host.close_quote(&js(&json!({"discard": true}))).unwrap();
-        resolved(host.open_quote(id.to_owned())).await;
+        resolved(host.open_quote(id.to_owned(), &JsValue::UNDEFINED)).await;
         let added = tool.command(json!({"command": "addPreparedBatch"})).await;
         assert_eq!(added["ok"], true, "{added}");
         if batch >= WARM_UP_BATCHES {
@@ -128,7 +128,7 @@ fn assert_status(resource: &Value, status: u16) {
 async fn timed_open(host: &Host, id: &str) -> (f64, OpenQuotePhases, Value) {
     let index = format!("{}/catalog/index", api_base());
     let started = now();
-    resolved(host.open_quote(id.to_owned())).await;
+    resolved(host.open_quote(id.to_owned(), &JsValue::UNDEFINED)).await;
     let ms = now() - started;
     (
         ms,

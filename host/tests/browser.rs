@@ -58,7 +58,7 @@ async fn editing(tool_type: &str) -> (toolbridge_host::Host, Tool, String) {
     sign_in(OFFICE).await;
     let id = draft_quote().await;
     let host = host();
-    resolved(host.open_quote(id.clone())).await;
+    resolved(host.open_quote(id.clone(), &JsValue::UNDEFINED)).await;
     let tool = mount(&host, "estimator", tool_type, &sdk_query(&json!({}))).await;
     (host, tool, id)
 }
@@ -656,7 +656,7 @@ async fn a_field_user_may_read_but_not_create_or_add_lines() {
     let id = draft_quote().await;
     sign_in(FIELD).await;
     let host = host();
-    resolved(host.open_quote(id)).await;
+    resolved(host.open_quote(id, &JsValue::UNDEFINED)).await;
     let before = snapshot(&host);
     let tool = mount(&host, "estimator", EXTENSION, &sdk_query(&json!({}))).await;
     tool.ok("quotes.list", json!([])).await;
@@ -689,7 +689,7 @@ async fn an_ended_session_is_unauthenticated() {
     // The kept user went with the session.
     let error = tool.fails("context.get", json!([])).await;
     assert_eq!(error["code"], "UNAUTHENTICATED");
-    let open = rejected(host.open_quote("anything".to_owned())).await;
+    let open = rejected(host.open_quote("anything".to_owned(), &JsValue::UNDEFINED)).await;
     assert_eq!(open["name"], "HostError");
     assert_eq!(open["code"], "UNAUTHENTICATED");
 }
@@ -894,7 +894,7 @@ async fn a_batch_read_from_its_objects_answers_as_its_json_text() {
     for as_text in [true, false] {
         toolbridge_host::read_lines_as_text(as_text);
         host.close_quote(&js(&json!({"discard": true}))).unwrap();
-        resolved(host.open_quote(id.clone())).await;
+        resolved(host.open_quote(id.clone(), &JsValue::UNDEFINED)).await;
         let answers = tool
             .command_within(
                 json!({"command": "oddBatches", "seed": 23, "count": BATCHES}),
@@ -1039,7 +1039,7 @@ async fn unsaved_changes_are_not_dropped_silently() {
     .await;
     let error = error_json(&host.close_quote(&JsValue::UNDEFINED).err().unwrap());
     assert_eq!(error["code"], "UNSAVED_CHANGES");
-    let other = rejected(host.open_quote("another".to_owned())).await;
+    let other = rejected(host.open_quote("another".to_owned(), &JsValue::UNDEFINED)).await;
     assert_eq!(other["code"], "UNSAVED_CHANGES");
     assert_eq!(quote_of(&host)["dirty"], true);
     host.close_quote(&js(&json!({"discard": true}))).unwrap();

@@ -2,7 +2,7 @@
 // (host/dist/toolbridge_host.d.ts): `tsc` must accept it, including every
 // `@ts-expect-error` below being an error.
 
-import init, { Host, type BlockedRecord, type HostBackend, type ToolSettings, type CallRecord, type Capability, type ConfirmRequest, type Connectivity, type DebugEntry, type EditorQuote, type HostErrorObject, type NavigateRequest, type QuoteChange, type SaveOptions, type ServerQuote, type ToastRequest, type ToolStatus } from "../dist/toolbridge_host.js";
+import init, { Host, type BlockedRecord, type HostBackend, type ToolSettings, type CallRecord, type Capability, type ConfirmRequest, type Connectivity, type DebugEntry, type EditorQuote, type HostErrorObject, type NavigateRequest, type OpenOptions, type QuoteChange, type SaveOptions, type ServerQuote, type ToastRequest, type ToolStatus, type UnsavedQuote } from "../dist/toolbridge_host.js";
 
 export async function mountEstimator(panel: HTMLElement, quoteId: string): Promise<number> {
   await init();
@@ -62,6 +62,18 @@ export async function mountEstimator(panel: HTMLElement, quoteId: string): Promi
       const removed: EditorQuote = host.removeLine(first.lineNo);
       console.log(edited.totals.total, removed.lines.length);
     }
+    const kept: UnsavedQuote | null = host.unsaved();
+    if (kept !== null) {
+      localStorage.setItem(`unsaved:${kept.quoteId}`, JSON.stringify(kept));
+      host.closeQuote({ discard: true });
+      const restore: OpenOptions = { restore: kept };
+      const back: EditorQuote = await host.openQuote(kept.quoteId, restore);
+      console.log(back.dirty, back.unsavedChanges, kept.lines[0]?.qty, kept.saveKey ?? "none");
+      // @ts-expect-error what is kept holds lines without their amounts
+      console.log(kept.lines[0]?.total);
+      // @ts-expect-error restore takes what unsaved() gave, not a quote id
+      await host.openQuote(quoteId, { restore: quoteId });
+    }
     const saved: EditorQuote = await host.save();
     console.log(saved.dirty, saved.lines.map((line) => line.section ?? "Ungrouped"));
   } catch (e) {
@@ -72,6 +84,8 @@ export async function mountEstimator(panel: HTMLElement, quoteId: string): Promi
       console.log(theirs.totals.total, theirs.lines.length);
       // @ts-expect-error the server's copy has no unsaved changes to speak of
       console.log(theirs.dirty);
+      // @ts-expect-error nor a count of them
+      console.log(theirs.unsavedChanges);
       const keepMine: SaveOptions = { overwrite: true };
       const kept: EditorQuote = await host.save(keepMine);
       console.log(kept.dirty);

@@ -149,10 +149,28 @@ impl Browser {
         Self::connect(origin, capabilities).await
     }
 
+    /// A second browser at the same time as the first, for a test that needs two (another device
+    /// of the user's): a window like [`Browser::open_on`]'s from the driver at `webdriver`, one the
+    /// test started (geckodriver and WebKitWebDriver hold one session at a time).
+    pub(crate) async fn open_from(webdriver: String, origin: String) -> Self {
+        let browser = Self::connect_to(webdriver, origin, Engine::current().capabilities()).await;
+        let (width, height) = WINDOW;
+        browser.client.set_window_size(width, height).await.unwrap();
+        browser
+    }
+
     /// A new session of the browser `cargo xtask test` names, asking for `capabilities`.
     async fn connect(origin: String, capabilities: Map<String, Value>) -> Self {
+        Self::connect_to(setting("TOOLBRIDGE_E2E_WEBDRIVER"), origin, capabilities).await
+    }
+
+    /// A new session from the driver at `webdriver`, asking for `capabilities`.
+    async fn connect_to(
+        webdriver: String,
+        origin: String,
+        capabilities: Map<String, Value>,
+    ) -> Self {
         let engine = Engine::current();
-        let webdriver = setting("TOOLBRIDGE_E2E_WEBDRIVER");
         let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
             .capabilities(capabilities)
             .connect(&webdriver)

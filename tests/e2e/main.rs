@@ -16,6 +16,7 @@ mod extensions;
 mod hostile_tool;
 mod install_settings;
 mod mobile;
+mod offline;
 mod quick_quote;
 mod quote_editor;
 mod settings;

@@ -275,6 +275,14 @@ impl ReservedPort {
         Ok(Self { listener, port })
     }
 
+    /// The port `port`, once more: a server's after it stopped, for it to start again where the
+    /// pages that knew it will look.
+    pub fn at(port: u16) -> Result<Self, Error> {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port))
+            .map_err(Error::io(format!("cannot take port {port} again")))?;
+        Ok(Self { listener, port })
+    }
+
     /// The port.
     pub fn port(&self) -> u16 {
         self.port

@@ -47,7 +47,8 @@ export async function request(method, path, { query, json, body, contentType, qu
   try {
     response = await fetch(url, { method, headers, body: payload, credentials: "same-origin" });
   } catch (cause) {
-    throw new ApiError({ status: 0, code: "BACKEND_UNAVAILABLE", detail: `The server could not be reached (${cause.message}).` });
+    // As the host module says it: the request never reached the server.
+    throw new ApiError({ status: 0, code: "OFFLINE", detail: `The server could not be reached (${cause.message}).` });
   }
   if (response.status === 204) return null;
   const text = await response.text();
@@ -115,7 +116,8 @@ export const api = {
  * not a tool, and for any other code the server's own `detail` says most.
  */
 const APP_WORDS = {
-  BACKEND_UNAVAILABLE: "The server could not be reached or failed. Try again in a moment.",
+  BACKEND_UNAVAILABLE: "The server failed to answer. Try again in a moment.",
+  OFFLINE: "The server cannot be reached from here just now: check the connection.",
   RATE_LIMITED: (error) => (error.retryAfter ? `Too many requests. Try again in ${formatWait(error.retryAfter)}.` : "Too many requests. Try again shortly."),
   NOT_ALLOWED: "Your role does not allow this.",
   UNAUTHENTICATED: "Your session has ended. Sign in again.",
@@ -127,7 +129,7 @@ const HOST_WORDS = {
   ...APP_WORDS,
   UNSAVED_CHANGES: "Save or discard the changes first.",
   QUOTE_LOCKED: "This quote is no longer a Draft, so it cannot change.",
-  CONFLICT: "This quote is no longer a Draft, so it cannot change.",
+  CONFLICT: "This quote was changed on another device since it was opened here.",
   NOT_FOUND: "This quote does not exist, or it belongs to another organisation.",
   INVALID_PARAMS: (error) => {
     const details = (error.details ?? error.errors ?? []).map((d) => `${d.path}: ${d.message}`);

@@ -14,6 +14,7 @@ import init, { Host } from "/host/toolbridge_host.js";
 import { h, replace } from "/sdk/ui.js";
 import { setupAccountMenu } from "./account-menu.js";
 import { api, setUnauthenticatedHandler, describeError } from "./api.js";
+import { forgetMine } from "./kept.js";
 import { app, can, loadTools, toolName } from "./app.js";
 import { recordCall, setDebug, setupDebugPanel } from "./debug.js";
 import { clearDevReports, reportBlocked, setupDevReports } from "./dev-reports.js";
@@ -144,6 +145,8 @@ async function signOut() {
     });
     if (choice !== "discard") return;
   }
+  // What was kept on this device for this user goes with their session.
+  await forgetMine();
   try {
     await api.signOut();
   } catch (error) {
@@ -198,7 +201,8 @@ async function start() {
     const initStart = performance.now();
     await init();
     performance.measure("toolbridge:host-init", { start: initStart });
-    app.host = new Host({ apiBase: "/api/v1" });
+    // While the server cannot be reached, the host checks every 5 s; a waiting save goes then.
+    app.host = new Host({ apiBase: "/api/v1", connectivityCheckMs: 5000 });
   } catch (error) {
     replace(byId("main"), h("h1", {}, "The app could not start"), h("p", {}, `The host module did not load: ${error.message}`));
     return;
@@ -218,6 +222,12 @@ async function start() {
     recordCall({ tool: record.tool, method: `refused: ${record.what}`, outcome: "BLOCKED", message: record.detail });
     reportBlocked(record);
   });
+  // Whether the server can be reached, in the header on every screen.
+  const showConnectivity = ({ online }) => {
+    byId("offline-badge").hidden = online;
+  };
+  showConnectivity({ online: app.host.online });
+  app.host.onConnectivity(showConnectivity);
   // What tools did to the open quote.
   app.host.onChange((quote, change) => {
     if (change.kind === "linesAdded") {

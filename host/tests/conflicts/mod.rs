@@ -134,7 +134,7 @@ async fn a_save_sends_the_etag_it_had_as_if_match_and_a_key_per_unsaved_state() 
     let id = draft_quote().await;
     let relay = relay_backend();
     let host = host_through(&relay);
-    resolved(host.open_quote(id.clone())).await;
+    resolved(host.open_quote(id.clone(), &JsValue::UNDEFINED)).await;
     edit(&host, 3);
     resolved(host.save(&JsValue::UNDEFINED)).await;
     edit(&host, 4);
@@ -172,7 +172,7 @@ async fn a_save_retried_after_its_answer_was_lost_sends_the_same_key_and_lands_o
     let id = draft_quote().await;
     let relay = answer_losing_backend(&format!("{}/drop", faults()));
     let host = host_through(&relay);
-    resolved(host.open_quote(id.clone())).await;
+    resolved(host.open_quote(id.clone(), &JsValue::UNDEFINED)).await;
     edit(&host, 7);
     let lose = js_sys::Function::from(field(&relay, "loseNextAnswer"));
     lose.call0(&JsValue::NULL).unwrap();
@@ -218,7 +218,7 @@ async fn changes_made_after_a_save_whose_answer_was_lost_save_over_that_save_wit
     let id = draft_quote().await;
     let relay = answer_losing_backend(&format!("{}/drop", faults()));
     let host = host_through(&relay);
-    resolved(host.open_quote(id.clone())).await;
+    resolved(host.open_quote(id.clone(), &JsValue::UNDEFINED)).await;
     edit(&host, 7);
     let lose = js_sys::Function::from(field(&relay, "loseNextAnswer"));
     lose.call0(&JsValue::NULL).unwrap();
@@ -245,7 +245,7 @@ async fn a_quote_changed_on_another_device_is_a_conflict_that_leaves_the_open_qu
     let id = draft_quote().await;
     let relay = relay_backend();
     let host = host_through(&relay);
-    resolved(host.open_quote(id.clone())).await;
+    resolved(host.open_quote(id.clone(), &JsValue::UNDEFINED)).await;
     edit(&host, 5);
     saved_elsewhere(&id, "From the other device").await;
     let (theirs, _) = on_server(&id).await;
@@ -296,7 +296,7 @@ async fn a_header_changed_on_another_device_is_no_conflict_for_a_save_of_the_lin
     let id = draft_quote().await;
     let relay = relay_backend();
     let host = host_through(&relay);
-    resolved(host.open_quote(id.clone())).await;
+    resolved(host.open_quote(id.clone(), &JsValue::UNDEFINED)).await;
     edit(&host, 6);
     let (status, _, changed) = other_device(
         "PATCH",
@@ -332,7 +332,7 @@ async fn after_a_conflict_the_page_can_take_the_servers_version() {
     sign_in(OFFICE).await;
     let id = draft_quote().await;
     let host = host();
-    resolved(host.open_quote(id.clone())).await;
+    resolved(host.open_quote(id.clone(), &JsValue::UNDEFINED)).await;
     edit(&host, 5);
     saved_elsewhere(&id, "Theirs").await;
     assert_eq!(
@@ -340,7 +340,7 @@ async fn after_a_conflict_the_page_can_take_the_servers_version() {
         "CONFLICT"
     );
     host.close_quote(&js(&json!({"discard": true}))).unwrap();
-    let opened = resolved(host.open_quote(id.clone())).await;
+    let opened = resolved(host.open_quote(id.clone(), &JsValue::UNDEFINED)).await;
     assert_eq!(descriptions(&opened), ["Theirs"]);
     // Opened afresh, it saves against the server's version.
     edit(&host, 2);
@@ -354,7 +354,7 @@ async fn save_refuses_options_it_does_not_know() {
     sign_in(OFFICE).await;
     let id = draft_quote().await;
     let host = host();
-    resolved(host.open_quote(id)).await;
+    resolved(host.open_quote(id, &JsValue::UNDEFINED)).await;
     for options in [json!({"overwrite": "yes"}), json!({"force": true})] {
         let error = rejected(host.save(&js(&options))).await;
         assert_eq!(error["code"], "USAGE", "{options}: {error}");
@@ -368,5 +368,164 @@ async fn save_refuses_options_it_does_not_know() {
     }
     let nothing_open = host_at(&api_base(), &json!({}));
     let error = rejected(nothing_open.server_quote()).await;
+    assert_eq!(error["code"], "USAGE", "{error}");
+}
+
+/// What `host.unsaved()` gives, as the page keeps it (through JSON, as `IndexedDB` or
+/// `localStorage` would).
+fn kept(host: &Host) -> JsValue {
+    let kept = host.unsaved().unwrap();
+    let text = js_sys::JSON::stringify(&kept).unwrap();
+    js_sys::JSON::parse(&String::from(text)).unwrap()
+}
+
+/// `openQuote(id, {restore: kept})` on `host`.
+async fn reopen(host: &Host, id: &str, kept: &JsValue) -> Value {
+    let options = js(&json!({}));
+    js_sys::Reflect::set(&options, &JsValue::from_str("restore"), kept).unwrap();
+    resolved(host.open_quote(id.to_owned(), &options)).await
+}
+
+#[wasm_bindgen_test]
+async fn unsaved_changes_kept_through_a_reload_come_back_unsaved_and_their_lost_save_lands_once() {
+    sign_in(OFFICE).await;
+    let id = draft_quote().await;
+    let relay = answer_losing_backend(&format!("{}/drop", faults()));
+    let host = host_through(&relay);
+    let opened = resolved(host.open_quote(id.clone(), &JsValue::UNDEFINED)).await;
+    assert_eq!(
+        host.unsaved().unwrap(),
+        JsValue::NULL,
+        "nothing unsaved yet"
+    );
+    assert_eq!(opened["unsavedChanges"], 0);
+    edit(&host, 7);
+    edit(&host, 8);
+    assert_eq!(quote_of(&host)["unsavedChanges"], 2);
+    let lose = js_sys::Function::from(field(&relay, "loseNextAnswer"));
+    lose.call0(&JsValue::NULL).unwrap();
+    assert_eq!(
+        rejected(host.save(&JsValue::UNDEFINED)).await["code"],
+        "OFFLINE"
+    );
+    let keep = kept(&host);
+    let fields = to_json(&keep);
+    assert_eq!(fields["quoteId"], json!(id));
+    assert_eq!(fields["changes"], 2);
+    assert_eq!(fields["etag"], json!(etag(&id, 1)));
+    assert!(is_key(&fields["saveKey"]), "{fields}");
+    // The save landed, though the page never heard: the server is at version 2.
+    assert_eq!(on_server(&id).await.0, etag(&id, 2));
+
+    // The page is reloaded: a new host, on a relay that loses nothing.
+    let relay = relay_backend();
+    let reloaded = host_through(&relay);
+    let back = reopen(&reloaded, &id, &keep).await;
+    // The server has these very lines: the changes are saved, nothing is offered back.
+    assert_eq!(back["dirty"], false, "{back}");
+    assert!((back["lines"][0]["qty"].as_f64().unwrap() - 8.0).abs() < 1e-9);
+    assert!(
+        seen(&relay, "PUT", "/lines").is_empty(),
+        "nothing saved twice"
+    );
+    assert_eq!(on_server(&id).await.0, etag(&id, 2));
+}
+
+#[wasm_bindgen_test]
+async fn unsaved_changes_given_back_are_marked_unsaved_and_saved_with_the_key_they_kept() {
+    sign_in(OFFICE).await;
+    let id = draft_quote().await;
+    let relay = relay_backend();
+    let host = host_through(&relay);
+    resolved(host.open_quote(id.clone(), &JsValue::UNDEFINED)).await;
+    edit(&host, 4);
+    // The page is closed before any save.
+    let keep_before_save = kept(&host);
+    assert_eq!(to_json(&keep_before_save)["saveKey"], Value::Null);
+
+    let reloaded_relay = relay_backend();
+    let reloaded = host_through(&reloaded_relay);
+    let back = reopen(&reloaded, &id, &keep_before_save).await;
+    assert_eq!(back["dirty"], true, "{back}");
+    assert_eq!(back["unsavedChanges"], 1);
+    assert!((back["lines"][0]["qty"].as_f64().unwrap() - 4.0).abs() < 1e-9);
+    assert_eq!(
+        on_server(&id).await.0,
+        etag(&id, 1),
+        "nothing saved by opening"
+    );
+    // What tools read is the quote as the user left it.
+    assert_eq!(to_json(&reloaded.unsaved().unwrap())["changes"], 1);
+    let saved = resolved(reloaded.save(&JsValue::UNDEFINED)).await;
+    assert_eq!(saved["dirty"], false);
+    let puts = seen(&reloaded_relay, "PUT", "/lines");
+    assert_eq!(puts.len(), 1, "{puts:?}");
+    assert_eq!(puts[0]["ifMatch"], json!(etag(&id, 1)), "made on version 1");
+    let (tag, server) = on_server(&id).await;
+    assert_eq!(tag, etag(&id, 2));
+    assert!((server["lines"][0]["qty"].as_f64().unwrap() - 4.0).abs() < 1e-9);
+    assert_eq!(reloaded.unsaved().unwrap(), JsValue::NULL);
+}
+
+#[wasm_bindgen_test]
+async fn unsaved_changes_given_back_over_a_version_changed_elsewhere_are_a_conflict_on_save() {
+    sign_in(OFFICE).await;
+    let id = draft_quote().await;
+    let host = host();
+    resolved(host.open_quote(id.clone(), &JsValue::UNDEFINED)).await;
+    edit(&host, 3);
+    let keep = kept(&host);
+    saved_elsewhere(&id, "From the other device").await;
+
+    let reloaded = crate::fixture::host();
+    let back = reopen(&reloaded, &id, &keep).await;
+    assert_eq!(back["dirty"], true);
+    assert_ne!(
+        descriptions(&back),
+        ["From the other device"],
+        "the user's lines, not the server's"
+    );
+    let refused = rejected(reloaded.save(&JsValue::UNDEFINED)).await;
+    assert_eq!(refused["code"], "CONFLICT", "{refused}");
+    let (_, server) = on_server(&id).await;
+    assert_eq!(
+        descriptions(&server),
+        ["From the other device"],
+        "nothing overwritten"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_restore_of_another_quote_or_of_an_unknown_shape_is_refused_and_opens_nothing() {
+    sign_in(OFFICE).await;
+    let id = draft_quote().await;
+    let other = draft_quote().await;
+    let host = host();
+    resolved(host.open_quote(id.clone(), &JsValue::UNDEFINED)).await;
+    edit(&host, 2);
+    let keep = kept(&host);
+    host.close_quote(&js(&json!({"discard": true}))).unwrap();
+
+    let options = js(&json!({}));
+    js_sys::Reflect::set(&options, &JsValue::from_str("restore"), &keep).unwrap();
+    let error = rejected(host.open_quote(other.clone(), &options)).await;
+    assert_eq!(error["code"], "USAGE", "{error}");
+    assert!(
+        error["message"].as_str().unwrap().contains(&id),
+        "names the quote kept: {error}"
+    );
+    assert_eq!(quote_of(&host), Value::Null);
+
+    let mut future = to_json(&keep);
+    future["format"] = json!(99);
+    let error = rejected(host.open_quote(id.clone(), &js(&json!({"restore": future})))).await;
+    assert_eq!(error["code"], "INVALID_PARAMS", "{error}");
+    assert!(
+        error["message"].as_str().unwrap().contains("format 99"),
+        "{error}"
+    );
+    assert_eq!(quote_of(&host), Value::Null);
+
+    let error = rejected(host.open_quote(id, &js(&json!({"restore": {"quoteId": 5}})))).await;
     assert_eq!(error["code"], "USAGE", "{error}");
 }

@@ -155,7 +155,7 @@ async fn while_offline_server_calls_fail_at_once_unsent_and_add_lines_keeps_work
         &api_base(),
         &json!({"connectivityCheckMs": 0, "requestTimeoutMs": 15000}),
     );
-    resolved(host.open_quote(id.clone())).await;
+    resolved(host.open_quote(id.clone(), &JsValue::UNDEFINED)).await;
     // ui.openQuote is offered (it checks the quote on the server first).
     let (_, navigate) = answering(|_| JsValue::TRUE);
     host.on_navigate(navigate);

@@ -193,7 +193,7 @@ async fn get_open_shows_a_field_user_no_cost() {
     let id = draft_quote().await;
     sign_in(FIELD).await;
     let host = host();
-    resolved(host.open_quote(id)).await;
+    resolved(host.open_quote(id, &JsValue::UNDEFINED)).await;
     let tool = mount(&host, "estimator", EXTENSION, &sdk_query(&json!({}))).await;
     let open = tool.ok("quotes.getOpen", json!([])).await;
     let text = open.to_string();
@@ -252,7 +252,7 @@ async fn quote_changed_follows_every_change_in_order_whoever_made_it() {
     // Unsubscribed, it hears nothing more.
     tool.command(json!({"command": "unsubscribe", "event": "quote.changed"}))
         .await;
-    resolved(host.open_quote(draft_quote().await)).await;
+    resolved(host.open_quote(draft_quote().await, &JsValue::UNDEFINED)).await;
     sleep(200).await;
     let after = tool
         .command(json!({"command": "heard", "event": "quote.changed"}))

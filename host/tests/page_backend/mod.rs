@@ -100,9 +100,9 @@ async fn a_page_backend_revalidates_the_catalog_index_and_saves_the_quote() {
     let id = draft_quote().await;
     let relay = relay_backend();
     let host = host_through(&field(&relay, "backend"), &json!({}));
-    resolved(host.open_quote(id.clone())).await;
+    resolved(host.open_quote(id.clone(), &JsValue::UNDEFINED)).await;
     host.close_quote(&JsValue::UNDEFINED).unwrap();
-    resolved(host.open_quote(id.clone())).await;
+    resolved(host.open_quote(id.clone(), &JsValue::UNDEFINED)).await;
     let seen = to_json(&field(&relay, "seen"));
     let statuses = to_json(&field(&relay, "statuses"));
     let catalog: Vec<usize> = seen
@@ -207,7 +207,7 @@ async fn a_catalog_index_that_is_not_the_one_expected_fails_the_open_and_opens_n
         let relay =
             relay_backend_answering("/catalog/index", &js(&json!({"status": 200, "text": text})));
         let host = host_through(&field(&relay, "backend"), &json!({}));
-        let error = rejected(host.open_quote(id.clone())).await;
+        let error = rejected(host.open_quote(id.clone(), &JsValue::UNDEFINED)).await;
         assert_eq!(error["code"], code, "{text}: {error}");
         assert!(
             error["message"].as_str().unwrap().starts_with(message),
@@ -230,7 +230,7 @@ async fn a_catalog_index_after_a_byte_order_mark_or_from_what_only_reads_like_a_
     ] {
         let relay = relay_backend_answering("/catalog/index", &js(&answer));
         let host = host_through(&field(&relay, "backend"), &json!({}));
-        resolved(host.open_quote(id.clone())).await;
+        resolved(host.open_quote(id.clone(), &JsValue::UNDEFINED)).await;
         // The catalog read is the one lines are checked against.
         let tool = mount(&host, "estimator", EXTENSION, &sdk_query(&json!({}))).await;
         let line = json!({"linkedItemId": product, "description": "From the index", "qty": 1,

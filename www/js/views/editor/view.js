@@ -18,6 +18,15 @@
 // Field users read quotes only: they get the same view from `GET /api/v1/quotes/{id}`, without
 // the host, the Tools menu, Save or Send, inputs or Remove buttons, and without cost prices.
 //
+// Nothing unsaved is lost: every change is kept on the device as it happens (`../../kept.js`,
+// IndexedDB, what `host.unsaved()` gives), and opening the quote again after a reload, a closed tab
+// or a crash puts it back (`host.openQuote(id, {restore})`), marked unsaved, with a note that says
+// so and offers Save and Discard. A save that fails on the network waits: the page says it is
+// offline and how many changes wait, and saves again when the host finds the server again (its own
+// check, the window's `online` event) or when the user asks; the save carries the same
+// `Idempotency-Key` each time, so it lands once. A save refused with `CONFLICT` (the quote changed
+// on another device) shows both versions and lets the user choose; nothing is overwritten unasked.
+//
 // The parts are in `./lines.js` (the lines table and their editing), `./details.js` (the header
 // facts and the Edit details form), `./preview.js` (the customer preview) and `./tools.js` (the
 // Tools menu and the extension's panel); this module is the view: the toolbar, rendering, save
@@ -28,6 +37,8 @@ import { app, can } from "../../app.js";
 import { api, describeHostError } from "../../api.js";
 import { ask } from "../../dialog.js";
 import { focusHeading } from "../../dom.js";
+import { formatDateTime, formatMoney } from "../../format.js";
+import { available as canKeep, forget, keep, kept } from "../../kept.js";
 import { onQuoteEvent, onResync } from "../../live.js";
 import { toast } from "../../toast.js";
 import { detailsEditor, headerFacts } from "./details.js";
@@ -43,6 +54,45 @@ function isMine(by) {
   const email = app.context?.userEmail;
   return by?.kind === "user" && typeof by.email === "string" && typeof email === "string"
     && by.email.toLowerCase() === email.toLowerCase();
+}
+
+/** Errors after which a save is worth trying again by itself: the server was not reached. */
+const WAITING_CODES = new Set(["OFFLINE", "BACKEND_UNAVAILABLE", "TIMEOUT"]);
+
+/** "1 change" / "3 changes". */
+function changes(count) {
+  return `${count} change${count === 1 ? "" : "s"}`;
+}
+
+
+/**
+ * Opens quote `id` in the host, putting back the changes kept on this device for it, if any.
+ * Resolves with `{quote, restoredAt, notRestored}`: when the changes were put back, and why they
+ * could not be (the quote was sent meanwhile, or what was kept is of no use), in which case they
+ * are forgotten. A failure to reach the server rejects, and keeps them.
+ */
+async function openWithKept(host, id) {
+  const saved = await kept(id);
+  if (!saved) return { quote: await host.openQuote(id), restoredAt: null, notRestored: null };
+  try {
+    const quote = await host.openQuote(id, { restore: saved.unsaved });
+    if (!quote.dirty) forget(id);
+    return { quote, restoredAt: quote.dirty ? saved.keptAt : null, notRestored: null };
+  } catch (error) {
+    if (!["QUOTE_LOCKED", "INVALID_PARAMS", "USAGE"].includes(error?.code)) throw error;
+    forget(id);
+    return { quote: await host.openQuote(id), restoredAt: null, notRestored: error };
+  }
+}
+
+/** A version of the quote in the conflict panel: its lines and total. */
+function versionColumn(heading, quote) {
+  return h("section", { class: "conflict-version" },
+    h("h3", {}, heading),
+    quote.lines.length
+      ? h("ul", {}, quote.lines.map((line) => h("li", {}, `${line.description} × ${line.qty}`)))
+      : h("p", { class: "muted" }, "No lines."),
+    h("p", {}, h("strong", {}, `Total ${formatMoney(quote.totals.total)}`)));
 }
 
 /** Who made a change, for a toast. */
@@ -65,10 +115,16 @@ export async function renderEditor(root, { id }) {
   focusHeading(root);
 
   let quote;
+  let restoredAt = null;
+  let notRestored = null;
   try {
     if (editable) {
       if (host.quote && host.quote.id !== id) host.closeQuote({ discard: true });
-      quote = host.quote?.id === id ? host.quote : await host.openQuote(id);
+      if (host.quote?.id === id) {
+        quote = host.quote;
+      } else {
+        ({ quote, restoredAt, notRestored } = await openWithKept(host, id));
+      }
     } else {
       quote = await api.quote(id);
     }
@@ -86,6 +142,9 @@ export async function renderEditor(root, { id }) {
     lineErrors: new Map(), // data-focus-key of a line input → why its last value was refused
     details: null, // the open "Edit details" form (see ./details.js)
     customers: null, // a promise of the customers, loaded the first time details are edited
+    restoredAt, // when the changes put back on opening were kept, while they are unsaved
+    waiting: false, // a save failed without reaching the server: it is tried again by itself
+    conflict: null, // after a CONFLICT: the quote as the server has it, shown beside this one
   };
   const cleanups = [];
 
@@ -98,6 +157,18 @@ export async function renderEditor(root, { id }) {
   const previewButton = h("button", { type: "button", class: "secondary", "aria-pressed": "false", on: { click: () => togglePreview() } }, "Preview");
   const printButton = h("button", { type: "button", class: "secondary", hidden: true, on: { click: () => window.print() } }, "Print");
   const lockedNote = h("p", { class: "notice", hidden: true });
+  const restoredText = h("span", {});
+  const restoredNote = h("div", { class: "notice restored-note", role: "status", hidden: true },
+    restoredText,
+    h("span", { class: "notice-actions" },
+      h("button", { type: "button", class: "primary", on: { click: () => save() } }, "Save them"),
+      h("button", { type: "button", class: "secondary", on: { click: () => discardMine() } }, "Discard them")));
+  const offlineText = h("span", {});
+  const offlineNote = h("div", { class: "notice offline-note", role: "status", hidden: true },
+    offlineText,
+    h("span", { class: "notice-actions" },
+      h("button", { type: "button", class: "secondary", on: { click: () => save() } }, "Try now")));
+  const conflictPanel = h("section", { class: "conflict", "aria-labelledby": "conflict-title", hidden: true });
   const content = h("div", { class: "editor-content" });
 
   const extensionTools = editable ? app.tools.filter((tool) => tool.type === "quoting_extension") : [];
@@ -116,6 +187,9 @@ export async function renderEditor(root, { id }) {
       h("div", { class: "page-head" }, title, dirtyBadge, dirtyStatus),
       toolbar,
       lockedNote,
+      offlineNote,
+      restoredNote,
+      conflictPanel,
       content),
     tools.panel);
   title.id = "editor-title";
@@ -160,6 +234,16 @@ export async function renderEditor(root, { id }) {
     sendButton.disabled = state.busy || !draft;
     lockedNote.hidden = draft;
     lockedNote.textContent = draft ? "" : `This quote is ${q.status}, so its lines are locked.`;
+    const pending = q.unsavedChanges ?? 0;
+    if (!dirty) state.restoredAt = null;
+    restoredNote.hidden = !(editable && dirty && state.restoredAt);
+    restoredText.textContent = restoredNote.hidden ? "" : `Unsaved changes kept on this device (${formatDateTime(state.restoredAt)}) were put back: ${changes(pending)} not saved yet.`;
+    const offline = editable && (!host.online || state.waiting) && dirty;
+    offlineNote.hidden = !offline;
+    offlineNote.dataset.pending = String(offline ? pending : 0);
+    offlineText.textContent = !offline ? ""
+      : `${host.online ? "The server cannot be reached." : "You are offline."} ${changes(pending)} ${pending === 1 ? "waits" : "wait"} to be saved${canKeep() ? ", kept on this device," : ""} and will be saved when the connection is back.`;
+    renderConflict();
     previewButton.setAttribute("aria-pressed", String(state.preview));
     previewButton.textContent = state.preview ? "Back to editor" : "Preview";
     printButton.hidden = !state.preview;
@@ -200,35 +284,126 @@ export async function renderEditor(root, { id }) {
     }
   }
 
+  function renderConflict() {
+    const theirs = state.conflict;
+    conflictPanel.hidden = !theirs;
+    if (!theirs) {
+      replace(conflictPanel);
+      return;
+    }
+    replace(conflictPanel,
+      h("h2", { id: "conflict-title" }, `${state.quote.ref} was changed elsewhere`),
+      h("p", {}, "Someone saved this quote on another device since you opened it. Nothing has been overwritten: choose which version to keep."),
+      h("div", { class: "conflict-versions" },
+        versionColumn("Yours, not saved", state.quote),
+        versionColumn("Saved on the server", theirs)),
+      h("div", { class: "toolbar" },
+        h("button", { type: "button", class: "primary", "data-choice": "mine", disabled: state.busy, on: { click: () => keepMine() } }, "Keep mine"),
+        h("button", { type: "button", class: "secondary", "data-choice": "theirs", disabled: state.busy, on: { click: () => takeTheirs() } }, "Use the saved version")));
+  }
+
   function togglePreview() {
     state.preview = !state.preview;
     render();
   }
 
   // --- the host: changes, save, send --------------------------------------------------------
+  /** Keeps what is unsaved on this device, or forgets what was kept once nothing is. */
+  function keepUnsaved() {
+    if (!editable || host.quote?.id !== id) return;
+    const unsaved = host.unsaved();
+    if (unsaved) keep(unsaved);
+    else forget(id);
+  }
+
   if (editable) {
     const stopChange = host.onChange((changed, change) => {
       if (change.kind === "closed" || !changed || changed.id !== id) return;
       state.quote = changed;
+      if (change.kind !== "opened") keepUnsaved();
       if (change.kind === "lineEdited") renderSoon();
       else render();
     });
     cleanups.push(stopChange);
+    // The server is back (the host's own check, or the browser's `online`): a waiting save goes.
+    const stopConnectivity = host.onConnectivity(({ online }) => {
+      renderChrome();
+      if (online && state.waiting) save({ retry: true });
+    });
+    cleanups.push(stopConnectivity);
   }
 
-  async function save() {
+  /** Saves; `overwrite` saves over whatever the server has; `retry` is a save the page tried by
+   * itself, which says nothing while the server still cannot be reached. */
+  async function save({ overwrite = false, retry = false } = {}) {
     if (state.busy) return false;
     state.busy = true;
     render();
     try {
-      state.quote = await host.save();
+      state.quote = await host.save(overwrite ? { overwrite: true } : undefined);
       state.lineErrors.clear();
-      toast(`${state.quote.ref} saved.`, "success");
+      state.waiting = false;
+      state.conflict = null;
+      toast(retry ? `${state.quote.ref} saved: the connection is back.` : `${state.quote.ref} saved.`, "success");
       return true;
     } catch (error) {
       if (error?.code === "UNAUTHENTICATED") app.onSessionEnded?.();
-      toast(`Could not save: ${describeHostError(error)}`, "error");
+      keepUnsaved();
+      if (WAITING_CODES.has(error?.code)) {
+        state.waiting = true;
+        if (!retry) toast(`Not saved yet: ${describeHostError(error)}`, "warning");
+      } else if (error?.code === "CONFLICT") {
+        state.waiting = false;
+        try {
+          state.conflict = await host.serverQuote();
+        } catch (fetchError) {
+          toast(`Could not save: ${describeHostError(error)} (${describeHostError(fetchError)})`, "error");
+        }
+      } else {
+        toast(`Could not save: ${describeHostError(error)}`, "error");
+      }
       return false;
+    } finally {
+      state.busy = false;
+      if (host.quote?.id === id) state.quote = host.quote;
+      render();
+    }
+  }
+
+  /** After a conflict: this page's lines saved over the server's version. */
+  async function keepMine() {
+    await save({ overwrite: true });
+  }
+
+  /** After a conflict: the server's version opened, this page's changes dropped. */
+  async function takeTheirs() {
+    state.conflict = null;
+    await discardAndOpen();
+  }
+
+  /** Drops the unsaved changes (asking first) and shows the quote as the server has it. */
+  async function discardMine() {
+    const choice = await ask({
+      title: "Discard your unsaved changes?",
+      message: `The ${changes(state.quote.unsavedChanges ?? 0)} not saved yet will be lost, here and on this device.`,
+      buttons: [{ label: "Keep them", value: "keep" }, { label: "Discard", value: "discard", kind: "danger", autofocus: true }],
+      cancelValue: "keep",
+    });
+    if (choice === "discard") await discardAndOpen();
+  }
+
+  async function discardAndOpen() {
+    if (state.busy) return;
+    state.busy = true;
+    try {
+      host.closeQuote({ discard: true });
+      await forget(id);
+      state.quote = await host.openQuote(id);
+      state.waiting = false;
+      state.restoredAt = null;
+      state.lineErrors.clear();
+    } catch (error) {
+      toast(`Could not open the saved version: ${describeHostError(error)}`, "error");
     } finally {
       state.busy = false;
       if (host.quote?.id === id) state.quote = host.quote;
@@ -276,7 +451,11 @@ export async function renderEditor(root, { id }) {
       }
       try {
         host.closeQuote({ discard: true });
+        await forget(id);
         state.quote = await host.openQuote(id);
+        state.waiting = false;
+        state.conflict = null;
+        state.restoredAt = null;
       } catch (error) {
         toast(`Could not reload: ${describeHostError(error)}`, "error");
       }
@@ -321,8 +500,10 @@ export async function renderEditor(root, { id }) {
   }));
 
   // --- leaving --------------------------------------------------------------------------------
+  // Changes kept on this device come back with the page; only where they cannot be kept does
+  // leaving the page ask first.
   const onBeforeUnload = (event) => {
-    if (editable && host.quote?.dirty) {
+    if (editable && host.quote?.dirty && !canKeep()) {
       event.preventDefault();
       event.returnValue = "";
     }
@@ -332,6 +513,9 @@ export async function renderEditor(root, { id }) {
 
   render();
   focusHeading(root);
+  if (notRestored) {
+    toast(`The unsaved changes kept on this device for ${quote.ref} could not be put back: ${describeHostError(notRestored)}`, "warning");
+  }
   // `cargo xtask bench` times the app's cold load to this mark (`bench/src/cold_load.rs`): the
   // editor's first render of a quote's lines in this page.
   if (!performance.getEntriesByName("toolbridge:quote-lines", "mark").length) performance.mark("toolbridge:quote-lines");
@@ -350,6 +534,7 @@ export async function renderEditor(root, { id }) {
         cancelValue: "stay",
       });
       if (choice === "save") return save();
+      if (choice === "discard") forget(id);
       return choice === "discard";
     },
     dispose() {
