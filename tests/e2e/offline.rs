@@ -5,7 +5,9 @@
 //! - A save while the server is gone fails, and the page says it is offline and how many changes
 //!   wait. The tab is closed; when the server is back, the quote opened again offers the lines back
 //!   as unsaved, the tool reads them as the user left them, and one save lands them once.
-//! - A save that waits goes by itself when the server is back.
+//! - While the server is away the tool hears so, its calls that need the server fail at once
+//!   with `OFFLINE`, and it still adds lines; the save that waits goes by itself when the server
+//!   is back, and the tool hears that too.
 //! - A second browser that saved the same quote meanwhile makes the first one's save a conflict:
 //!   both versions are shown, nothing is overwritten, and the user chooses.
 //! - Reloading keeps the changes; signing out clears what the device kept, and another user of
@@ -271,12 +273,42 @@ async fn a_save_that_waits_for_the_server_goes_by_itself_when_it_is_back() {
     let browser = Browser::open_on(server.origin()).await;
     let (id, before) = lines_from_the_estimator(&browser, "Hall", "VINYL-02").await;
     until_rows(&browser, "the estimator's lines", before + 2).await;
+    // The tool listens for the server going and coming back.
+    browser.enter_frame(TOOL_FRAME).await;
+    let supported = browser
+        .run(
+            "window.heard = []; \
+             bridge.on('connectivity.changed', (event) => window.heard.push(event.online)); \
+             return bridge.supports('connectivity');",
+        )
+        .await;
+    assert_eq!(supported, Value::Bool(true));
+    browser.leave_frame().await;
 
     server.stop();
     browser.press("Save").await;
     browser
         .find(".offline-note:not([hidden])[data-pending='1']")
         .await;
+    browser.enter_frame(TOOL_FRAME).await;
+    browser
+        .until(
+            "the tool heard that the server is out of reach",
+            "JSON.stringify(window.heard) === '[false]'",
+        )
+        .await;
+    // A call that needs the server fails at once, unsent; adding lines works on.
+    let listed = browser
+        .run("await bridge.products.list(); return 'answered';")
+        .await;
+    assert_eq!(listed["thrown"]["code"], "OFFLINE", "{listed}");
+    browser.leave_frame().await;
+    estimate(&browser, &[("Study", "3", "3", "OAK-01")]).await;
+    until_rows(&browser, "the lines added offline", before + 5).await;
+    browser
+        .find(".offline-note:not([hidden])[data-pending='2']")
+        .await;
+
     server.resume();
     // The host looks for the server every 5 s while it cannot reach it.
     browser
@@ -290,7 +322,20 @@ async fn a_save_that_waits_for_the_server_goes_by_itself_when_it_is_back() {
     let toasts = browser.text(".toasts").await;
     assert!(toasts.contains("the connection is back"), "{toasts}");
     let saved = server.quote(&id).await;
-    assert_eq!(in_section(&saved, "Hall"), 2, "saved once: {saved}");
+    assert_eq!(
+        (in_section(&saved, "Hall"), in_section(&saved, "Study")),
+        (2, 3),
+        "saved once, with what was added offline: {:?}",
+        descriptions(&saved)
+    );
+    browser.enter_frame(TOOL_FRAME).await;
+    browser
+        .until(
+            "the tool heard that the server is back",
+            "JSON.stringify(window.heard) === '[false,true]'",
+        )
+        .await;
+    browser.leave_frame().await;
     browser.close().await;
 }
 
