@@ -21,7 +21,7 @@ use toolbridge_protocol::quote::{
 use toolbridge_protocol::quote_header::HeaderChange;
 
 use crate::db::{Tx, insert_rows, sql};
-use crate::util::{decimal, new_id, now_iso, to_u32, to_u64};
+use crate::util::{decimal, iso, new_id, now_iso, to_u32, to_u64};
 use crate::webhooks;
 use crate::{
     Conditions, Error, Expected, Idempotency, QuoteAction, Record, Store, Unique, Versioned, Write,
@@ -33,6 +33,9 @@ pub(crate) const NEW_QUOTE_EXPIRY_DAYS: u32 =
     toolbridge_protocol::create_quote::NEW_QUOTE_EXPIRY_DAYS;
 /// Longest `Idempotency-Key`.
 const IDEMPOTENCY_KEY_MAX_CHARS: usize = 255;
+/// How long an idempotency key is remembered: a repeat within this time answers the first
+/// request; after it, the key is forgotten (as Stripe's are, after a day).
+pub(crate) const IDEMPOTENCY_KEY_KEPT: time::Duration = time::Duration::hours(24);
 /// Lines per multi-row `INSERT` (18 parameters each).
 const LINES_PER_INSERT: usize = 200;
 
@@ -620,6 +623,16 @@ async fn claim_key(
     .bind(now_iso())
     .bind(operation.name())
     .bind(version)
+    .execute(&mut *tx)
+    .await?;
+    // The same client's keys past their time go as it claims a new one: a walk along the
+    // primary key's prefix, and the table holds about a day of each client's changes.
+    let forgotten_before = iso(time::OffsetDateTime::now_utc() - IDEMPOTENCY_KEY_KEPT);
+    sql("DELETE FROM idempotency_keys \
+         WHERE tenant_id = $1 AND key_id = $2 AND created_at < $3")
+    .bind(tenant_id)
+    .bind(&idempotency.key_id)
+    .bind(forgotten_before)
     .execute(&mut *tx)
     .await?;
     Ok(claimed > 0)

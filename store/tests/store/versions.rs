@@ -8,7 +8,7 @@ use toolbridge_protocol::quote::QuoteDto;
 use toolbridge_protocol::quote_header::HeaderChange;
 use toolbridge_store::{Conditions, Error, Expected, Store, Versioned, Written};
 
-use crate::common::{Backend, Demo, by, demo, page, paths, refused, rest, simple_rest_body};
+use crate::common::{Backend, Demo, by, demo, page, paths, raw, refused, rest, simple_rest_body};
 use crate::quotes::{idem, line, new_draft};
 
 /// The quote as the store holds it now.
@@ -326,4 +326,39 @@ async fn concurrent_repeats_of_one_change_make_it_once(backend: Backend) {
     assert_eq!(results.iter().filter(|r| !r.replayed).count(), 1);
     assert!(results.iter().all(|r| r.version == 2));
     assert_eq!(now(&demo, &draft.header.id).await.version, 2);
+}
+
+on_both!(a_key_is_remembered_for_a_day_and_then_forgotten_as_its_client_claims_another);
+async fn a_key_is_remembered_for_a_day_and_then_forgotten_as_its_client_claims_another(
+    backend: Backend,
+) {
+    let demo = demo(backend).await;
+    let draft = new_draft(&demo).await;
+    let id = &draft.header.id;
+    let keyed = |client: &str, key: &str| Conditions {
+        expected: Expected::Any,
+        idempotency: Some(idem(client, key, &"a".repeat(64))),
+    };
+    save(&demo, id, "2", &keyed("key-1", "old")).await.unwrap();
+    save(&demo, id, "2", &keyed("key-2", "other-client"))
+        .await
+        .unwrap();
+    // Both claimed a day and an hour ago.
+    let raw = raw(&demo.db).await;
+    raw.execute(
+        "UPDATE idempotency_keys SET created_at = '2000-01-01T00:00:00Z' \
+         WHERE idem_key IN ('old', 'other-client')",
+    )
+    .await;
+
+    // A new claim of key-1's forgets key-1's old key, and only that.
+    save(&demo, id, "3", &keyed("key-1", "new")).await.unwrap();
+    let kept: Vec<String> = raw
+        .fetch_all("SELECT idem_key FROM idempotency_keys ORDER BY idem_key")
+        .await;
+    assert_eq!(kept, ["new", "other-client"]);
+    // The forgotten key is a new request again.
+    let again = save(&demo, id, "4", &keyed("key-1", "old")).await.unwrap();
+    assert!(!again.replayed);
+    assert_eq!(now(&demo, id).await.version, 5);
 }
