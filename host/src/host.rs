@@ -410,19 +410,40 @@ impl Shared {
         if dirty {
             self.save_open("send", false).await?;
         }
-        let (id, revision) = {
+        let (id, reference, revision, etag) = {
             let mut editor = self.editor.borrow_mut();
             let session = editor
                 .session_mut()
                 .ok_or_else(|| HostError::usage("send: the quote was closed while saving"))?;
             session.sending = true;
-            (session.quote.header().id.clone(), session.revision)
+            let header = session.quote.header();
+            (
+                header.id.clone(),
+                header.reference.clone(),
+                session.revision,
+                session.etag.clone(),
+            )
         };
         let path = quote_path(&id, "/send");
-        let sent = self.backend.send_tagged("POST", &path, None, &[]).await;
-        let outcome = self.unauthenticated_forgets(sent).and_then(|sent| {
-            typed::<QuoteDto>(sent.body, &format!("POST {path}")).map(|dto| (dto, sent.etag))
-        });
+        // Sent only as this page last saw it: a change made elsewhere since is not sent unseen.
+        let headers: Vec<(&str, &str)> = etag
+            .as_deref()
+            .map(|etag| ("If-Match", etag))
+            .into_iter()
+            .collect();
+        let sent = self
+            .backend
+            .send_tagged("POST", &path, None, &headers)
+            .await;
+        let outcome = self
+            .unauthenticated_forgets(sent)
+            .map_err(|error| match error {
+                Error::Conflict(_) => sent_elsewhere_changed(&reference),
+                other => other,
+            })
+            .and_then(|sent| {
+                typed::<QuoteDto>(sent.body, &format!("POST {path}")).map(|dto| (dto, sent.etag))
+            });
         {
             let mut editor = self.editor.borrow_mut();
             if let Some(session) = editor.session_mut() {
@@ -510,6 +531,16 @@ fn changed_elsewhere(what: &str, reference: &str) -> Error {
          host.serverQuote() answers the quote as the server has it now, \
          host.closeQuote({{discard: true}}) and host.openQuote(id) take that, and \
          host.save({{overwrite: true}}) saves these changes over it"
+    ))
+}
+
+/// `CONFLICT` for a Send Quote refused because the quote changed elsewhere
+/// after this page last saved or opened it.
+fn sent_elsewhere_changed(reference: &str) -> Error {
+    Error::Conflict(format!(
+        "send: quote {reference} was changed on another device (or by someone else) since this \
+         page last saved it, so it was not sent; host.serverQuote() answers the quote as the \
+         server has it now, to look at before sending it"
     ))
 }
 

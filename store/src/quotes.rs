@@ -1085,24 +1085,48 @@ impl Store {
         quote_id: &str,
         by: &Actor,
     ) -> Result<Versioned, Error> {
+        self.send_quote_at(tenant_id, quote_id, &Expected::Any, by)
+            .await
+    }
+
+    /// [`Store::send_quote`], only while the quote is at a version `expected`
+    /// names: what is sent is what the sender last saw. [`Error::Changed`],
+    /// nothing sent, once it changed since.
+    pub async fn send_quote_at(
+        &self,
+        tenant_id: &str,
+        quote_id: &str,
+        expected: &Expected,
+        by: &Actor,
+    ) -> Result<Versioned, Error> {
         let quote_id = id_key(quote_id);
         let mut tx = self.begin_write().await?;
         lock_quote(&mut tx, tenant_id, &quote_id).await?;
-        let row: Option<(String, String)> =
-            sql("SELECT status, reference FROM quotes WHERE tenant_id = $1 AND id = $2")
+        let row: Option<(String, String, i64)> =
+            sql("SELECT status, reference, version FROM quotes WHERE tenant_id = $1 AND id = $2")
                 .bind(tenant_id)
                 .bind(&quote_id)
                 .fetch_optional(&mut *tx)
                 .await?;
-        let Some((status, reference)) = row else {
+        let Some((status, reference, version)) = row else {
             return Err(not_found(&quote_id));
         };
         let status = status_from_name(&status)?;
-        let sent = status.sent().ok_or(Error::QuoteLocked {
-            reference,
-            status,
-            action: QuoteAction::Send,
-        })?;
+        let Some(sent) = status.sent() else {
+            return Err(Error::QuoteLocked {
+                reference,
+                status,
+                action: QuoteAction::Send,
+            });
+        };
+        let version = to_u64(version)?;
+        if !expected.matches(version) {
+            return Err(Error::Changed {
+                quote_id,
+                reference,
+                version,
+            });
+        }
         sql(
             "UPDATE quotes SET status = $1, version = version + 1 WHERE tenant_id = $2 AND id = $3",
         )

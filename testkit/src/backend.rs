@@ -383,7 +383,7 @@ impl MemoryBackend {
             ("POST", ["quotes"]) => self.create_quote(request),
             ("GET", ["quotes", id]) => self.find_quote(id).map(|i| self.quote_answer(200, i)),
             ("PUT", ["quotes", id, "lines"]) => self.save_lines(id, request),
-            ("POST", ["quotes", id, "send"]) => self.send_quote(id),
+            ("POST", ["quotes", id, "send"]) => self.send_quote(id, request),
             ("POST", ["tools", slug, "token"]) => self
                 .identity_token(slug)
                 .map(|token| Response::json(200, &token)),
@@ -804,6 +804,38 @@ impl MemoryBackend {
         let saved = OpenQuote::saved(header, lines, group_keys)?;
         // As the server: the quote's state and the lines first, then the version it was
         // made against (`If-Match`).
+        if let Some(refused) = self.refused_version(position, id, request)? {
+            return Ok(refused);
+        }
+        self.data.quotes[position] = saved;
+        self.bump(position);
+        Ok(self.quote_answer(200, position))
+    }
+
+    /// `POST /quotes/{id}/send`: a Draft becomes Sent, only at a version its
+    /// `If-Match` names when it has one.
+    fn send_quote(&mut self, id: &str, request: &Request<'_>) -> Result<Response, Rule> {
+        self.data.user.user_role.check_quote_write()?;
+        let position = self.find_quote(id)?;
+        let quote = &self.data.quotes[position];
+        let sent = quote.header.status.send(&quote.header.reference)?;
+        if let Some(refused) = self.refused_version(position, id, request)? {
+            return Ok(refused);
+        }
+        self.data.quotes[position].header.status = sent;
+        self.bump(position);
+        Ok(self.quote_answer(200, position))
+    }
+
+    /// The 412 `CONFLICT` (with the current `ETag`) for a change to the quote
+    /// at `position` whose `If-Match` names none of its versions; `None` when
+    /// it names the current one, or there is none.
+    fn refused_version(
+        &self,
+        position: usize,
+        id: &str,
+        request: &Request<'_>,
+    ) -> Result<Option<Response>, Rule> {
         let if_match: Vec<&str> = request
             .headers
             .iter()
@@ -812,26 +844,15 @@ impl MemoryBackend {
             .collect();
         let expected = versions_named(&if_match, id)?;
         let version = self.version(position);
-        if expected.is_some_and(|versions| !versions.contains(&version)) {
-            let mut refused = Response::problem(&changed_quote(&saved.header.reference));
-            refused
-                .headers
-                .push(("etag".to_owned(), quote_etag(&saved.header.id, version)));
-            return Ok(refused);
+        if expected.is_none_or(|versions| versions.contains(&version)) {
+            return Ok(None);
         }
-        self.data.quotes[position] = saved;
-        self.bump(position);
-        Ok(self.quote_answer(200, position))
-    }
-
-    /// `POST /quotes/{id}/send`: a Draft becomes Sent.
-    fn send_quote(&mut self, id: &str) -> Result<Response, Rule> {
-        self.data.user.user_role.check_quote_write()?;
-        let position = self.find_quote(id)?;
-        let quote = &mut self.data.quotes[position];
-        quote.header.status = quote.header.status.send(&quote.header.reference)?;
-        self.bump(position);
-        Ok(self.quote_answer(200, position))
+        let header = &self.data.quotes[position].header;
+        let mut refused = Response::problem(&changed_quote(&header.reference));
+        refused
+            .headers
+            .push(("etag".to_owned(), quote_etag(&header.id, version)));
+        Ok(Some(refused))
     }
 
     /// The version of the quote at `position`.

@@ -529,3 +529,46 @@ async fn a_restore_of_another_quote_or_of_an_unknown_shape_is_refused_and_opens_
     let error = rejected(host.open_quote(id, &js(&json!({"restore": {"quoteId": 5}})))).await;
     assert_eq!(error["code"], "USAGE", "{error}");
 }
+
+#[wasm_bindgen_test]
+async fn send_sends_only_the_version_this_page_saw() {
+    sign_in(OFFICE).await;
+    let id = draft_quote().await;
+    let relay = relay_backend();
+    let host = host_through(&relay);
+    resolved(host.open_quote(id.clone(), &JsValue::UNDEFINED)).await;
+    edit(&host, 3);
+    resolved(host.save(&JsValue::UNDEFINED)).await;
+    // Saved here; then changed on another device before the user sends.
+    saved_elsewhere(&id, "From the other device").await;
+
+    let refused = rejected(host.send()).await;
+    assert_eq!(refused["code"], "CONFLICT", "{refused}");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("so it was not sent"),
+        "{refused}"
+    );
+    let sends = seen(&relay, "POST", "/send");
+    assert_eq!(sends.len(), 1, "{sends:?}");
+    assert_eq!(
+        sends[0]["ifMatch"],
+        json!(etag(&id, 2)),
+        "the version saved here"
+    );
+    let (_, server) = on_server(&id).await;
+    assert_eq!(server["status"], "Draft", "nothing sent");
+    assert_eq!(quote_of(&host)["status"], "Draft");
+
+    // Opened afresh, the page sends what it now sees.
+    host.close_quote(&js(&json!({"discard": true}))).unwrap();
+    resolved(host.open_quote(id.clone(), &JsValue::UNDEFINED)).await;
+    let sent = resolved(host.send()).await;
+    assert_eq!(sent["status"], "Sent");
+    assert_eq!(
+        seen(&relay, "POST", "/send").last().unwrap()["ifMatch"],
+        json!(etag(&id, 3))
+    );
+}

@@ -288,6 +288,45 @@ pub struct ChangeHeaders {
     pub idempotency_key: Option<String>,
 }
 
+/// OpenAPI: the header Send Quote takes, `If-Match` (as [`ChangeHeaders`]'s).
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Header)]
+pub struct SendHeaders {
+    /// Send only if the quote is still at a version named here (the `ETag`
+    /// of the answer that gave the client its copy, several, or `*`);
+    /// otherwise nothing is sent and the answer is 412 with the current
+    /// `ETag`. Without it the quote is sent whatever its version.
+    #[param(
+        rename = "If-Match",
+        nullable = false,
+        pattern = r#"^(\*|((W/)?"[\x21\x23-\x7E]*"([ \t]*,[ \t]*(W/)?"[\x21\x23-\x7E]*")*)?)$"#
+    )]
+    pub if_match: Option<String>,
+}
+
+/// OpenAPI: why Send Quote is refused: [`DraftRefusals`], a 422 for an
+/// `If-Match` that is not one, and a 412 for one the quote no longer meets.
+pub struct SendRefusals;
+
+impl IntoResponses for SendRefusals {
+    fn responses() -> BTreeMap<String, RefOr<ApiResponse>> {
+        let mut responses = DraftRefusals::responses();
+        responses.insert(
+            "422".to_owned(),
+            problem_response("an If-Match that is not * nor a list of entity tags").into(),
+        );
+        responses.insert(
+            "412".to_owned(),
+            changed_response(
+                "CONFLICT: the quote is no longer at a version If-Match names (someone changed \
+                 it meanwhile); nothing was sent",
+            )
+            .into(),
+        );
+        responses
+    }
+}
+
 /// OpenAPI: why a change to a quote (sending it, and [`DraftChangeRefusals`])
 /// is refused: 403, 404 and 409.
 pub struct DraftRefusals;
@@ -340,20 +379,24 @@ impl IntoResponses for DraftChangeRefusals {
 }
 
 /// `POST /api/v1/quotes/{id}/send`: Send Quote; a Draft becomes Sent and
-/// locked (`QUOTE_LOCKED` / 409 for any other state).
+/// locked (`QUOTE_LOCKED` / 409 for any other state); with `If-Match`, only
+/// while the quote is at a version it names (`CONFLICT` / 412 otherwise), so
+/// that what is sent is what the sender saw.
 #[utoipa::path(post, path = "/api/v1/quotes/{id}/send", tag = "quotes", operation_id = "sendQuote",
-    params(("id" = String, Path, description = "quote id")),
-    responses((status = 200, body = QuoteDto, headers(("ETag" = String, description = "the quote's version, a strong validator: send it back as If-Match with a change, which is then refused (412) should the quote have changed meanwhile"))), DraftRefusals),
+    params(("id" = String, Path, description = "quote id"), SendHeaders),
+    responses((status = 200, body = QuoteDto, headers(("ETag" = String, description = "the quote's version, a strong validator: send it back as If-Match with a change, which is then refused (412) should the quote have changed meanwhile"))), SendRefusals),
     security(("api_key" = ["quotes:write"])))]
 pub async fn send(
     State(state): State<AppState>,
     Extension(principal): Extension<Principal>,
     PathParam(id): PathParam,
+    headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     principal.require(Scope::QuotesWrite)?;
+    let expected = expected(&headers, &id)?;
     let sent = state
         .store
-        .send_quote(principal.tenant_id(), &id, &principal.actor())
+        .send_quote_at(principal.tenant_id(), &id, &expected, &principal.actor())
         .await?;
     Ok(versioned(StatusCode::OK, sent, false))
 }

@@ -779,11 +779,12 @@ async fn the_quote_operations_document_etag_if_match_idempotency_key_and_412() {
         assert_eq!(etag["required"], true, "{method} {path}: {etag}");
         assert_eq!(etag["schema"]["type"], "string", "{method} {path}");
     }
-    // The changes take If-Match and Idempotency-Key, say when they replay, and refuse a
-    // version the quote no longer has with 412, CONFLICT and the current ETag.
+    // The changes take If-Match (and, but for sending, Idempotency-Key), say when they replay,
+    // and refuse a version the quote no longer has with 412, CONFLICT and the current ETag.
     for (path, method) in [
         ("/api/v1/quotes/{id}", "patch"),
         ("/api/v1/quotes/{id}/lines", "put"),
+        ("/api/v1/quotes/{id}/send", "post"),
     ] {
         let operation = &quotes[path][method];
         let parameter = |name: &str| {
@@ -803,11 +804,22 @@ async fn the_quote_operations_document_etag_if_match_idempotency_key_and_412() {
             toolbridge_protocol::versions::IF_MATCH_PATTERN,
             "{method} {path}: the pattern the server takes"
         );
-        let idempotency_key = parameter("Idempotency-Key");
-        assert_eq!(idempotency_key["in"], "header");
-        assert_eq!(idempotency_key["schema"]["maxLength"], 255);
-        let replayed = header(&operation["responses"]["200"], "Idempotent-Replayed");
-        assert_eq!(replayed["required"], false, "{method} {path}");
+        if path.ends_with("/send") {
+            assert!(
+                operation["parameters"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .all(|parameter| parameter["name"] != "Idempotency-Key"),
+                "a second send is refused as QUOTE_LOCKED: sending takes no key"
+            );
+        } else {
+            let idempotency_key = parameter("Idempotency-Key");
+            assert_eq!(idempotency_key["in"], "header");
+            assert_eq!(idempotency_key["schema"]["maxLength"], 255);
+            let replayed = header(&operation["responses"]["200"], "Idempotent-Replayed");
+            assert_eq!(replayed["required"], false, "{method} {path}");
+        }
         let refused = &operation["responses"]["412"];
         assert_eq!(
             refused["content"]["application/problem+json"]["schema"]["$ref"],
@@ -816,7 +828,4 @@ async fn the_quote_operations_document_etag_if_match_idempotency_key_and_412() {
         );
         assert_eq!(header(refused, "ETag")["required"], true, "{method} {path}");
     }
-    // Sending takes no condition.
-    let send = &quotes["/api/v1/quotes/{id}/send"]["post"];
-    assert!(send["responses"]["412"].is_null());
 }

@@ -590,3 +590,41 @@ async fn a_page_on_an_allowed_origin_may_read_the_etag() {
         );
     }
 }
+
+on_both!(send_with_if_match_sends_only_the_version_the_sender_saw);
+async fn send_with_if_match_sends_only_the_version_the_sender_saw(backend: Backend) {
+    let (server, key, id, v1) = draft(backend).await;
+    let send = |if_match: &str| {
+        server
+            .request(Method::POST, &format!("/api/v1/quotes/{id}/send"))
+            .bearer_auth(&key)
+            .header("if-match", if_match)
+            .send()
+    };
+    // Someone saves while the sender still looks at version 1.
+    let (status, v2, _, _) = answer(
+        put_lines(&server, &key, &id, &lines(4), None, None)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let v2 = v2.unwrap();
+
+    let (status, tag, _, problem) = answer(send(&v1).await.unwrap()).await;
+    assert_eq!(status, 412, "{problem}");
+    assert_eq!(problem["code"], "CONFLICT");
+    assert_eq!(tag.as_deref(), Some(v2.as_str()), "the current ETag");
+    let (_, quote) = read(&server, &key, &id).await;
+    assert_eq!(quote["status"], "Draft", "nothing sent");
+
+    let (status, _, _, problem) = answer(send("not a tag").await.unwrap()).await;
+    assert_eq!(status, 422, "{problem}");
+    assert_eq!(problem["errors"][0]["path"], "If-Match", "{problem}");
+
+    let (status, v3, _, quote) = answer(send(&v2).await.unwrap()).await;
+    assert_eq!(status, 200, "{quote}");
+    assert_eq!(quote["status"], "Sent");
+    assert_ne!(v3.unwrap(), v2);
+}
