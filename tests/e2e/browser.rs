@@ -1,5 +1,6 @@
-//! A `WebDriver` session in headless Chromium or Firefox (whichever `cargo xtask test` names)
-//! against the app it started, and the waits and screenshots the suites share.
+//! A `WebDriver` session in headless Chromium or Firefox, or in WebKitGTK's MiniBrowser on an Xvfb
+//! display (whichever `cargo xtask test` names), against the app it started, and the waits and
+//! screenshots the suites share.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -7,14 +8,18 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use fantoccini::elements::Element;
+use fantoccini::error::CmdError;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Map, Value};
-use toolbridge_e2e::webdriver::{CHROMIUM, FIREFOX};
+use toolbridge_e2e::webdriver::{CHROMIUM, FIREFOX, WEBKIT};
+
+/// How long the driver may take to open a session (start its browser).
+const SESSION_WAIT: Duration = Duration::from_secs(90);
 
 /// How long a wait for the page may take before the test fails.
 pub(crate) const PATIENCE: Duration = Duration::from_secs(20);
 
-/// The window both browsers open, width × height in CSS pixels.
+/// The window every browser opens, width × height in CSS pixels.
 const WINDOW: (u32, u32) = (1280, 900);
 
 /// An environment variable `cargo xtask test` sets.
@@ -31,15 +36,21 @@ pub(crate) enum Engine {
     Chromium,
     /// Headless Firefox ESR, through geckodriver.
     Firefox,
+    /// WebKitGTK's `MiniBrowser`, through `WebKitWebDriver`, in a real window on the Xvfb display
+    /// `with-backends` started for it.
+    WebKit,
 }
 
 impl Engine {
-    /// The browser `TOOLBRIDGE_E2E_BROWSER` names (`chromium` or `firefox`).
+    /// The browser `TOOLBRIDGE_E2E_BROWSER` names (`chromium`, `firefox` or `webkit`).
     pub(crate) fn current() -> Self {
         match setting("TOOLBRIDGE_E2E_BROWSER").as_str() {
             "chromium" => Self::Chromium,
             "firefox" => Self::Firefox,
-            other => panic!("TOOLBRIDGE_E2E_BROWSER is {other:?}, not chromium or firefox"),
+            "webkit" => Self::WebKit,
+            other => {
+                panic!("TOOLBRIDGE_E2E_BROWSER is {other:?}, not chromium, firefox or webkit")
+            }
         }
     }
 
@@ -48,6 +59,7 @@ impl Engine {
         match self {
             Self::Chromium => CHROMIUM.capabilities(),
             Self::Firefox => FIREFOX.capabilities(),
+            Self::WebKit => WEBKIT.capabilities(),
         }
     }
 }
@@ -111,21 +123,25 @@ pub(crate) struct Browser {
     webdriver: String,
     /// The session's id, until [`Browser::close`] ends it.
     session: Option<String>,
+    /// The frame [`Browser::enter_frame`] entered (its CSS selector on the app's page), until
+    /// [`Browser::leave_frame`]: where to go back to when WebKitWebDriver has lost it.
+    frame: std::sync::Mutex<Option<String>>,
 }
 
 impl Browser {
-    /// A new headless window of the browser `cargo xtask test` names, 1280 × 900, on the suite's
-    /// server.
+    /// A new window of the browser `cargo xtask test` names (headless but in WebKit), 1280 × 900,
+    /// on the suite's server.
     pub(crate) async fn open() -> Self {
         Self::open_on(app()).await
     }
 
-    /// A new headless window like [`Browser::open`], on the app at `origin` (a server of the
+    /// A new window like [`Browser::open`], on the app at `origin` (a server of the
     /// test's own).
     pub(crate) async fn open_on(origin: String) -> Self {
         let browser = Self::connect(origin, Engine::current().capabilities()).await;
         // The outer window: the page gets what each browser's own bars leave of it (757 px high
-        // in Chromium, 814 px in Firefox).
+        // in Chromium, 814 px in Firefox, 862 px in MiniBrowser, whose window on the Xvfb display
+        // starts at 1024 × 768 and takes the size asked for like the others').
         let (width, height) = WINDOW;
         browser.client.set_window_size(width, height).await.unwrap();
         browser
@@ -171,10 +187,20 @@ impl Browser {
         capabilities: Map<String, Value>,
     ) -> Self {
         let engine = Engine::current();
-        let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-            .capabilities(capabilities)
-            .connect(&webdriver)
+        // A browser that cannot start (a MiniBrowser without its display) leaves the driver's
+        // answer pending for ever: a failure, not a hang.
+        let mut builder =
+            ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new());
+        builder.capabilities(capabilities);
+        let connecting = builder.connect(&webdriver);
+        let client = tokio::time::timeout(SESSION_WAIT, connecting)
             .await
+            .unwrap_or_else(|_| {
+                panic!(
+                    "no {engine:?} session from the driver at {webdriver} within \
+                     {SESSION_WAIT:?}: see the driver's log"
+                )
+            })
             .unwrap_or_else(|e| {
                 panic!("no {engine:?} session from the driver at {webdriver}: {e}")
             });
@@ -184,15 +210,21 @@ impl Browser {
             origin,
             webdriver,
             session,
+            frame: std::sync::Mutex::new(None),
         }
     }
 
-    /// Goes to `path` on the app.
+    /// Goes to `path` on the app. A `path` with a fragment (`/#/settings/organisation`) that the
+    /// page is at already changes nothing, as the HTML standard has it (a navigation to the
+    /// current URL's own fragment only scrolls to it), and as Chromium and Firefox do; WebKit
+    /// instead loads such a URL again, as a reload, and with the page would go what it holds (an
+    /// open sidebar tool). A link to the page's own URL is followed there as elsewhere.
     pub(crate) async fn go(&self, path: &str) {
-        self.client
-            .goto(&format!("{}{path}", self.origin))
-            .await
-            .unwrap();
+        let url = format!("{}{path}", self.origin);
+        if url.contains('#') && self.client.current_url().await.unwrap().as_str() == url {
+            return;
+        }
+        self.client.goto(&url).await.unwrap();
     }
 
     /// The element `css`, once it is there.
@@ -230,6 +262,9 @@ impl Browser {
             )
             .await
             .unwrap();
+        if Engine::current() == Engine::WebKit {
+            self.scroll_frame_to(element).await;
+        }
         let uncovered = "const r = arguments[0].getBoundingClientRect();
              const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
              return top === null || arguments[0].contains(top);";
@@ -250,20 +285,96 @@ impl Browser {
         element.click().await.unwrap();
     }
 
+    /// In a tool's frame, scrolls the app's page (the box the frame scrolls in, the page itself)
+    /// until `element` is in the middle of the window, as a user scrolls the panel to what they
+    /// are about to click. WebKit's `scrollIntoView` in a cross-origin frame scrolls that frame's
+    /// own document only, never the boxes of the page around it, which Chromium and Firefox
+    /// scroll too; and WebKitWebDriver then clicks where the element would be, outside the
+    /// window, and answers that it clicked: the frame hears nothing. Nothing to do on the app's
+    /// page.
+    async fn scroll_frame_to(&self, element: &Element) {
+        let Some(css) = self.frame.lock().unwrap().clone() else {
+            return;
+        };
+        let middle = self
+            .client
+            .execute(
+                "const r = arguments[0].getBoundingClientRect(); return r.top + r.height / 2;",
+                vec![serde_json::to_value(element).unwrap()],
+            )
+            .await
+            .unwrap();
+        self.client.enter_frame(None).await.unwrap();
+        // From the frame up, each box that scrolls brings the point to its own middle; the
+        // window last.
+        self.client
+            .execute(
+                "const frame = document.querySelector(arguments[0]);
+                 let y = frame.getBoundingClientRect().top + frame.clientTop + arguments[1];
+                 for (let box = frame.parentElement; box; box = box.parentElement) {
+                   if (!/auto|scroll/.test(getComputedStyle(box).overflowY)
+                       || box.scrollHeight <= box.clientHeight) continue;
+                   const before = box.scrollTop;
+                   box.scrollTop += y - (box.getBoundingClientRect().top + box.clientTop
+                     + box.clientHeight / 2);
+                   y -= box.scrollTop - before;
+                 }
+                 window.scrollBy(0, y - window.innerHeight / 2);",
+                vec![Value::String(css.clone()), middle],
+            )
+            .await
+            .unwrap();
+        self.find(&css).await.enter_frame().await.unwrap();
+    }
+
+    /// Types `text` into `field`, an input in a tool's frame, as a user would: in WebKit, after a
+    /// click on it. WebKit refuses a script's `focus()` in a cross-origin frame the user has not
+    /// touched yet (<https://bugs.webkit.org/show_bug.cgi?id=294296>), and WebKitWebDriver focuses
+    /// the field by script before it types, so a tool's field it is sent keys first answers
+    /// "Element is not focusable"; the click is the user's touch, and the frame's fields then take
+    /// focus. (Chromium and Firefox focus the field for `WebDriver` whatever the frame's origin.)
+    pub(crate) async fn type_into(&self, field: &Element, text: &str) {
+        if Engine::current() == Engine::WebKit {
+            self.click(field).await;
+        }
+        field.send_keys(text).await.unwrap();
+    }
+
     /// The text of the element `css`.
     pub(crate) async fn text(&self, css: &str) -> String {
         self.find(css).await.text().await.unwrap()
     }
 
-    /// Works inside the frame `css` (a tool's iframe) until [`Browser::leave_frame`].
+    /// Works inside the frame `css` (a tool's iframe on the app's page) until
+    /// [`Browser::leave_frame`].
     pub(crate) async fn enter_frame(&self, css: &str) {
         let frame = self.find(css).await;
         frame.enter_frame().await.unwrap();
+        *self.frame.lock().unwrap() = Some(css.to_owned());
     }
 
     /// Back to the app's page from a frame.
     pub(crate) async fn leave_frame(&self) {
+        *self.frame.lock().unwrap() = None;
         self.client.enter_frame(None).await.unwrap();
+    }
+
+    /// When `error` says that the driver no longer knows the frame the test works in, enters it
+    /// again and says so. WebKitWebDriver forgets it whenever the app's page changes its URL, a
+    /// change within the page included (`history.pushState`, a new `#/` route, as when a tool
+    /// asks the app to open a quote): the frame and its document stay as they were, but the
+    /// session's next command answers "no such window". Chromium and Firefox keep working in the
+    /// frame, as `WebDriver` has it, and never answer that inside one.
+    async fn frame_lost(&self, error: &CmdError) -> bool {
+        if !error.is_no_such_window() {
+            return false;
+        }
+        let Some(css) = self.frame.lock().unwrap().clone() else {
+            return false;
+        };
+        self.client.enter_frame(None).await.unwrap();
+        self.find(&css).await.enter_frame().await.unwrap();
+        true
     }
 
     /// Waits until `script` (a JavaScript expression) is true in the page. A script that throws
@@ -279,7 +390,11 @@ impl Browser {
             {
                 Ok(Value::Bool(true)) => return,
                 Ok(_) => None,
-                Err(error) => Some(error.to_string()),
+                // Entered again if the driver lost the frame; tried again after the pause.
+                Err(error) => {
+                    self.frame_lost(&error).await;
+                    Some(error.to_string())
+                }
             };
             assert!(
                 tokio::time::Instant::now() < deadline,
@@ -297,7 +412,12 @@ impl Browser {
             "const done = arguments[arguments.length - 1];
              (async () => {{ {body} }})().then(done, (e) => done({{ thrown: {{ code: e && e.code, message: String(e && e.message) }} }}));"
         );
-        self.client.execute_async(&script, vec![]).await.unwrap()
+        match self.client.execute_async(&script, vec![]).await {
+            Err(error) if self.frame_lost(&error).await => {
+                self.client.execute_async(&script, vec![]).await.unwrap()
+            }
+            answer => answer.unwrap(),
+        }
     }
 
     /// Saves a screenshot of the window as `<name>.png` (`name` may name folders too:

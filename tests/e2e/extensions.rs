@@ -41,7 +41,7 @@ async fn fill_room(browser: &Browser) {
             .await
             .unwrap();
         input.clear().await.unwrap();
-        input.send_keys(value).await.unwrap();
+        browser.type_into(&input, value).await;
     }
 }
 

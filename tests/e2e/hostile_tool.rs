@@ -162,11 +162,11 @@ async fn a_hostile_tool_gets_nowhere_and_every_attempt_is_in_the_host_debug_log(
         refused.iter().any(|d| d.contains("cross-origin")),
         "reading the app's document: {refused:?}"
     );
-    // Chromium's message names the navigation; Firefox gives its generic one for a sandboxed
-    // frame's navigation of the app's window.
+    // Chromium's message names the navigation; Firefox and WebKit give their generic one for a
+    // sandboxed frame's navigation of the app's window.
     let navigation = match Engine::current() {
         Engine::Chromium => "navigate",
-        Engine::Firefox => "The operation is insecure",
+        Engine::Firefox | Engine::WebKit => "The operation is insecure",
     };
     assert!(
         refused.iter().any(|d| d.contains(navigation)),

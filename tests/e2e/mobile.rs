@@ -12,7 +12,8 @@
 //! folder; a failure lists every screen's problems at once, by element and size.
 //!
 //! Chromium only: geckodriver has no mobile emulation (Firefox's Responsive Design Mode is a
-//! devtools panel, with no `WebDriver` capability), so in Firefox these tests return at once.
+//! devtools panel, with no `WebDriver` capability), nor has WebKitWebDriver (MiniBrowser has no
+//! device mode at all), so in Firefox and WebKit these tests return at once.
 
 use std::path::PathBuf;
 
@@ -657,7 +658,7 @@ async fn walk(device: &'static Device) {
 
 #[tokio::test]
 async fn on_a_phone_in_chromium_a_tool_fills_a_quote_and_every_screen_fits() {
-    // Firefox has no mobile emulation over WebDriver (see the module's comment).
+    // Firefox and WebKit have no mobile emulation over WebDriver (see the module's comment).
     if Engine::current() != Engine::Chromium {
         return;
     }
@@ -666,7 +667,7 @@ async fn on_a_phone_in_chromium_a_tool_fills_a_quote_and_every_screen_fits() {
 
 #[tokio::test]
 async fn on_a_tablet_in_chromium_a_tool_fills_a_quote_and_every_screen_fits() {
-    // Firefox has no mobile emulation over WebDriver (see the module's comment).
+    // Firefox and WebKit have no mobile emulation over WebDriver (see the module's comment).
     if Engine::current() != Engine::Chromium {
         return;
     }

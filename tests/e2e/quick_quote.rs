@@ -20,20 +20,14 @@ pub(crate) async fn create_quote(browser: &Browser, email: &str, name: Option<&s
             "/products/.test(document.getElementById('catalog-status').textContent)",
         )
         .await;
-    browser.find("#mode-email").await.click().await.unwrap();
+    browser.click(&browser.find("#mode-email").await).await;
     browser
-        .find("#customer-email")
-        .await
-        .send_keys(email)
-        .await
-        .unwrap();
+        .type_into(&browser.find("#customer-email").await, email)
+        .await;
     if let Some(name) = name {
         browser
-            .find("#customer-name")
-            .await
-            .send_keys(name)
-            .await
-            .unwrap();
+            .type_into(&browser.find("#customer-name").await, name)
+            .await;
     }
     let line = browser.find("fieldset.line").await;
     for (field, value) in [("sku", "OAK-01"), ("unitPrice", "89.5")] {
@@ -42,7 +36,7 @@ pub(crate) async fn create_quote(browser: &Browser, email: &str, name: Option<&s
             .await
             .unwrap();
         input.clear().await.unwrap();
-        input.send_keys(value).await.unwrap();
+        browser.type_into(&input, value).await;
     }
     browser.press("Create quote").await;
     browser
@@ -96,7 +90,7 @@ async fn job_lookup_shows_it_as_text(browser: &Browser, reference: &str) {
             "document.getElementById('greeting').textContent !== ''",
         )
         .await;
-    browser.find("#tab-quotes").await.click().await.unwrap();
+    browser.click(&browser.find("#tab-quotes").await).await;
     browser
         .until(
             "the quote in Job lookup",

@@ -55,7 +55,7 @@ pub(crate) async fn estimate(browser: &Browser, rooms: &[(&str, &str, &str, &str
             .await
             .unwrap();
         if rooms.len() <= index {
-            browser.find("#add-room").await.click().await.unwrap();
+            browser.click(&browser.find("#add-room").await).await;
         }
         let room = browser
             .client
@@ -69,12 +69,11 @@ pub(crate) async fn estimate(browser: &Browser, rooms: &[(&str, &str, &str, &str
             ("width", width),
             ("sku", sku),
         ] {
-            room.find(Locator::Css(&format!("[data-field={field}]")))
-                .await
-                .unwrap()
-                .send_keys(value)
+            let input = room
+                .find(Locator::Css(&format!("[data-field={field}]")))
                 .await
                 .unwrap();
+            browser.type_into(&input, value).await;
         }
     }
     // Clicked by script: the app's toasts may sit over the frame's corner.

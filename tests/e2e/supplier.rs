@@ -15,7 +15,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use fantoccini::Locator;
 use serde_json::{Value, json};
 use toolbridge_e2e::server::{ReservedPort, ServerOptions, ToolbridgeServer};
 use toolbridge_e2e::tls::TestTls;
@@ -364,8 +363,8 @@ async fn a_tool_reaches_its_vendor_with_a_secret_and_a_token_the_vendor_verifies
         )
         .await;
     let search = browser.find("#search").await;
-    search.send_keys("oak").await.unwrap();
-    browser.find("#look-up").await.click().await.unwrap();
+    browser.type_into(&search, "oak").await;
+    browser.click(&browser.find("#look-up").await).await;
     browser
         .until(
             "the supplier's parts",
@@ -386,15 +385,10 @@ async fn a_tool_reaches_its_vendor_with_a_secret_and_a_token_the_vendor_verifies
     );
     let qty = browser.find("#qty-0").await;
     qty.clear().await.unwrap();
-    qty.send_keys("3").await.unwrap();
+    browser.type_into(&qty, "3").await;
     browser
-        .client
-        .find(Locator::Css("#parts .part [data-role=add]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+        .click(&browser.find("#parts .part [data-role=add]").await)
+        .await;
     browser
         .until(
             "the added part",
@@ -538,8 +532,8 @@ async fn a_tool_reaches_its_vendor_with_a_secret_and_a_token_the_vendor_verifies
     }
     let search = browser.find("#search").await;
     search.clear().await.unwrap();
-    search.send_keys("underlay").await.unwrap();
-    browser.find("#look-up").await.click().await.unwrap();
+    browser.type_into(&search, "underlay").await;
+    browser.click(&browser.find("#look-up").await).await;
     browser
         .until(
             "the lookup after the failures",

@@ -37,8 +37,8 @@ const VIEWPORT: (u32, u32) = (1280, 800);
 /// The eight bytes every PNG starts with.
 const PNG_SIGNATURE: [u8; 8] = [0x89, b'P', b'N', b'G', b'\r', b'\n', 0x1a, b'\n'];
 
-/// Where the screenshots go: the folder `with-backends e2e` names in Chromium; `None` in Firefox,
-/// whose run checks the pages and writes nothing.
+/// Where the screenshots go: the folder `with-backends e2e` names in Chromium; `None` in Firefox
+/// and WebKit, whose runs check the pages and write nothing.
 fn docs_screenshots() -> Option<PathBuf> {
     std::env::var_os("TOOLBRIDGE_E2E_DOCS_SCREENSHOTS")
         .filter(|dir| !dir.is_empty())

@@ -249,16 +249,47 @@ impl WebDriver {
             self.port,
             body.len()
         );
-        let mut answer = Vec::new();
         stream
             .write_all(request.as_bytes())
-            .and_then(|()| stream.read_to_end(&mut answer))
-            .map_err(Error::io(format!("no answer to {}", what())))?;
+            .map_err(Error::io(format!("cannot send {}", what())))?;
+        // Read to the end of the body its `Content-Length` gives, not to the end of the
+        // connection: chromedriver keeps it open whatever `Connection: close` asks.
+        let mut answer = Vec::new();
+        let mut chunk = [0_u8; 4096];
+        loop {
+            if let Some(length) = whole_answer(&answer) {
+                answer.truncate(length);
+                break;
+            }
+            let read = stream
+                .read(&mut chunk)
+                .map_err(Error::io(format!("no answer to {}", what())))?;
+            if read == 0 {
+                break;
+            }
+            answer.extend_from_slice(&chunk[..read]);
+        }
         let answer = String::from_utf8_lossy(&answer);
         let json = answer.split_once("\r\n\r\n").map_or("", |(_, json)| json);
         serde_json::from_str(json)
             .map_err(|_| Error::failed(format!("{} was answered with no JSON: {answer}", what())))
     }
+}
+
+/// The length of an HTTP answer whose head and whole body (by its `Content-Length`) `bytes`
+/// holds; `None` while more is to come, or when the head names no length (the body then ends
+/// with the connection).
+fn whole_answer(bytes: &[u8]) -> Option<usize> {
+    let head_end = bytes.windows(4).position(|window| window == b"\r\n\r\n")? + 4;
+    let head = String::from_utf8_lossy(&bytes[..head_end]);
+    let length: usize = head.lines().find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        name.trim()
+            .eq_ignore_ascii_case("content-length")
+            .then(|| value.trim().parse().ok())
+            .flatten()
+    })?;
+    (bytes.len() >= head_end + length).then_some(head_end + length)
 }
 
 impl Drop for WebDriver {

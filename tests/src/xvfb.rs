@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::{Child, ChildStdout, Command, Stdio};
 use std::sync::mpsc;
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::Error;
 use crate::server::{describe, log_file};
@@ -14,10 +14,13 @@ use crate::server::{describe, log_file};
 /// How long Xvfb may take to say which display it took.
 const START_WAIT: Duration = Duration::from_secs(30);
 
+/// How long Xvfb may take to end after `SIGTERM`.
+const STOP_WAIT: Duration = Duration::from_secs(5);
+
 /// The screen: as large as a desktop's, so that no test page is cut by the window's size.
 const SCREEN: &str = "1280x1024x24";
 
-/// An Xvfb server on a display number that was free; dropping it kills it.
+/// An Xvfb server on a display number that was free; dropping it ends it.
 pub struct Xvfb {
     child: Child,
     display: u32,
@@ -88,7 +91,25 @@ impl Xvfb {
 }
 
 impl Drop for Xvfb {
+    /// Ends Xvfb with `SIGTERM`, which lets it remove its lock file and socket: killed, it would
+    /// leave them behind, and a later Xvfb could take them for a display in use or clear a live
+    /// one's. `SIGKILL` if it has not gone within a few seconds.
     fn drop(&mut self) {
+        let terminated = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|status| status.success());
+        if terminated {
+            let deadline = Instant::now() + STOP_WAIT;
+            while Instant::now() < deadline {
+                if matches!(self.child.try_wait(), Ok(Some(_))) {
+                    return;
+                }
+                thread::sleep(Duration::from_millis(50));
+            }
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }

@@ -128,6 +128,8 @@ const SUITES: &[Suite] = &[
     // Each browser against a fresh server of its own.
     always("e2e in chromium", |ctx| e2e_in_browser(ctx, &CHROMIUM)),
     always("e2e in firefox", |ctx| e2e_in_browser(ctx, &FIREFOX)),
+    // WebKitGTK's MiniBrowser, whose driver `with-backends e2e` starts on an Xvfb display.
+    always("e2e in webkit", |ctx| e2e_in_browser(ctx, &WEBKIT)),
     // schemathesis against the debug server's OpenAPI document (`tests/conformance/`).
     always("api conformance", api_conformance),
     // Both build the release server (once) and run it as a child process of the test.
@@ -482,8 +484,10 @@ fn e2e_suite<'a>(ctx: &'a Ctx, suite: &str) -> Cmd<'a> {
     native::cargo(ctx, "test").args(["--test", suite])
 }
 
-/// The reference app, the host, real tools and the server, end to end in one headless browser:
-/// `with-backends e2e` gives each browser a fresh debug server and its driver, under `target/e2e/<browser>/`; every test counts.
+/// The reference app, the host, real tools and the server, end to end in one browser (headless,
+/// or WebKit's MiniBrowser on an Xvfb display): `with-backends e2e` gives each browser a fresh
+/// debug server and its driver (and WebKit's its display), under `target/e2e/<browser>/`; every
+/// test counts.
 fn e2e_in_browser(ctx: &Ctx, browser: &Browser) -> Outcome {
     counted((|| {
         wasm::host_module(ctx)?;
@@ -674,13 +678,13 @@ mod tests {
     }
 
     #[test]
-    fn e2e_runs_in_chromium_then_in_firefox() {
+    fn e2e_runs_in_chromium_then_in_firefox_then_in_webkit() {
         let e2e: Vec<&str> = SUITES
             .iter()
             .map(|suite| suite.name)
             .filter(|name| name.contains("e2e in"))
             .collect();
-        assert_eq!(e2e, ["e2e in chromium", "e2e in firefox"]);
+        assert_eq!(e2e, ["e2e in chromium", "e2e in firefox", "e2e in webkit"]);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! | suite | what it starts | what COMMAND learns |
 //! |---|---|---|
 //! | `host` | the `toolbridge` server with the test page's origins allowed, and the fault server (in WebKit, also Xvfb and WebKitWebDriver) | `TOOLBRIDGE_TEST_API`, `TOOLBRIDGE_TEST_HARNESS`, `WASM_BINDGEN_TEST_ADDRESS` (read when the tests compile) |
-//! | `e2e` | the server with the book's first tool as dev tools, and the browser's driver | `TOOLBRIDGE_E2E_*` (`TOOLBRIDGE_E2E_DOCS_SCREENSHOTS` in Chromium only) |
+//! | `e2e` | the server with the book's first tool as dev tools, and the browser's driver (in WebKit, on an Xvfb display of its own); prints the browser's version | `TOOLBRIDGE_E2E_*` (`TOOLBRIDGE_E2E_DOCS_SCREENSHOTS` in Chromium only) |
 //! | `tools` | the browser's driver, and the book's first tool written out | `TOOLBRIDGE_KIT_*` |
 //! | `browser` | nothing (the wasm test runner starts the driver); in WebKit, Xvfb and WebKitWebDriver | only the browser's environment |
 //!
@@ -251,7 +251,8 @@ fn workspace_root() -> PathBuf {
 
 /// The end-to-end suites: a fresh server (database and log in `dir/<browser>/server`) with the
 /// book's first tool and the same page with its script inline as dev tools, and the browser's
-/// driver (its log in `dir/<browser>/`); screenshots go to `dir/screenshots/<browser>/`, and in
+/// driver (its log in `dir/<browser>/`, with Xvfb's for WebKit, whose driver gets a display of its
+/// own); screenshots go to `dir/screenshots/<browser>/`, and in
 /// Chromium the book's to `<workspace>/target/docs/screenshots/`. Each browser gets its own
 /// server, because the tests leave data behind.
 fn e2e(
@@ -269,6 +270,14 @@ fn e2e(
     options.allow_private_webhooks = true;
     let server = ToolbridgeServer::start(binary, &options)?;
     let driver = WebDriver::start(browser, &driver_from_env(browser)?, &own)?;
+    // Which build of the browser the suite drives (and that the driver can start it).
+    let version = driver.browser_version(&browser.capabilities())?;
+    println!(
+        "{}: {version} through {} at {}",
+        browser.name,
+        browser.driver,
+        driver.url()
+    );
     let screenshots = dir.join("screenshots").join(browser.name);
     fs_err::create_dir_all(&screenshots)?;
     command
@@ -289,7 +298,7 @@ fn e2e(
         .env("TOOLBRIDGE_E2E_SERVER_LOG", server.log())
         .env("TOOLBRIDGE_E2E_SCREENSHOTS", &screenshots);
     // The book's screenshots (tests/e2e/tour.rs) come from Chromium alone, so that its pictures
-    // all show one engine; the Firefox run checks the same pages and writes none.
+    // all show one engine; the Firefox and WebKit runs check the same pages and write none.
     if browser.name == CHROMIUM.name {
         let docs = workspace_root()
             .join("target")
