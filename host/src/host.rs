@@ -592,6 +592,16 @@ struct OpenOptions {
     restore: Option<Unsaved>,
 }
 
+/// `openQuote`'s options, read from JSON as the backend's answers are (what
+/// `restore` holds is what `unsaved()` gave: it needs no path to its
+/// fields, and reading its lines the same way keeps one reader of them in
+/// the module).
+fn read_open_options(options: &JsValue) -> Result<OpenOptions, String> {
+    const WHAT: &str = "openQuote(id, options)";
+    let value = json::from_js(options).ok_or_else(|| format!("{WHAT} must be plain JSON data"))?;
+    serde_json::from_value(value).map_err(|error| format!("{WHAT}: {error}"))
+}
+
 /// `closeQuote({discard?})`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -767,8 +777,7 @@ impl Host {
         let options = if options.is_undefined() || options.is_null() {
             Ok(OpenOptions::default())
         } else {
-            json::read_js::<OpenOptions>(options, "openQuote(id, options)")
-                .map_err(HostError::Usage)
+            read_open_options(options).map_err(HostError::Usage)
         };
         future_to_promise(async move {
             match options {
