@@ -335,7 +335,28 @@ impl Browser {
     /// focus. (Chromium and Firefox focus the field for `WebDriver` whatever the frame's origin.)
     pub(crate) async fn type_into(&self, field: &Element, text: &str) {
         if Engine::current() == Engine::WebKit {
-            self.click(field).await;
+            // A tap that lands while the frame is still settling (its panel scrolled a moment
+            // ago) may not focus the field; a user taps again until the caret is there.
+            let deadline = tokio::time::Instant::now() + PATIENCE;
+            loop {
+                self.click(field).await;
+                let focused = self
+                    .client
+                    .execute(
+                        "return document.activeElement === arguments[0];",
+                        vec![serde_json::to_value(field).unwrap()],
+                    )
+                    .await
+                    .unwrap();
+                if focused == Value::Bool(true) {
+                    break;
+                }
+                assert!(
+                    tokio::time::Instant::now() < deadline,
+                    "the field did not take focus from a click within {PATIENCE:?}"
+                );
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
         }
         field.send_keys(text).await.unwrap();
     }
