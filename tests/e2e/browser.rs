@@ -107,6 +107,26 @@ pub(crate) async fn rest(key: &str, path: &str) -> Value {
     answer.json().await.unwrap()
 }
 
+/// Quote `id` as `server` (a server of the test's own) has it, read over REST with a new
+/// read-only key named `key_name`, as an integrator would.
+pub(crate) async fn quote_on(
+    server: &toolbridge_e2e::server::ToolbridgeServer,
+    key_name: &str,
+    id: &str,
+) -> Value {
+    let key = server
+        .create_key(key_name, "quotes:read", "100/60s")
+        .unwrap();
+    let answer = reqwest::Client::new()
+        .get(format!("{}/api/v1/quotes/{id}", server.base_url()))
+        .bearer_auth(key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 200, "GET /api/v1/quotes/{id}");
+    answer.json().await.unwrap()
+}
+
 /// Where screenshots go.
 pub(crate) fn screenshots() -> PathBuf {
     PathBuf::from(setting("TOOLBRIDGE_E2E_SCREENSHOTS"))

@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 use toolbridge_e2e::server::{ServerOptions, ToolbridgeServer};
 
 use crate::accessibility::axe_violations;
-use crate::browser::{Browser, Engine, setting};
+use crate::browser::{Browser, Engine, quote_on, setting};
 use crate::quote_editor::{estimate, open_tool};
 use crate::signin::sign_in;
 
@@ -506,17 +506,7 @@ async fn save(walk: &mut Walk, server: &ToolbridgeServer) {
 
     let url = walk.browser.client.current_url().await.unwrap();
     let id = url.fragment().unwrap().trim_start_matches("/quotes/");
-    let key = server
-        .create_key("mobile checks", "quotes:read", "100/60s")
-        .unwrap();
-    let answer = reqwest::Client::new()
-        .get(format!("{}/api/v1/quotes/{id}", server.base_url()))
-        .bearer_auth(key)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(answer.status(), 200, "GET /api/v1/quotes/{id}");
-    let quote: Value = answer.json().await.unwrap();
+    let quote = quote_on(server, "mobile checks", id).await;
     let lines = quote["lines"].as_array().unwrap();
     let in_section = |name: &str| lines.iter().filter(|l| l["section"] == name).count();
     assert_eq!(

@@ -19,7 +19,7 @@ use serde_json::Value;
 use toolbridge_e2e::server::{ReservedPort, ServerOptions, ToolbridgeServer};
 use toolbridge_e2e::webdriver::{self, WebDriver, driver_from_env};
 
-use crate::browser::{Browser, setting};
+use crate::browser::{Browser, quote_on, setting};
 use crate::quote_editor::{estimate, open_first_draft, open_tool};
 use crate::signin::sign_in;
 
@@ -84,17 +84,7 @@ impl OwnServer {
     /// Quote `id` as the server has it, read over REST with a key of its own.
     async fn quote(&self, id: &str) -> Value {
         let server = self.server.as_ref().expect("the server runs");
-        let key = server
-            .create_key("offline checks", "quotes:read", "100/60s")
-            .unwrap();
-        let answer = reqwest::Client::new()
-            .get(format!("{}/api/v1/quotes/{id}", server.base_url()))
-            .bearer_auth(key)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(answer.status(), 200, "GET /api/v1/quotes/{id}");
-        answer.json().await.unwrap()
+        quote_on(server, "offline checks", id).await
     }
 }
 
