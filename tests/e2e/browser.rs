@@ -418,6 +418,24 @@ impl Browser {
         true
     }
 
+    /// Dismisses the app's toasts with their close buttons, as a user would, and waits until
+    /// they are gone: a toast a test waits for afterwards is then a new one, not one left from
+    /// an earlier step.
+    pub(crate) async fn dismiss_toasts(&self) {
+        self.client
+            .execute(
+                "document.querySelectorAll('.toast .toast-close').forEach((button) => button.click());",
+                vec![],
+            )
+            .await
+            .unwrap();
+        self.until(
+            "the toasts dismissed",
+            "document.querySelector('.toast') === null",
+        )
+        .await;
+    }
+
     /// Waits until `script` (a JavaScript expression) is true in the page. A script that throws
     /// (an element the page has not made yet) counts as not true yet; the last error is in the
     /// message when the time is up.

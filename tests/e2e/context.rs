@@ -10,6 +10,8 @@ use crate::signin::sign_in;
 /// Saves the organisation's theme and time zone in Settings → Organisation.
 async fn save_organisation(browser: &Browser, theme: &str, time_zone: &str) {
     browser.go("/#/settings/organisation").await;
+    // A toast left from an earlier save would pass the wait below before this save lands.
+    browser.dismiss_toasts().await;
     browser
         .find("#org-theme")
         .await
@@ -127,6 +129,9 @@ async fn any_user_chooses_their_own_time_zone_under_their_name() {
         ("Europe/London", "Europe/London"),
         ("", organisation.as_str()),
     ] {
+        // The toast of the first save is gone before the second, so the wait below is for
+        // the second's.
+        browser.dismiss_toasts().await;
         browser
             .find("#own-time-zone")
             .await

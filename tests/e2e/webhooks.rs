@@ -47,14 +47,7 @@ async fn read_secret_once(browser: &Browser, screenshot: &str) -> String {
 /// Clicks the row action `css` after dismissing the app's toasts with their close buttons: they
 /// sit over the bottom right of the window, where the last rows' actions are on a short page.
 async fn press_in_row(browser: &Browser, css: &str) {
-    browser
-        .client
-        .execute(
-            "document.querySelectorAll('.toast .toast-close').forEach((button) => button.click());",
-            vec![],
-        )
-        .await
-        .unwrap();
+    browser.dismiss_toasts().await;
     let element = browser.find(css).await;
     browser.click(&element).await;
 }

@@ -10,7 +10,8 @@ const MAX_VISIBLE = 5;
 const ICONS = { success: "✓", warning: "!", error: "×" };
 const LABELS = { success: "Success", warning: "Warning", error: "Error" };
 
-// The same text within a moment is shown once (a tool retrying in a loop would flood the screen).
+// The same text within a moment is shown once (a tool retrying in a loop would flood the screen),
+// unless its toast was dismissed meanwhile: a user who closed it and does the same again sees it again.
 const recent = new Map();
 const DEDUPE_MS = 1500;
 
@@ -29,6 +30,7 @@ export function toast(message, severity = "success", { action } = {}) {
   const dismiss = () => {
     clearTimeout(timer);
     item.remove();
+    if (recent.get(key) === now) recent.delete(key);
   };
   item.append(
     h("span", { class: "toast-icon", "aria-hidden": "true" }, ICONS[severity] ?? ""),
