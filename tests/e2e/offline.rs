@@ -9,7 +9,8 @@
 //!   with `OFFLINE`, and it still adds lines; the save that waits goes by itself when the server
 //!   is back, and the tool hears that too.
 //! - A second browser that saved the same quote meanwhile makes the first one's save a conflict:
-//!   both versions are shown, nothing is overwritten, and the user chooses.
+//!   both versions are shown, nothing is overwritten, and the user chooses. A send from the older
+//!   copy is refused the same way: nothing is sent until the user has chosen.
 //! - Reloading keeps the changes; signing out clears what the device kept, and another user of
 //!   the same browser is never offered them.
 
@@ -400,6 +401,95 @@ async fn a_quote_saved_in_a_second_browser_meanwhile_is_a_conflict_the_user_sett
         (3, 0),
         "saved over theirs, as the user chose: {:?}",
         descriptions(&mine)
+    );
+    first.close().await;
+}
+
+#[tokio::test]
+async fn a_send_over_a_version_saved_elsewhere_sends_nothing_and_shows_both() {
+    let server = OwnServer::start("send-conflict");
+    let engine = webdriver::Browser::named(&setting("TOOLBRIDGE_E2E_BROWSER")).unwrap();
+    let second_driver = WebDriver::start(
+        engine,
+        &driver_from_env(engine).unwrap(),
+        &std::env::temp_dir().join(format!("offline-send-second-driver-{}", engine.name)),
+    )
+    .unwrap();
+
+    // The first browser saves its lines: nothing is unsaved there.
+    let first = Browser::open_on(server.origin()).await;
+    let (id, _) = lines_from_the_estimator(&first, "Kitchen", "OAK-01").await;
+    first.press("Save").await;
+    first
+        .until(
+            "the first browser's save",
+            "document.querySelector('.dirty')?.hidden === true",
+        )
+        .await;
+
+    // The same user on another device then saves other lines.
+    let second = Browser::open_from(second_driver.url(), server.origin()).await;
+    sign_in(&second, "office@harbour.test", "Olivia Office").await;
+    second.go(&format!("/#/quotes/{id}")).await;
+    second.find(".lines-table, .empty-lines").await;
+    open_tool(&second, "Flooring estimator").await;
+    estimate(&second, &[("Landing", "5", "1.2", "VINYL-02")]).await;
+    second.find(".dirty:not([hidden])").await;
+    second.press("Save").await;
+    second
+        .until(
+            "the second browser's save",
+            "document.querySelector('.dirty')?.hidden === true",
+        )
+        .await;
+    second.close().await;
+    let theirs = server.quote(&id).await;
+
+    // Sending from the first browser, whose copy is older, sends nothing and shows both.
+    first.press("Send Quote").await;
+    first
+        .find("#dialog[open] #dialog-buttons button[value=send]")
+        .await
+        .click()
+        .await
+        .unwrap();
+    first
+        .until(
+            "both versions shown",
+            "document.querySelector('.conflict')?.hidden === false",
+        )
+        .await;
+    let panel = first.text(".conflict").await;
+    assert!(
+        panel.contains("it was not sent")
+            && panel.contains("Yours, as you opened it")
+            && panel.contains("Saved on the server"),
+        "{panel}"
+    );
+    assert_eq!(
+        server.quote(&id).await,
+        theirs,
+        "nothing sent or overwritten unasked"
+    );
+
+    // The user takes the saved version, and sends that.
+    first.press("Use the saved version").await;
+    first
+        .until(
+            "the saved version open",
+            "document.querySelector('.conflict')?.hidden === true \
+             && [...document.querySelectorAll('.lines-table tr.line')] \
+                  .some((row) => row.textContent.includes('Vinyl'))",
+        )
+        .await;
+    crate::quote_editor::send_quote(&first).await;
+    let sent = server.quote(&id).await;
+    assert_eq!(sent["status"], "Sent", "{sent}");
+    assert_eq!(
+        (in_section(&sent, "Kitchen"), in_section(&sent, "Landing")),
+        (3, 2),
+        "the version sent is the one the user chose (theirs, with the Landing): {:?}",
+        descriptions(&sent)
     );
     first.close().await;
 }

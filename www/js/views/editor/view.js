@@ -24,8 +24,9 @@
 // so and offers Save and Discard. A save that fails on the network waits: the page says it is
 // offline and how many changes wait, and saves again when the host finds the server again (its own
 // check, the window's `online` event) or when the user asks; the save carries the same
-// `Idempotency-Key` each time, so it lands once. A save refused with `CONFLICT` (the quote changed
-// on another device) shows both versions and lets the user choose; nothing is overwritten unasked.
+// `Idempotency-Key` each time, so it lands once. A save or a send refused with `CONFLICT` (the
+// quote changed on another device) shows both versions and lets the user choose; nothing is
+// overwritten or sent unasked.
 //
 // The parts are in `./lines.js` (the lines table and their editing), `./details.js` (the header
 // facts and the Edit details form), `./preview.js` (the customer preview) and `./tools.js` (the
@@ -145,6 +146,7 @@ export async function renderEditor(root, { id }) {
     restoredAt, // when the changes put back on opening were kept, while they are unsaved
     waiting: false, // a save failed without reaching the server: it is tried again by itself
     conflict: null, // after a CONFLICT: the quote as the server has it, shown beside this one
+    conflictOn: "save", // what met the CONFLICT: "save" or "send"
   };
   const cleanups = [];
 
@@ -291,11 +293,14 @@ export async function renderEditor(root, { id }) {
       replace(conflictPanel);
       return;
     }
+    const onSend = state.conflictOn === "send";
     replace(conflictPanel,
       h("h2", { id: "conflict-title" }, `${state.quote.ref} was changed elsewhere`),
-      h("p", {}, "Someone saved this quote on another device since you opened it. Nothing has been overwritten: choose which version to keep."),
+      h("p", {}, onSend
+        ? "Someone saved this quote on another device since you opened it, so it was not sent. Nothing has been overwritten: choose which version to keep, then send it."
+        : "Someone saved this quote on another device since you opened it. Nothing has been overwritten: choose which version to keep."),
       h("div", { class: "conflict-versions" },
-        versionColumn("Yours, not saved", state.quote),
+        versionColumn(state.quote.dirty ? "Yours, not saved" : "Yours, as you opened it", state.quote),
         versionColumn("Saved on the server", theirs)),
       h("div", { class: "toolbar" },
         h("button", { type: "button", class: "primary", "data-choice": "mine", disabled: state.busy, on: { click: () => keepMine() } }, "Keep mine"),
@@ -354,11 +359,7 @@ export async function renderEditor(root, { id }) {
         if (!retry) toast(`Not saved yet: ${describeHostError(error)}`, "warning");
       } else if (error?.code === "CONFLICT") {
         state.waiting = false;
-        try {
-          state.conflict = await host.serverQuote();
-        } catch (fetchError) {
-          toast(`Could not save: ${describeHostError(error)} (${describeHostError(fetchError)})`, "error");
-        }
+        await showConflict("save", error);
       } else {
         toast(`Could not save: ${describeHostError(error)}`, "error");
       }
@@ -367,6 +368,16 @@ export async function renderEditor(root, { id }) {
       state.busy = false;
       if (host.quote?.id === id) state.quote = host.quote;
       render();
+    }
+  }
+
+  /** After `what` ("save" or "send") met a CONFLICT: the server's version beside this page's. */
+  async function showConflict(what, error) {
+    try {
+      state.conflict = await host.serverQuote();
+      state.conflictOn = what;
+    } catch (fetchError) {
+      toast(`Could not ${what}: ${describeHostError(error)} (${describeHostError(fetchError)})`, "error");
     }
   }
 
@@ -427,10 +438,13 @@ export async function renderEditor(root, { id }) {
     render();
     try {
       state.quote = await host.send();
+      state.conflict = null;
       toast(`${state.quote.ref} sent. It is now locked.`, "success");
     } catch (error) {
       if (error?.code === "UNAUTHENTICATED") app.onSessionEnded?.();
-      toast(`Could not send: ${describeHostError(error)}`, "error");
+      keepUnsaved();
+      if (error?.code === "CONFLICT") await showConflict("send", error);
+      else toast(`Could not send: ${describeHostError(error)}`, "error");
     } finally {
       state.busy = false;
       if (host.quote?.id === id) state.quote = host.quote;
