@@ -13,11 +13,13 @@ use crate::common::{Backend, by, demo, paths, raw, rest, simple_rest_body};
 use crate::quotes::{line, new_draft};
 use crate::tools::manifest;
 
-/// The next event a subscriber hears, within 5 s.
+/// The next event a subscriber hears, within 30 s: on PostgreSQL it comes by `NOTIFY` and a read
+/// on another connection, on a server every store test shares, and 5 s ran out there under a
+/// loaded CI run (a bound, not the time it takes: it is milliseconds when the machine is idle).
 async fn next(live: &mut broadcast::Receiver<Live>) -> Live {
-    tokio::time::timeout(Duration::from_secs(5), live.recv())
+    tokio::time::timeout(Duration::from_secs(30), live.recv())
         .await
-        .expect("an event within 5 s")
+        .expect("an event within 30 s")
         .expect("the feed is open")
 }
 
