@@ -124,13 +124,14 @@ trait Body: Sized {
     fn read(response: &Response) -> Result<Promise, JsValue>;
     /// The body, from what that read resolved to.
     fn from_js(value: JsValue) -> Self;
-    /// The body as Rust text. A body that is no text at all reads as empty,
-    /// and then as not the JSON expected.
-    fn text(&self) -> String;
+    /// The body as the browser's string, for the browser to parse. A body
+    /// that is no UTF-8 text reads as empty, and then as not the JSON
+    /// expected.
+    fn js_text(&self) -> JsString;
 }
 
 /// The browser's string (`Response.text()`), for answers passed on as they
-/// came or parsed small.
+/// came or parsed by the browser ([`json::parse_value`]).
 impl Body for JsString {
     fn read(response: &Response) -> Result<Promise, JsValue> {
         response.text()
@@ -140,8 +141,8 @@ impl Body for JsString {
         JsString::from(value)
     }
 
-    fn text(&self) -> String {
-        json::rust_string(self).unwrap_or_default()
+    fn js_text(&self) -> JsString {
+        self.clone()
     }
 }
 
@@ -167,10 +168,8 @@ impl Body for Vec<u8> {
         }
     }
 
-    fn text(&self) -> String {
-        std::str::from_utf8(self)
-            .map(str::to_owned)
-            .unwrap_or_default()
+    fn js_text(&self) -> JsString {
+        std::str::from_utf8(self).map_or_else(|_| JsString::from(""), JsString::from)
     }
 }
 
@@ -286,8 +285,7 @@ impl Backend {
 
     /// `POST path` with `body` (JSON text), waiting at least `min_timeout_ms`
     /// (more when the page's own deadline is longer); the 2xx answer read as
-    /// `T`. For the server's fetch, whose bodies are large and whose deadline
-    /// is the server's.
+    /// `T`. For the server's fetch, whose deadline is the server's.
     pub(crate) async fn post_for<T: DeserializeOwned>(
         &self,
         path: &str,
@@ -297,14 +295,16 @@ impl Backend {
         let what = format!("POST {path}");
         let timeout_ms = self.timeout_ms.max(min_timeout_ms);
         let answer = self
-            .fetch::<Vec<u8>>("POST", path, Some(body), &[], Some(timeout_ms))
+            .fetch::<JsString>("POST", path, Some(body), &[], Some(timeout_ms))
             .await?
             .successful(&what)?;
-        serde_json::from_slice(&answer.body).map_err(|error| {
-            Error::Internal(format!(
-                "the backend's answer to {what} is not the JSON expected ({error})"
-            ))
-        })
+        json::parse_value(&answer.body)
+            .and_then(json::value_as)
+            .map_err(|why| {
+                Error::Internal(format!(
+                    "the backend's answer to {what} is not the JSON expected ({why})"
+                ))
+            })
     }
 
     /// `GET path` while offline, to learn whether the server can be reached
@@ -479,9 +479,9 @@ fn set_header(headers: &js_sys::Object, name: &str, value: &str) {
 /// The body of a 2xx answer with its `ETag`, or the error its status means.
 fn success(answer: Answer<JsString>, what: &str) -> Result<Tagged, Error> {
     let answer = answer.successful(what)?;
-    let body = serde_json::from_str(&answer.body.text()).map_err(|error| {
+    let body = json::parse_value(&answer.body).map_err(|why| {
         Error::Internal(format!(
-            "the backend's answer to {what} is not the JSON expected ({error})"
+            "the backend's answer to {what} is not the JSON expected ({why})"
         ))
     })?;
     Ok(Tagged {
@@ -497,7 +497,9 @@ fn success(answer: Answer<JsString>, what: &str) -> Result<Tagged, Error> {
 /// code (and for 422 the paths).
 fn failure<B: Body>(answer: &Answer<B>, what: &str) -> Error {
     let status = answer.status;
-    let problem = serde_json::from_str::<Problem>(&answer.body.text()).ok();
+    let problem = json::parse_value(&answer.body.js_text())
+        .ok()
+        .and_then(|body| serde_json::from_value::<Problem>(body).ok());
     match status {
         504 if problem
             .as_ref()

@@ -500,10 +500,10 @@ async fn run(
     }
 }
 
-/// `quotes.addLines`: the batch read from its objects ([`lines`]), or as
-/// JSON text where that way does not read it, validated against the open
-/// quote's catalog and merged, each step timed for the bench
-/// ([`AddLinesPhases`]).
+/// `quotes.addLines`: the batch read from its objects ([`lines`]), or as a
+/// JSON value ([`json::from_js_at`]) where that way does not read it,
+/// validated against the open quote's catalog and merged, each step timed
+/// for the bench ([`AddLinesPhases`]).
 fn add_lines(shared: &Shared, caller: &Caller, params: &JsValue, started: f64) -> Outcome {
     let mut phases = AddLinesPhases::default();
     // The batch, once read, validated by `validate` and merged.
@@ -518,7 +518,7 @@ fn add_lines(shared: &Shared, caller: &Caller, params: &JsValue, started: f64) -
         phases.merge_ms = shared.now() - validated;
         Some(change)
     };
-    let by_field = if lines::only_as_text() {
+    let by_field = if lines::only_as_value() {
         None
     } else {
         lines::with_flat(params, |flat| {
@@ -528,17 +528,37 @@ fn add_lines(shared: &Shared, caller: &Caller, params: &JsValue, started: f64) -
         })
         .flatten()
     };
-    let outcome = by_field.or_else(|| {
-        lines::read_as_text();
-        json::with_text_of(params, |text| {
-            merge(&mut |editor| Some(editor.validate_lines_json(text)))
-        })
-        .flatten()
+    let outcome = by_field.unwrap_or_else(|| {
+        lines::read_as_value();
+        match json::from_js_at(params) {
+            Ok(batch) => merge(&mut |editor| Some(editor.validate_lines(&batch)))
+                .unwrap_or_else(|| Err(unsendable())),
+            Err(unreadable) => Err(unreadable_batch(&unreadable)),
+        }
     });
     shared.add_lines_phases.set(phases);
-    outcome
-        .unwrap_or_else(|| Err(unsendable()))
-        .map(|change| (Answer::Js(JsValue::NULL), Some(change)))
+    outcome.map(|change| (Answer::Js(JsValue::NULL), Some(change)))
+}
+
+/// Why an `addLines` batch cannot be read as JSON data, at the place in
+/// `lines` it says (`lines[2].description`).
+fn unreadable_batch(unreadable: &json::Unreadable) -> Error {
+    match unreadable {
+        json::Unreadable::Value => unsendable(),
+        json::Unreadable::LoneSurrogate(path) => Error::invalid(
+            format!("lines{path}"),
+            "holds a lone surrogate (half of a UTF-16 pair), which JSON text cannot carry",
+        ),
+        json::Unreadable::LoneSurrogateInName(path) => Error::invalid(
+            format!("lines{path}"),
+            "has a member whose name holds a lone surrogate (half of a UTF-16 pair), which JSON \
+             text cannot carry",
+        ),
+        json::Unreadable::TooDeep(path) => Error::invalid(
+            format!("lines{path}"),
+            "nests arrays or objects over 127 deep",
+        ),
+    }
 }
 
 /// What the page's `onToast` hook is given.

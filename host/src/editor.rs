@@ -8,6 +8,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use toolbridge_protocol::Error;
 use toolbridge_protocol::add_lines::{LineByLine, ValidBatch};
 use toolbridge_protocol::catalog::Catalog;
@@ -444,16 +445,15 @@ impl Editor {
         Ok(session)
     }
 
-    /// `quotes.addLines`, its batch as JSON text: the first half, the batch
-    /// validated against the open quote's catalog, the quote untouched.
-    pub(crate) fn validate_lines_json(&mut self, text: &str) -> Result<ValidBatch, Error> {
+    /// `quotes.addLines`, its batch as a JSON value: the first half, the
+    /// batch validated against the open quote's catalog, the quote untouched.
+    pub(crate) fn validate_lines(&mut self, params: &Value) -> Result<ValidBatch, Error> {
         let session = self.writable("addLines")?;
-        session.quote.validate_lines_json(text, &session.catalog)
+        session.quote.validate_lines(params, &session.catalog)
     }
 
-    /// [`Editor::validate_lines_json`] for a batch given line by line by
-    /// `give`; `None` when `give` gives up (the batch then goes as JSON
-    /// text).
+    /// [`Editor::validate_lines`] for a batch given line by line by `give`;
+    /// `None` when `give` gives up (the batch then goes as a JSON value).
     pub(crate) fn validate_lines_by_field(
         &mut self,
         lines: usize,
@@ -472,7 +472,7 @@ impl Editor {
     }
 
     /// The second half: the tool `tool`'s batch, as
-    /// [`Editor::validate_lines_json`] or [`Editor::validate_lines_by_field`]
+    /// [`Editor::validate_lines`] or [`Editor::validate_lines_by_field`]
     /// gave it, merged whole, or refused with the quote untouched.
     pub(crate) fn merge_lines(&mut self, batch: ValidBatch, tool: &str) -> Result<Change, Error> {
         let session = self.writable("addLines")?;

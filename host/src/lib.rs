@@ -70,5 +70,5 @@ pub use debug::{AddLinesPhases, OpenQuotePhases};
 pub use error::HostError;
 pub use host::Host;
 #[doc(hidden)]
-pub use lines::read_lines_as_text;
+pub use lines::read_lines_as_values;
 pub use registry::MountedTool;

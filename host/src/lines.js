@@ -10,28 +10,11 @@ const NULL = 0;
 const FALSE = 1;
 const TRUE = 2;
 const NUMBER = 3;
-const DIGITS = 4;
 const STRING = 5;
 const NAME = 6;
 const OTHER_FIELD = 31;
 const LENGTH_SHIFT = 8;
 const MAX_LENGTH = 2 ** 24 - 1;
-
-const POWERS = [1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8];
-
-// Whether a JSON parser reads JSON's text of a finite number back as that
-// very number: an integer below 2^53, or the number nearest to a whole number
-// below 10^15 over a power of ten up to 10^8 (its text then has as few digits
-// or fewer, and a parser divides the one exactly by the other).
-function readsBack(value) {
-  if (Number.isInteger(value)) return Math.abs(value) < 2 ** 53;
-  for (const power of POWERS) {
-    const whole = Math.round(value * power);
-    if (Math.abs(whole) >= 1e15) return false;
-    if (whole / power === value) return true;
-  }
-  return false;
-}
 
 let knownNames = null;
 let positions = null;
@@ -80,14 +63,13 @@ export function flattenLines(lines, names, tags, numbers) {
           break;
         case "number":
           if (!Number.isFinite(value)) {
+            // JSON writes it as null.
             word = NULL;
-          } else if (readsBack(value)) {
+          } else {
             word = NUMBER;
             // JSON writes -0 as 0.
             numbers[n] = value === 0 ? 0 : value;
             n += 1;
-          } else {
-            word = DIGITS;
           }
           break;
         case "boolean":
@@ -108,11 +90,7 @@ export function flattenLines(lines, names, tags, numbers) {
         t += 1;
         text += key;
       }
-      if (word === DIGITS) {
-        const digits = String(value);
-        word |= digits.length << LENGTH_SHIFT;
-        text += digits;
-      } else if ((word & 7) === STRING) {
+      if ((word & 7) === STRING) {
         text += value;
       }
       tags[t] = word | (field << 3);

@@ -11,15 +11,15 @@
 //! took, 0.7–0.8 ms, Chromium's `JSON.stringify` being that fast); [`give`]
 //! hands the lines to [`LineByLine`] field by field.
 //!
-//! The answer is the one the JSON text gives ([`LineByLine`]'s property
-//! tests, and the host's browser tests with both ways side by side): a number
-//! goes as an `f64` only where a JSON parser reads its text back as that same
-//! `f64`, else as that text, which is parsed here as the text way parses it;
-//! `-0` goes as `0` and a number that is not finite as `null`, as JSON writes
-//! them; a field whose value is `undefined` is left out. A batch this way
-//! cannot read (not an array of plain objects, a field holding an object,
-//! an array or a `BigInt`, a lone surrogate in a string, a batch beyond the
-//! kept memory) is read as JSON text, as before.
+//! The answer is the one the batch gives read as a JSON value
+//! ([`json::from_js_at`], the way the host reads every other call; the
+//! host's browser tests run both ways side by side): a number goes as the
+//! very `f64` the tool's page holds, `-0` as `0` and a number that is not
+//! finite as `null`, as JSON writes them; a field whose value is `undefined`
+//! is left out. A batch this way cannot read (not an array of plain
+//! objects, a field holding an object, an array or a `BigInt`, a lone
+//! surrogate in a string, a batch beyond the kept memory) is read as a JSON
+//! value.
 
 use std::cell::{Cell, RefCell};
 
@@ -34,7 +34,7 @@ use crate::json;
 #[wasm_bindgen(module = "/src/lines.js")]
 extern "C" {
     /// Writes the lines into `tags` and `numbers` and answers the text of
-    /// their strings; `undefined` for a batch it leaves to JSON text.
+    /// their strings; `undefined` for a batch it leaves to the JSON value way.
     #[wasm_bindgen(js_name = flattenLines)]
     fn flatten_lines(
         lines: &JsValue,
@@ -49,7 +49,6 @@ const NULL: u32 = 0;
 const FALSE: u32 = 1;
 const TRUE: u32 = 2;
 const NUMBER: u32 = 3;
-const DIGITS: u32 = 4;
 const STRING: u32 = 5;
 const NAME: u32 = 6;
 
@@ -67,30 +66,30 @@ thread_local! {
 }
 
 thread_local! {
-    /// Whether every batch goes as JSON text, and how many did since
-    /// [`read_lines_as_text`] was last called.
-    static AS_TEXT: Cell<(bool, u32)> = const { Cell::new((false, 0)) };
+    /// Whether every batch goes as a JSON value, and how many did since
+    /// [`read_lines_as_values`] was last called.
+    static AS_VALUE: Cell<(bool, u32)> = const { Cell::new((false, 0)) };
 }
 
-/// For the host's browser tests, which compare the two ways: with `as_text`,
-/// every `quotes.addLines` batch is read as JSON text from now on. Answers
-/// how many batches were read as JSON text since the last call. Not part of
-/// the page API.
+/// For the host's browser tests, which compare the two ways: with
+/// `as_values`, every `quotes.addLines` batch is read as a JSON value from
+/// now on. Answers how many batches were read as JSON values since the last
+/// call. Not part of the page API.
 #[doc(hidden)]
-pub fn read_lines_as_text(as_text: bool) -> u32 {
-    AS_TEXT.with(|state| state.replace((as_text, 0)).1)
+pub fn read_lines_as_values(as_values: bool) -> u32 {
+    AS_VALUE.with(|state| state.replace((as_values, 0)).1)
 }
 
-/// Whether a batch is to go as JSON text whatever it holds.
-pub(crate) fn only_as_text() -> bool {
-    AS_TEXT.with(|state| state.get().0)
+/// Whether a batch is to go as a JSON value whatever it holds.
+pub(crate) fn only_as_value() -> bool {
+    AS_VALUE.with(|state| state.get().0)
 }
 
-/// Counts a batch read as JSON text.
-pub(crate) fn read_as_text() {
-    AS_TEXT.with(|state| {
-        let (as_text, count) = state.get();
-        state.set((as_text, count.saturating_add(1)));
+/// Counts a batch read as a JSON value.
+pub(crate) fn read_as_value() {
+    AS_VALUE.with(|state| {
+        let (as_value, count) = state.get();
+        state.set((as_value, count.saturating_add(1)));
     });
 }
 
@@ -112,8 +111,8 @@ impl Flat<'_> {
 }
 
 /// `read` of the batch `params` as `lines.js` writes it into the kept
-/// memory; `None` (and `read` not called) for a batch it leaves to JSON
-/// text.
+/// memory; `None` (and `read` not called) for a batch it leaves to the
+/// JSON value way.
 pub(crate) fn with_flat<R>(params: &JsValue, read: impl FnOnce(&Flat<'_>) -> R) -> Option<R> {
     TAGS.with(|tags| {
         NUMBERS.with(|numbers| {
@@ -127,7 +126,8 @@ pub(crate) fn with_flat<R>(params: &JsValue, read: impl FnOnce(&Flat<'_>) -> R) 
             let text = text.dyn_into::<JsString>().ok()?;
             json::with_utf8(&text, |utf8, ascii| {
                 // A lone surrogate, which JSON text refuses, arrives as
-                // U+FFFD: a batch with that character goes as text.
+                // U+FFFD: a batch with that character goes as a JSON value,
+                // which says where the surrogate is.
                 if !ascii && utf8.contains('\u{fffd}') {
                     return None;
                 }
@@ -143,8 +143,8 @@ pub(crate) fn with_flat<R>(params: &JsValue, read: impl FnOnce(&Flat<'_>) -> R) 
     })
 }
 
-/// Gives the lines of `flat` to `lines`; `None` where it holds what JSON
-/// text would read otherwise (then `lines` is to be dropped).
+/// Gives the lines of `flat` to `lines`; `None` where it holds what the
+/// JSON value way would read otherwise (then `lines` is to be dropped).
 pub(crate) fn give(flat: &Flat<'_>, lines: &mut LineByLine<'_>) -> Option<()> {
     let mut tags = flat.tags.iter().copied();
     let count = tags.next()?;
@@ -170,8 +170,6 @@ pub(crate) fn give(flat: &Flat<'_>, lines: &mut LineByLine<'_>) -> Option<()> {
                 FALSE => FieldValue::Bool(false),
                 TRUE => FieldValue::Bool(true),
                 NUMBER => FieldValue::Number(numbers.next()?),
-                // Read as the JSON text way reads it.
-                DIGITS => FieldValue::Number(serde_json::from_str(text.take(word >> 8)?).ok()?),
                 STRING => FieldValue::Str(text.take(word >> 8)?),
                 _ => return None,
             };

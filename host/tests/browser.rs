@@ -885,14 +885,14 @@ async fn an_invalid_batch_leaves_the_open_quote_exactly_as_it_was() {
 }
 
 /// Batches the host reads from the tool's objects answer exactly as their
-/// JSON text does: the same answer to each, the same quote after them all.
+/// JSON values do: the same answer to each, the same quote after them all.
 #[wasm_bindgen_test]
-async fn a_batch_read_from_its_objects_answers_as_its_json_text() {
+async fn a_batch_read_from_its_objects_answers_as_its_json_value() {
     const BATCHES: usize = 300;
     let (host, tool, id) = editing(EXTENSION).await;
     let mut runs = Vec::new();
-    for as_text in [true, false] {
-        toolbridge_host::read_lines_as_text(as_text);
+    for as_values in [true, false] {
+        toolbridge_host::read_lines_as_values(as_values);
         host.close_quote(&js(&json!({"discard": true}))).unwrap();
         resolved(host.open_quote(id.clone(), &JsValue::UNDEFINED)).await;
         let answers = tool
@@ -904,13 +904,13 @@ async fn a_batch_read_from_its_objects_answers_as_its_json_text() {
         assert_eq!(answers["ok"], true, "{answers}");
         runs.push((answers["result"].clone(), quote_of(&host)));
     }
-    let read_as_text = toolbridge_host::read_lines_as_text(false) as usize;
+    let read_as_values = toolbridge_host::read_lines_as_values(false) as usize;
     assert!(
-        read_as_text < BATCHES / 2,
-        "{read_as_text} of {BATCHES} batches went as JSON text"
+        read_as_values < BATCHES / 2,
+        "{read_as_values} of {BATCHES} batches went as JSON values"
     );
-    let (by_text, by_objects) = (&runs[0], &runs[1]);
-    for (i, (text, objects)) in by_text
+    let (by_value, by_objects) = (&runs[0], &runs[1]);
+    for (i, (value, objects)) in by_value
         .0
         .as_array()
         .unwrap()
@@ -918,10 +918,10 @@ async fn a_batch_read_from_its_objects_answers_as_its_json_text() {
         .zip(by_objects.0.as_array().unwrap())
         .enumerate()
     {
-        assert_eq!(text, objects, "batch {i}");
+        assert_eq!(value, objects, "batch {i}");
     }
-    assert_eq!(by_text.1, by_objects.1);
-    let lines = by_text.1["lines"].as_array().unwrap().len();
+    assert_eq!(by_value.1, by_objects.1);
+    let lines = by_value.1["lines"].as_array().unwrap().len();
     assert!(lines > 150, "only {lines} lines were merged");
 }
 

@@ -184,8 +184,17 @@ impl OpenQuote {
         self.merge(validate_batch(params, catalog)?, catalog)
     }
 
+    /// The first half of [`OpenQuote::add_lines`]: the batch validated
+    /// against the catalog, the quote untouched (`QUOTE_LOCKED` first when it
+    /// takes no lines). The host's way for a batch it does not give line by
+    /// line ([`OpenQuote::lines_by_field`]).
+    pub fn validate_lines(&self, params: &Value, catalog: &Catalog) -> Result<ValidBatch, Error> {
+        self.check_editable()?;
+        validate_batch(params, catalog)
+    }
+
     /// [`OpenQuote::add_lines`] with the batch as JSON text: the same rules
-    /// and answers, parsed straight into each line's fields (the host's path).
+    /// and answers, parsed straight into each line's fields.
     pub fn add_lines_json(&mut self, text: &str, catalog: &Catalog) -> Result<MergeReport, Error> {
         let batch = self.validate_lines_json(text, catalog)?;
         self.merge(batch, catalog)
