@@ -82,6 +82,35 @@ impl OwnServer {
         self.server = Some(ToolbridgeServer::launch(&binary, &options, port).unwrap());
     }
 
+    /// Has the same user, in a second browser (its own driver: a device of its own), open quote
+    /// `id`, add a Landing of vinyl with the estimator and save it; answers the quote as the
+    /// server then has it.
+    async fn saved_on_another_device(&self, id: &str) -> Value {
+        let engine = webdriver::Browser::named(&setting("TOOLBRIDGE_E2E_BROWSER")).unwrap();
+        let driver = WebDriver::start(
+            engine,
+            &driver_from_env(engine).unwrap(),
+            &std::env::temp_dir().join(format!("offline-second-driver-{}", engine.name)),
+        )
+        .unwrap();
+        let second = Browser::open_from(driver.url(), self.origin()).await;
+        sign_in(&second, "office@harbour.test", "Olivia Office").await;
+        second.go(&format!("/#/quotes/{id}")).await;
+        second.find(".lines-table, .empty-lines").await;
+        open_tool(&second, "Flooring estimator").await;
+        estimate(&second, &[("Landing", "5", "1.2", "VINYL-02")]).await;
+        second.find(".dirty:not([hidden])").await;
+        second.press("Save").await;
+        second
+            .until(
+                "the second browser's save",
+                "document.querySelector('.dirty')?.hidden === true",
+            )
+            .await;
+        second.close().await;
+        self.quote(id).await
+    }
+
     /// Quote `id` as the server has it, read over REST with a key of its own.
     async fn quote(&self, id: &str) -> Value {
         let server = self.server.as_ref().expect("the server runs");
@@ -333,34 +362,12 @@ async fn a_save_that_waits_for_the_server_goes_by_itself_when_it_is_back() {
 #[tokio::test]
 async fn a_quote_saved_in_a_second_browser_meanwhile_is_a_conflict_the_user_settles() {
     let server = OwnServer::start("conflict");
-    let engine = webdriver::Browser::named(&setting("TOOLBRIDGE_E2E_BROWSER")).unwrap();
-    let second_driver = WebDriver::start(
-        engine,
-        &driver_from_env(engine).unwrap(),
-        &std::env::temp_dir().join(format!("offline-second-driver-{}", engine.name)),
-    )
-    .unwrap();
 
     let first = Browser::open_on(server.origin()).await;
     let (id, _) = lines_from_the_estimator(&first, "Kitchen", "OAK-01").await;
 
     // The same user on another device saves the quote with other lines.
-    let second = Browser::open_from(second_driver.url(), server.origin()).await;
-    sign_in(&second, "office@harbour.test", "Olivia Office").await;
-    second.go(&format!("/#/quotes/{id}")).await;
-    second.find(".lines-table, .empty-lines").await;
-    open_tool(&second, "Flooring estimator").await;
-    estimate(&second, &[("Landing", "5", "1.2", "VINYL-02")]).await;
-    second.find(".dirty:not([hidden])").await;
-    second.press("Save").await;
-    second
-        .until(
-            "the second browser's save",
-            "document.querySelector('.dirty')?.hidden === true",
-        )
-        .await;
-    second.close().await;
-    let theirs = server.quote(&id).await;
+    let theirs = server.saved_on_another_device(&id).await;
     assert_eq!(in_section(&theirs, "Landing"), 2, "{theirs}");
 
     first.press("Save").await;
@@ -408,13 +415,6 @@ async fn a_quote_saved_in_a_second_browser_meanwhile_is_a_conflict_the_user_sett
 #[tokio::test]
 async fn a_send_over_a_version_saved_elsewhere_sends_nothing_and_shows_both() {
     let server = OwnServer::start("send-conflict");
-    let engine = webdriver::Browser::named(&setting("TOOLBRIDGE_E2E_BROWSER")).unwrap();
-    let second_driver = WebDriver::start(
-        engine,
-        &driver_from_env(engine).unwrap(),
-        &std::env::temp_dir().join(format!("offline-send-second-driver-{}", engine.name)),
-    )
-    .unwrap();
 
     // The first browser saves its lines: nothing is unsaved there.
     let first = Browser::open_on(server.origin()).await;
@@ -428,22 +428,7 @@ async fn a_send_over_a_version_saved_elsewhere_sends_nothing_and_shows_both() {
         .await;
 
     // The same user on another device then saves other lines.
-    let second = Browser::open_from(second_driver.url(), server.origin()).await;
-    sign_in(&second, "office@harbour.test", "Olivia Office").await;
-    second.go(&format!("/#/quotes/{id}")).await;
-    second.find(".lines-table, .empty-lines").await;
-    open_tool(&second, "Flooring estimator").await;
-    estimate(&second, &[("Landing", "5", "1.2", "VINYL-02")]).await;
-    second.find(".dirty:not([hidden])").await;
-    second.press("Save").await;
-    second
-        .until(
-            "the second browser's save",
-            "document.querySelector('.dirty')?.hidden === true",
-        )
-        .await;
-    second.close().await;
-    let theirs = server.quote(&id).await;
+    let theirs = server.saved_on_another_device(&id).await;
 
     // Sending from the first browser, whose copy is older, sends nothing and shows both.
     first.press("Send Quote").await;
