@@ -11,7 +11,7 @@ const ICONS = { success: "✓", warning: "!", error: "×" };
 const LABELS = { success: "Success", warning: "Warning", error: "Error" };
 
 // The same text within a moment is shown once (a tool retrying in a loop would flood the screen),
-// unless its toast was dismissed meanwhile: a user who closed it and does the same again sees it again.
+// unless its toast was dismissed meanwhile: whoever closed it and does it again sees it again.
 const recent = new Map();
 const DEDUPE_MS = 1500;
 
