@@ -87,7 +87,16 @@ pub struct BridgeQuoteLineRequest {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RestCreateQuoteRequest {
     /// A customer of the key's tenant (not blank).
-    #[cfg_attr(feature = "openapi", schema(max_length = 1000, pattern = r"\S"))]
+    // "Not blank" as the rule reads it (`str::trim`): a character outside Unicode's White_Space.
+    // Spelled out, since ECMAScript's `\s`, which a schema's `\S` means, leaves out U+0085 and
+    // counts U+FEFF. The other not-blank fields of the API carry the same pattern.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            max_length = 1000,
+            pattern = r"[^\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+        )
+    )]
     pub customer_id: String,
     /// Quote title.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -108,7 +117,13 @@ pub struct RestCreateQuoteRequest {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RestQuoteLineRequest {
     /// A product `id` from `GET /api/v1/products` (not blank).
-    #[cfg_attr(feature = "openapi", schema(max_length = 1000, pattern = r"\S"))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            max_length = 1000,
+            pattern = r"[^\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+        )
+    )]
     pub sku_id: String,
     /// More than 0, at most 10000. Amounts are decimals of at most 28
     /// places, so the smallest quantity is 1e-28 (less reads as 0).

@@ -24,7 +24,13 @@ pub const MAX_EXPIRY_DAYS: u32 = 365;
 pub struct QuoteHeaderChangeRequest {
     /// The quote's new customer: a customer of the tenant (not blank).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(nullable = false, pattern = r"\S"))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            nullable = false,
+            pattern = r"[^\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+        )
+    )]
     pub customer_id: Option<String>,
     /// Quote or Estimate.
     #[serde(default, skip_serializing_if = "Option::is_none")]

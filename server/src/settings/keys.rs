@@ -54,7 +54,10 @@ pub struct RateLimitBody {
 pub struct NewKey {
     /// What the key is for: 1 to 100 characters, not blank
     /// (`toolbridge_store::KEY_NAME_MAX_CHARS`).
-    #[schema(max_length = 100, pattern = r"\S")]
+    #[schema(
+        max_length = 100,
+        pattern = r"[^\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+    )]
     pub name: String,
     /// Its scopes, at least one: `customers:read`, `products:read`,
     /// `quotes:read`, `quotes:write`, `jobs:read`, `catalog:read`,
