@@ -543,21 +543,9 @@ fn add_lines(shared: &Shared, caller: &Caller, params: &JsValue, started: f64) -
 /// Why an `addLines` batch cannot be read as JSON data, at the place in
 /// `lines` it says (`lines[2].description`).
 fn unreadable_batch(unreadable: &json::Unreadable) -> Error {
-    match unreadable {
-        json::Unreadable::Value => unsendable(),
-        json::Unreadable::LoneSurrogate(path) => Error::invalid(
-            format!("lines{path}"),
-            "holds a lone surrogate (half of a UTF-16 pair), which JSON text cannot carry",
-        ),
-        json::Unreadable::LoneSurrogateInName(path) => Error::invalid(
-            format!("lines{path}"),
-            "has a member whose name holds a lone surrogate (half of a UTF-16 pair), which JSON \
-             text cannot carry",
-        ),
-        json::Unreadable::TooDeep(path) => Error::invalid(
-            format!("lines{path}"),
-            "nests arrays or objects over 127 deep",
-        ),
+    match unreadable.place() {
+        None => unsendable(),
+        Some((path, why)) => Error::invalid(format!("lines{path}"), why),
     }
 }
 

@@ -220,27 +220,33 @@ impl Unreadable {
             Unreadable::TooDeep(path) => Unreadable::TooDeep(format!("{step}{path}")),
         }
     }
+
+    /// Where in the value the fault is (`[2].description`; empty for the
+    /// value itself) and what it is, for a message; `None` for
+    /// [`Unreadable::Value`], which has no place.
+    pub(crate) fn place(&self) -> Option<(&str, &'static str)> {
+        match self {
+            Unreadable::Value => None,
+            Unreadable::LoneSurrogate(path) => Some((
+                path,
+                "holds a lone surrogate (half of a UTF-16 pair), which JSON text cannot carry",
+            )),
+            Unreadable::LoneSurrogateInName(path) => Some((
+                path,
+                "has a member whose name holds a lone surrogate (half of a UTF-16 pair), which \
+                 JSON text cannot carry",
+            )),
+            Unreadable::TooDeep(path) => Some((path, "nests arrays or objects over 127 deep")),
+        }
+    }
 }
 
 impl std::fmt::Display for Unreadable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (what, path) = match self {
-            Unreadable::Value => return f.write_str("not JSON data"),
-            Unreadable::LoneSurrogate(path) => (
-                "a string with a lone surrogate (half of a UTF-16 pair), which JSON text cannot carry",
-                path,
-            ),
-            Unreadable::LoneSurrogateInName(path) => (
-                "a member's name with a lone surrogate (half of a UTF-16 pair), which JSON text \
-                 cannot carry",
-                path,
-            ),
-            Unreadable::TooDeep(path) => ("arrays or objects nested over 127 deep", path),
-        };
-        if path.is_empty() {
-            f.write_str(what)
-        } else {
-            write!(f, "{what}, at {path}")
+        match self.place() {
+            None => f.write_str("not JSON data"),
+            Some(("", why)) => write!(f, "the value {why}"),
+            Some((path, why)) => write!(f, "the value at {path} {why}"),
         }
     }
 }
