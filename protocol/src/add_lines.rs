@@ -13,7 +13,6 @@ use crate::input::{Field, Fields, Floor, MAX_FIELDS, kind};
 use crate::limits::{
     ADD_LINES_MAX_BATCH, MAX_LINE_PRICE, MAX_LINE_QTY, SECTION_MAX_CHARS, TEXT_MAX_CHARS,
 };
-use crate::raw_batch::{RawLine, Shape, each_line};
 use crate::tax::normalise_add_line_rate;
 
 /// What a line's `linkedItemId` points at.
@@ -257,23 +256,6 @@ pub fn validate_batch(params: &Value, catalog: &Catalog) -> Result<ValidBatch, E
     errors.into_result(batch)
 }
 
-/// [`validate_batch`] on the batch as JSON text, parsed straight into the
-/// fields of each line: the same answer, with less work.
-pub fn validate_batch_json(text: &str, catalog: &Catalog) -> Result<ValidBatch, Error> {
-    // Room for the lines the text can hold (a line takes 30 bytes or more),
-    // so that the list is not copied as it grows.
-    let mut reading = Reading::new(catalog, text.len() / MIN_LINE_BYTES);
-    let shape = each_line(text, &LINE_FIELDS, |i, line| match line {
-        RawLine::Object { slots, unknown } => reading.line(i, slots, unknown),
-        RawLine::Other(kind) => reading.not_an_object(i, kind),
-    })
-    .map_err(|error| Error::invalid("lines", format!("is not valid JSON ({error})")))?;
-    match shape {
-        Shape::Other(kind) => Err(not_a_batch(kind)),
-        Shape::Lines(count) => reading.finish(count),
-    }
-}
-
 /// A field's value in a line given field by field ([`LineByLine`]): a JSON
 /// value, of which only the kind counts for an array or an object.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -308,8 +290,8 @@ impl<'a> FieldValue<'a> {
 /// An `addLines` batch given line by line and field by field, by a reader
 /// that holds its lines in another form than JSON text (the host: the
 /// objects a tool's page sent). Each line is checked as it comes, and
-/// [`LineByLine::finish`] gives what [`validate_batch_json`] gives for the
-/// text of those lines.
+/// [`LineByLine::finish`] gives what [`validate_batch`] gives for those
+/// lines as a JSON value.
 #[derive(Debug)]
 pub struct LineByLine<'c> {
     reading: Reading<'c>,
@@ -383,23 +365,12 @@ impl<'c> Reading<'c> {
         }
     }
 
-    /// Records that line `i` is not an object.
-    fn not_an_object(&mut self, i: usize, kind: &'static str) {
-        if i < ADD_LINES_MAX_BATCH {
-            Fields::not_an_object("lines", i, kind, &mut self.errors);
-        }
-    }
-
     /// The batch of `count` lines.
     fn finish(self, count: usize) -> Result<ValidBatch, Error> {
         check_batch_size(count)?;
         self.errors.into_result(self.batch)
     }
 }
-
-/// Fewer bytes than a valid line takes in JSON text: `{"qty":1,"unitPrice":0,"taxRate":0}`
-/// and its comma.
-const MIN_LINE_BYTES: usize = 32;
 
 fn not_a_batch(kind: &str) -> Error {
     Error::invalid(

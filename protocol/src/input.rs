@@ -302,16 +302,6 @@ impl<'v, 'e> Fields<'v, 'e> {
         }
     }
 
-    /// Records that item `i` of `array` is not an object.
-    pub(crate) fn not_an_object(
-        array: &'static str,
-        i: usize,
-        kind: &'static str,
-        errors: &mut Violations,
-    ) {
-        errors.push(index(array, i), format!("must be an object, not {kind}"));
-    }
-
     /// The path of a field of this object.
     pub(crate) fn path_of(&self, name: impl FieldName) -> String {
         self.base.join(name.name())

@@ -63,7 +63,6 @@ pub mod problem;
 pub mod quote;
 pub mod quote_header;
 pub mod quote_view;
-mod raw_batch;
 pub mod rpc;
 pub mod settings;
 pub mod tax;

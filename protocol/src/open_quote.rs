@@ -10,9 +10,7 @@ use std::collections::{BTreeMap, HashSet};
 use rust_decimal::Decimal;
 use serde_json::Value;
 
-use crate::add_lines::{
-    LineByLine, LineType, Unit, ValidBatch, ValidLine, validate_batch, validate_batch_json,
-};
+use crate::add_lines::{LineByLine, LineType, Unit, ValidBatch, ValidLine, validate_batch};
 use crate::catalog::{Catalog, IndexedTaskTemplate, MAX_QTY_PER_UNIT};
 use crate::context::Role;
 use crate::error::{Error, Violation, Violations};
@@ -193,22 +191,7 @@ impl OpenQuote {
         validate_batch(params, catalog)
     }
 
-    /// [`OpenQuote::add_lines`] with the batch as JSON text: the same rules
-    /// and answers, parsed straight into each line's fields.
-    pub fn add_lines_json(&mut self, text: &str, catalog: &Catalog) -> Result<MergeReport, Error> {
-        let batch = self.validate_lines_json(text, catalog)?;
-        self.merge(batch, catalog)
-    }
-
-    /// The first half of [`OpenQuote::add_lines_json`]: the batch validated
-    /// against the catalog, the quote untouched (`QUOTE_LOCKED` first when it
-    /// takes no lines). The host times the two halves apart for the bench.
-    pub fn validate_lines_json(&self, text: &str, catalog: &Catalog) -> Result<ValidBatch, Error> {
-        self.check_editable()?;
-        validate_batch_json(text, catalog)
-    }
-
-    /// [`OpenQuote::validate_lines_json`] for a batch given line by line
+    /// [`OpenQuote::validate_lines`] for a batch given line by line
     /// ([`LineByLine`]): `QUOTE_LOCKED` when the quote takes no lines, else
     /// the batch to give the lines to; what its `finish` answers merges with
     /// [`OpenQuote::merge_valid_lines`].
@@ -221,9 +204,9 @@ impl OpenQuote {
         Ok(LineByLine::new(catalog, lines))
     }
 
-    /// The second half of [`OpenQuote::add_lines_json`]: merges a batch
-    /// [`OpenQuote::validate_lines_json`] validated against the same
-    /// `catalog`, all of it or nothing.
+    /// The second half of [`OpenQuote::add_lines`]: merges a batch
+    /// [`OpenQuote::validate_lines`] or [`OpenQuote::lines_by_field`]
+    /// validated against the same `catalog`, all of it or nothing.
     pub fn merge_valid_lines(
         &mut self,
         batch: ValidBatch,
