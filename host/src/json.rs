@@ -7,10 +7,10 @@
 //! `JSON.parse` and read the same way ([`parse_value`]); a list page from
 //! the backend has its envelope checked on the parsed value with
 //! serde-wasm-bindgen ([`parse_as`]), its text never crossing. The one JSON
-//! text parsed in the module is the catalog index (`crate::host`), by
-//! `serde_json` from its bytes: 20–22 ms for 100 000 products in the bench,
-//! where `JSON.parse` of its 7.3 MB alone takes about 40. Rust → JS goes
-//! through JSON text ([`to_js`]).
+//! text read in the module is the catalog index (`crate::host`), by the
+//! protocol's reader of its shape from its bytes: about 20 ms for 100 000
+//! products in the bench, where `JSON.parse` of its 7.3 MB alone takes about
+//! 40. Rust → JS goes through JSON text ([`to_js`]).
 //!
 //! Measured, when every crossing went through JSON text, against
 //! serde-wasm-bindgen (`Serializer::json_compatible()`) and gloo-utils

@@ -11,6 +11,10 @@ use crate::input::{index, join};
 use crate::limits;
 use crate::money::as_number;
 
+mod index_json;
+
+pub use index_json::read_index;
+
 /// A catalog SKU (`products.list`, `GET /api/v1/products`).
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -30,10 +30,11 @@ pub(crate) const BUNDLE: Crate = Crate {
 };
 
 /// The protocol's readers of untrusted JSON: the messages the host reads from a tool, the
-/// `quotes.addLines` merge, and the `quotes.create` rules.
+/// `quotes.addLines` merge, the `quotes.create` rules, and the catalog index's own reader
+/// (against `serde_json`'s).
 pub(crate) const PROTOCOL: Crate = Crate {
     dir: "protocol/fuzz",
-    targets: &["wire_message", "add_lines", "create_quote"],
+    targets: &["wire_message", "add_lines", "create_quote", "catalog_index"],
 };
 
 /// Runs `target` of `krate` for `seconds`. Whether it ended without a finding, and its figures

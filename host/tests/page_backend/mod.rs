@@ -187,20 +187,20 @@ async fn a_catalog_index_that_is_not_the_one_expected_fails_the_open_and_opens_n
             json!({"products": [{"id": 7, "sku": "A"}], "taskTemplates": [], "costItems": []})
                 .to_string(),
             "INTERNAL",
-            "the backend's answer to GET /catalog/index has an unexpected shape (invalid type: \
-             integer `7`, expected a string",
+            "the backend's answer to GET /catalog/index has an unexpected shape \
+             (products[0].id: must be a string, not a number)",
         ),
         (
             json!({"products": [{"id": guid, "sku": "A"}], "costItems": []}).to_string(),
             "INTERNAL",
             "the backend's answer to GET /catalog/index has an unexpected shape (missing field \
-             `taskTemplates`",
+             `taskTemplates`)",
         ),
         (
             format!(r#"{{"products": [{{"id": "{guid}", "sku": "#),
             "INTERNAL",
-            "the backend's answer to GET /catalog/index is not the JSON expected (EOF while \
-             parsing",
+            "the backend's answer to GET /catalog/index is not JSON (EOF while parsing a value \
+             at line 1 column 69)",
         ),
     ];
     for (text, code, message) in cases {

@@ -13,6 +13,7 @@ mod add_lines;
 mod create_quote;
 mod edit;
 mod fixtures;
+mod index_json;
 mod json_roundtrip;
 mod merge;
 mod money;
