@@ -119,13 +119,8 @@ impl Envelope {
 /// Ids up to this are exact both as JavaScript numbers and as `i64`.
 const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 
-/// A successful answer: JSON from Rust, or a JavaScript value kept ready.
-enum Answer {
-    /// JSON built in Rust.
-    Json(Value),
-    /// A value the host already holds in JavaScript form.
-    Js(JsValue),
-}
+/// A successful answer, as the JavaScript value the tool is given.
+struct Answer(JsValue);
 
 type Outcome = Result<(Answer, Option<Change>), Error>;
 
@@ -245,21 +240,15 @@ fn settle(
     }
     let method = call.method.name();
     match outcome {
-        Ok((answer, change)) => {
-            let result = match answer {
-                Answer::Js(value) => Ok(value),
-                Answer::Json(value) => json::to_js(&value),
+        Ok((Answer(result), change)) => {
+            let reply = js_sys::Object::new();
+            let set = |key: &JsString, value: &JsValue| {
+                let _ = js_sys::Reflect::set(&reply, key, value);
             };
-            let reply = result.map(|result| {
-                let reply = js_sys::Object::new();
-                let set = |key: &JsString, value: &JsValue| {
-                    let _ = js_sys::Reflect::set(&reply, key, value);
-                };
-                JSONRPC_VALUE.with(|version| JSONRPC_KEY.with(|key| set(key, version)));
-                ID_KEY.with(|key| set(key, &call.id));
-                RESULT_KEY.with(|key| set(key, &result));
-                JsValue::from(reply)
-            });
+            JSONRPC_VALUE.with(|version| JSONRPC_KEY.with(|key| set(key, version)));
+            ID_KEY.with(|key| set(key, &call.id));
+            RESULT_KEY.with(|key| set(key, &result));
+            let reply = Ok(JsValue::from(reply));
             if let Some(Change::LinesAdded {
                 deprecation: Some(deprecation),
                 ..
@@ -371,7 +360,7 @@ fn answer_now(
     match method {
         Method::ContextGet => shared
             .context_js()
-            .map(|context| Ok((Answer::Js(context), None)))
+            .map(|context| Ok((Answer(context), None)))
             .ok_or(Remote::Context),
         Method::QuotesAddLines => Ok(add_lines(shared, caller, params, started)),
         Method::QuotesGetOpen => Ok(shared
@@ -380,12 +369,12 @@ fn answer_now(
             .for_tools()
             .ok_or(Error::NoOpenQuote)
             .and_then(|view| json::to_js(&view))
-            .map(|view| (Answer::Js(view), None))),
+            .map(|view| (Answer(view), None))),
         Method::SettingsGet => Ok(settings(shared, caller)),
-        Method::ConnectivityGet => Ok(encode(&Connectivity {
+        Method::ConnectivityGet => Ok(json::to_js(&Connectivity {
             online: shared.reach.online(),
         })
-        .map(|state| (Answer::Json(state), None))),
+        .map(|state| (Answer(state), None))),
         Method::UiToast => Ok(toast(shared, caller, params)),
         Method::UiConfirm => Err(Remote::Confirm),
         // Refused at once where the page has not set its hook, online or not.
@@ -425,7 +414,7 @@ async fn fetch(shared: &Shared, caller: &Caller, request: &FetchRequest) -> Outc
         .backend
         .post_for(&path, &body, FETCH_TIMEOUT_MS)
         .await?;
-    Ok((Answer::Js(crate::fetch::answer(&response)?), None))
+    Ok((Answer(crate::fetch::answer(&response)?), None))
 }
 
 /// Answers a call with the backend's or the user's help.
@@ -447,14 +436,14 @@ async fn run(
                 shared.backend.send("POST", &path, None).await?,
                 &format!("POST {path}"),
             )?;
-            Ok((Answer::Json(encode(&token)?), None))
+            Ok((Answer(json::to_js(&token)?), None))
         }
         Remote::Context => {
             shared.context().await?;
             let context = shared.context_js().ok_or_else(|| {
                 Error::Internal("the signed-in user was forgotten while being read".to_owned())
             })?;
-            Ok((Answer::Js(context), None))
+            Ok((Answer(context), None))
         }
         Remote::Create => {
             let context = shared.context().await?;
@@ -473,13 +462,13 @@ async fn run(
                 reference: summary.reference,
                 total: summary.total,
             };
-            Ok((Answer::Json(encode(&result)?), None))
+            Ok((Answer(json::to_js(&result)?), None))
         }
         Remote::List(method) => {
             let request = read_list_request(params, method.accepts_codes())?;
             if request.codes.as_ref().is_some_and(Vec::is_empty) {
                 return Ok((
-                    Answer::Json(encode(
+                    Answer(json::to_js(
                         &PageRequest::default().envelope(Vec::<Value>::new(), 0),
                     )?),
                     None,
@@ -495,7 +484,7 @@ async fn run(
                     "the backend's answer to GET {path} is not the JSON expected ({why})"
                 ))
             })?;
-            Ok((Answer::Js(page), None))
+            Ok((Answer(page), None))
         }
     }
 }
@@ -537,7 +526,7 @@ fn add_lines(shared: &Shared, caller: &Caller, params: &JsValue, started: f64) -
         }
     });
     shared.add_lines_phases.set(phases);
-    outcome.map(|change| (Answer::Js(JsValue::NULL), Some(change)))
+    outcome.map(|change| (Answer(JsValue::NULL), Some(change)))
 }
 
 /// Why an `addLines` batch cannot be read as JSON data, at the place in
@@ -591,7 +580,7 @@ fn settings(shared: &Shared, caller: &Caller) -> Outcome {
             caller.name
         ))
     })?;
-    Ok((Answer::Js(json::to_js(settings)?), None))
+    Ok((Answer(json::to_js(settings)?), None))
 }
 
 /// `NOT_ALLOWED` for `auth.getToken` from a tool the page mounted without
@@ -645,7 +634,7 @@ fn toast(shared: &Shared, caller: &Caller, params: &JsValue) -> Outcome {
     })?;
     hook.call1(&JsValue::NULL, &argument)
         .map_err(|thrown| hook_failed("host.onToast", &thrown))?;
-    Ok((Answer::Js(JsValue::NULL), None))
+    Ok((Answer(JsValue::NULL), None))
 }
 
 /// `ui.confirm`: asks the page's hook, one dialog at a time per tool, and
@@ -687,7 +676,7 @@ async fn confirm(shared: &Shared, caller: &Caller, port: &MessagePort, params: &
             link.confirm = None;
         }
     }
-    Ok((Answer::Js(JsValue::from_bool(asked?)), None))
+    Ok((Answer(JsValue::from_bool(asked?)), None))
 }
 
 /// Calls the `onConfirm` hook and waits for its answer, or for the dialog to
@@ -756,7 +745,7 @@ async fn open_quote(shared: &Shared, caller: &Caller, params: &Value) -> Outcome
         .await
         .map_err(|thrown| hook_failed("host.onNavigate", &thrown))?;
     Ok((
-        Answer::Js(JsValue::from_bool(went.as_bool() == Some(true))),
+        Answer(JsValue::from_bool(went.as_bool() == Some(true))),
         None,
     ))
 }
@@ -800,11 +789,6 @@ fn list_path(method: Method, request: &ListRequest) -> String {
             request.paging.page_size()
         ),
     }
-}
-
-fn encode<T: serde::Serialize>(value: &T) -> Result<Value, Error> {
-    serde_json::to_value(value)
-        .map_err(|error| Error::Internal(format!("cannot encode the answer: {error}")))
 }
 
 /// A backend answer read as `T`.
