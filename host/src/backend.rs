@@ -257,12 +257,12 @@ impl Backend {
         })
     }
 
-    /// `POST` or `PUT` with a body of JSON text; `None` sends no body.
+    /// `POST` or `PUT` with a JSON body; `None` sends no body.
     pub(crate) async fn send(
         &self,
         method: &str,
         path: &str,
-        body: Option<&str>,
+        body: Option<&Value>,
     ) -> Result<Value, Error> {
         Ok(self.send_tagged(method, path, body, &[]).await?.body)
     }
@@ -273,11 +273,12 @@ impl Backend {
         &self,
         method: &str,
         path: &str,
-        body: Option<&str>,
+        body: Option<&Value>,
         headers: &[(&str, &str)],
     ) -> Result<Tagged, Error> {
+        let body = body.map(Value::to_string);
         let answer = self
-            .fetch::<JsString>(method, path, body, headers, None)
+            .fetch::<JsString>(method, path, body.as_deref(), headers, None)
             .await?;
         success(answer, &format!("{method} {path}"))
     }

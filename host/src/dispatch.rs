@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use js_sys::{Array, JsString, Promise};
 use serde::Serialize;
-use serde::de::DeserializeOwned;
+use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::Value;
 use toolbridge_protocol::Error;
 use toolbridge_protocol::add_lines::ValidBatch;
@@ -23,7 +23,7 @@ use toolbridge_protocol::method::Method;
 use toolbridge_protocol::notification::{
     SessionEndReason, ToolNotification, read_tool_notification,
 };
-use toolbridge_protocol::paging::{ListRequest, PageRequest, read_list_request};
+use toolbridge_protocol::paging::{BridgePagedResult, ListRequest, PageRequest, read_list_request};
 use toolbridge_protocol::quote::{BridgeCreateQuoteResult, QuoteDto};
 use toolbridge_protocol::rpc::{JSONRPC_VERSION, Rejected, RpcId, RpcResponse, decode_call};
 use toolbridge_protocol::ui::{
@@ -452,10 +452,7 @@ async fn run(
             // the backend checks it again with the same rules.
             validate_bridge_create(params)?;
             let created: QuoteDto = typed(
-                shared
-                    .backend
-                    .send("POST", "/quotes", Some(&params.to_string()))
-                    .await?,
+                shared.backend.send("POST", "/quotes", Some(params)).await?,
                 "POST /quotes",
             )?;
             let summary = created.summary();
@@ -482,7 +479,7 @@ async fn run(
             // The page passes through as the backend sent it, parsed by the
             // browser, once its envelope is known to be right (json.rs has
             // the figures: this is the fastest way there).
-            let page = json::parse_page(&text).map_err(|why| {
+            let page = json::parse_as::<BridgePagedResult<IgnoredAny>>(&text).map_err(|why| {
                 Error::Internal(format!(
                     "the backend's answer to GET {path} is not the JSON expected ({why})"
                 ))

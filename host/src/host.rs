@@ -4,19 +4,17 @@
 //! changes, calls and connectivity, and switch debug logging.
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use js_sys::{Function, Promise};
-use serde::{Deserialize, Serialize};
-use toolbridge_protocol::capability::Capability;
+use serde::Deserialize;
 use toolbridge_protocol::catalog::{self, Catalog, CatalogIndex};
 use toolbridge_protocol::context::{BridgeContextDto, ContextValues};
-use toolbridge_protocol::manifest::{SLUG_RULE, ToolType, is_tool_slug};
+use toolbridge_protocol::manifest::{SLUG_RULE, is_tool_slug};
 use toolbridge_protocol::money::decimal_from_f64;
 use toolbridge_protocol::notification::SessionEndReason;
 use toolbridge_protocol::open_quote::{LineEdit, OpenQuote};
-use toolbridge_protocol::quote::{QuoteDto, QuoteLine};
+use toolbridge_protocol::quote::QuoteDto;
 use toolbridge_protocol::{Error, limits};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::wasm_bindgen;
@@ -343,9 +341,7 @@ impl Shared {
             id,
             reference,
             revision: session.revision,
-            body: serde_json::to_string(&SaveBody { lines, group_keys }).map_err(|error| {
-                Error::Internal(format!("cannot write the quote's lines as JSON: {error}"))
-            })?,
+            body: serde_json::json!({"lines": lines, "groupKeys": group_keys}),
             sent: fingerprint(lines, group_keys),
             key,
             etag: session.etag.clone(),
@@ -503,25 +499,6 @@ fn quote_path(id: &str, rest: &str) -> String {
     )
 }
 
-/// The body of a save: the open quote's lines and group keys.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct SaveBody<'a> {
-    lines: &'a [QuoteLine],
-    group_keys: &'a BTreeMap<String, u32>,
-}
-
-/// What `host.tools()` gives for one mounted tool.
-#[derive(Serialize)]
-struct ToolStatus<'a> {
-    slug: &'a str,
-    #[serde(rename = "type")]
-    tool_type: ToolType,
-    origin: &'a str,
-    connected: bool,
-    capabilities: &'a [Capability],
-}
-
 /// What one save of the open quote sends.
 struct SaveAttempt {
     /// The quote's id and reference.
@@ -529,8 +506,8 @@ struct SaveAttempt {
     reference: String,
     /// The revision saved.
     revision: u64,
-    /// The body, as JSON text: the lines and group keys.
-    body: String,
+    /// The body: the lines and group keys.
+    body: serde_json::Value,
     /// Their [`fingerprint`].
     sent: u64,
     /// Its `Idempotency-Key`.
@@ -1090,21 +1067,22 @@ impl Host {
     /// the extensions its welcome offered.
     #[wasm_bindgen(unchecked_return_type = "ToolStatus[]")]
     pub fn tools(&self) -> Result<JsValue, JsValue> {
-        let tools = self.shared.tools.borrow();
-        let statuses: Vec<ToolStatus<'_>> = tools
+        let tools: Vec<serde_json::Value> = self
+            .shared
+            .tools
+            .borrow()
             .iter()
-            .map(|m| ToolStatus {
-                slug: &m.tool.slug,
-                tool_type: m.tool.tool_type,
-                origin: &m.tool.origin,
-                connected: m.link.is_some(),
-                capabilities: m
-                    .link
-                    .as_ref()
-                    .map_or(&[][..], |link| &link.capabilities[..]),
+            .map(|m| {
+                serde_json::json!({
+                    "slug": m.tool.slug,
+                    "type": m.tool.tool_type,
+                    "origin": m.tool.origin,
+                    "connected": m.link.is_some(),
+                    "capabilities": m.link.as_ref().map_or(&[][..], |link| &link.capabilities[..]),
+                })
             })
             .collect();
-        json::to_js(&statuses).map_err(|e| HostError::from(e).into())
+        json::to_js(&tools).map_err(|e| HostError::from(e).into())
     }
 
     /// Forgets the signed-in user kept from `GET /me`; call it after the

@@ -5,8 +5,8 @@
 //! as its JSON text does, and [`from_js`] reads the plain value into a
 //! `serde_json::Value` member by member; a backend's answer is parsed by
 //! `JSON.parse` and read the same way ([`parse_value`]); a list page from
-//! the backend has its envelope checked on the parsed value
-//! ([`parse_page`]), its text and its items never crossing. The one JSON
+//! the backend has its envelope checked on the parsed value with
+//! serde-wasm-bindgen ([`parse_as`]), its text never crossing. The one JSON
 //! text read in the module is the catalog index (`crate::host`), by the
 //! protocol's reader of its shape from its bytes: about 20 ms for 100 000
 //! products in the bench, where `JSON.parse` of its 7.3 MB alone takes about
@@ -29,14 +29,10 @@
 //! | the page, JS → typed Rust | 295–337 | 277–340 | 222–285 |
 //!
 //! The page as the host passes it on (the backend's text, checked, to a
-//! JavaScript value): 100–105 µs when its envelope was checked with
-//! serde-wasm-bindgen (`JSON.parse` 82–85, the check the rest) against
-//! 180–242 before that (the text copied into Rust and scanned by
-//! `serde_json`, then `JSON.parse`); parsed in Rust, then handed over by
-//! serde-wasm-bindgen 1655–2250, by gloo-utils 422–575. The envelope is now
-//! read from a [`Value`] of its own members with the items left as `null`s
-//! ([`parse_page`]), which needs no second deserializer: serde-wasm-bindgen,
-//! used for that check alone, was 2.7 KB of the module as brotli.
+//! JavaScript value): 100–105 µs now ([`parse_as`]: `JSON.parse` 82–85, the
+//! envelope check the rest) against 180–242 before (the text copied into
+//! Rust and scanned by `serde_json`, then `JSON.parse`); parsed in Rust, then
+//! handed over by serde-wasm-bindgen 1655–2250, by gloo-utils 422–575.
 //!
 //! JS → `Value` no longer goes through JSON text in the module: parsing it
 //! there kept `serde_json`'s parser in the module for every type read from
@@ -62,10 +58,9 @@ use std::cell::RefCell;
 
 use js_sys::{Array, JsString, Number, Object};
 use serde::Serialize;
-use serde::de::{DeserializeOwned, IgnoredAny};
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use toolbridge_protocol::Error;
-use toolbridge_protocol::paging::BridgePagedResult;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -101,43 +96,35 @@ pub(crate) fn parse(text: &JsString) -> Option<JsValue> {
     parse_js_string(text).ok()
 }
 
-/// The browser's parse of a page of a list (`{items, totalCount, page,
-/// pageSize}`) held in JavaScript, once its envelope is right: neither the
-/// text nor the items cross into Rust (the items pass through to the tool as
-/// they are). The error says why not, and where.
-pub(crate) fn parse_page(text: &JsString) -> Result<JsValue, String> {
-    let page = parse_js_string(text).map_err(|thrown| {
+/// The browser's parse of JSON text held in JavaScript, once it reads as
+/// `T` (for a check, `T` may hold [`serde::de::IgnoredAny`] where any value
+/// will do): the text never crosses into Rust. The error says why not, and
+/// where in the value.
+pub(crate) fn parse_as<T: DeserializeOwned>(text: &JsString) -> Result<JsValue, String> {
+    let value = parse_js_string(text).map_err(|thrown| {
         let why = thrown
             .dyn_ref::<js_sys::Error>()
             .map_or_else(String::new, |error| format!(" ({})", error.message()));
         format!("not JSON{why}")
     })?;
-    value_as::<BridgePagedResult<IgnoredAny>>(envelope(&page)?)?;
-    Ok(page)
-}
-
-/// A page as a [`Value`] whose items are each `null`: only how many there
-/// are matters to the envelope, and reading them would cost the time the
-/// page takes to cross.
-fn envelope(page: &JsValue) -> Result<Value, String> {
-    let Some(object) = page.dyn_ref::<Object>().filter(|_| !Array::is_array(page)) else {
-        return read_parsed(page).map_err(|unreadable| unreadable.to_string());
-    };
-    let mut members = Map::new();
-    for (name, member) in Object::keys(object)
-        .iter()
-        .zip(Object::values(object).iter())
-    {
-        let name = name.as_string().unwrap_or_default();
-        let member = match member.dyn_ref::<Array>() {
-            Some(items) if name == "items" => {
-                Value::Array(vec![Value::Null; items.length() as usize])
+    serde_path_to_error::deserialize::<_, T>(serde_wasm_bindgen::Deserializer::from(value.clone()))
+        .map_err(|error| {
+            let path = error.path().to_string();
+            let error = error.into_inner();
+            // Its own message, without the "Error: " of its `Display`.
+            let message = JsValue::from(error)
+                .dyn_into::<js_sys::Error>()
+                .map_or_else(
+                    |_| "not the shape expected".to_owned(),
+                    |e| e.message().into(),
+                );
+            if path == "." {
+                message
+            } else {
+                format!("{path}: {message}")
             }
-            _ => read_parsed(&member).map_err(|unreadable| unreadable.to_string())?,
-        };
-        members.insert(name, member);
-    }
-    Ok(Value::Object(members))
+        })?;
+    Ok(value)
 }
 
 thread_local! {
