@@ -593,6 +593,16 @@ impl<'a> Reader<'a> {
     /// A JSON number, as `serde_json` reads it without its `float_roundtrip` feature: the
     /// digits into a `u64` (those past its range only counted), then scaled by a power of ten.
     fn number(&mut self) -> Result<f64, Fault> {
+        let (negative, significand, exponent) = self.number_parts()?;
+        let magnitude =
+            scale(significand, exponent).ok_or_else(|| self.syntax("number out of range"))?;
+        Ok(if negative { -magnitude } else { magnitude })
+    }
+
+    /// Takes a JSON number, checking its grammar: whether it is negative, its digits as a `u64`
+    /// (past its range, a whole part's digits only counted and a fraction's dropped), and the
+    /// power of ten they are scaled by.
+    fn number_parts(&mut self) -> Result<(bool, u64, i32), Fault> {
         let negative = self.text.get(self.at) == Some(&b'-');
         if negative {
             self.at += 1;
@@ -672,9 +682,7 @@ impl<'a> Reader<'a> {
                 exponent.saturating_add(written)
             };
         }
-        let magnitude =
-            scale(significand, exponent).ok_or_else(|| self.syntax("number out of range"))?;
-        Ok(if negative { -magnitude } else { magnitude })
+        Ok((negative, significand, exponent))
     }
 
     /// Skips a value, checking that it is JSON as `serde_json` checks a value it ignores: its
@@ -699,7 +707,8 @@ impl<'a> Reader<'a> {
                     }
                 }
                 Some(b'"') => self.skip_string()?,
-                Some(b'-' | b'0'..=b'9') => self.skip_number()?,
+                // Its grammar only: serde_json ignores a number it skips, `1e999` too.
+                Some(b'-' | b'0'..=b'9') => drop(self.number_parts()?),
                 Some(b't') => self.word(b"true")?,
                 Some(b'f') => self.word(b"false")?,
                 Some(b'n') => self.word(b"null")?,
@@ -771,51 +780,6 @@ impl<'a> Reader<'a> {
                 None => return Err(self.syntax("EOF while parsing a string")),
             }
         }
-    }
-
-    /// Skips a number, checking its grammar only (as `serde_json` ignores one: `1e999` is fine).
-    fn skip_number(&mut self) -> Result<(), Fault> {
-        if self.text.get(self.at) == Some(&b'-') {
-            self.at += 1;
-        }
-        match self.text.get(self.at) {
-            Some(b'0') => {
-                self.at += 1;
-                if self.digits() > 0 {
-                    return Err(self.syntax("invalid number"));
-                }
-            }
-            Some(b'1'..=b'9') => {
-                self.digits();
-            }
-            Some(_) => return Err(self.syntax("invalid number")),
-            None => return Err(self.syntax("EOF while parsing a value")),
-        }
-        if self.text.get(self.at) == Some(&b'.') {
-            self.at += 1;
-            if self.digits() == 0 {
-                return Err(self.syntax("invalid number"));
-            }
-        }
-        if let Some(b'e' | b'E') = self.text.get(self.at) {
-            self.at += 1;
-            if let Some(b'+' | b'-') = self.text.get(self.at) {
-                self.at += 1;
-            }
-            if self.digits() == 0 {
-                return Err(self.syntax("invalid number"));
-            }
-        }
-        Ok(())
-    }
-
-    /// Takes the decimal digits next in the text; how many there were.
-    fn digits(&mut self) -> usize {
-        let start = self.at;
-        while self.text.get(self.at).is_some_and(u8::is_ascii_digit) {
-            self.at += 1;
-        }
-        self.at - start
     }
 
     /// Takes `word` (`true`, `false`, `null`).
