@@ -419,8 +419,14 @@ pub(crate) fn read_js<T: DeserializeOwned>(value: &JsValue, what: &str) -> Resul
 
 /// A Rust value as a fresh JavaScript value.
 pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, Error> {
-    let text = serde_json::to_string(value)
-        .map_err(|error| Error::Internal(format!("cannot encode a value as JSON: {error}")))?;
+    parse_own(serde_json::to_string(value))
+}
+
+/// The rest of [`to_js`], apart so that the module holds it once rather than once for each of
+/// the twenty-odd types it writes.
+fn parse_own(text: Result<String, serde_json::Error>) -> Result<JsValue, Error> {
+    let text =
+        text.map_err(|error| Error::Internal(format!("cannot encode a value as JSON: {error}")))?;
     js_sys::JSON::parse(&text)
         .map_err(|_| Error::Internal("the browser could not parse the host's own JSON".to_owned()))
 }

@@ -155,6 +155,14 @@ impl LineAmounts {
             cost: round_money(mul(qty, buy)),
         }
     }
+
+    /// Adds `line`'s amounts to these, field by field.
+    fn add_line(&mut self, line: Self) {
+        self.nett = add(self.nett, line.nett);
+        self.tax = add(self.tax, line.tax);
+        self.total = add(self.total, line.total);
+        self.cost = add(self.cost, line.cost);
+    }
 }
 
 amounts! {
@@ -181,14 +189,22 @@ amounts! {
 impl Totals {
     /// Adds up line amounts.
     pub fn sum(lines: impl IntoIterator<Item = LineAmounts>) -> Self {
-        let (mut cost, mut nett, mut tax, mut total) =
-            (Decimal::ZERO, Decimal::ZERO, Decimal::ZERO, Decimal::ZERO);
+        let mut sums = LineAmounts::default();
         for line in lines {
-            cost = add(cost, line.cost);
-            nett = add(nett, line.nett);
-            tax = add(tax, line.tax);
-            total = add(total, line.total);
+            sums.add_line(line);
         }
+        Self::of_sums(sums)
+    }
+
+    /// The totals of lines whose amounts add up to `sums`. Apart from [`Totals::sum`], like
+    /// [`LineAmounts::add_line`], so that each caller's kind of iterator adds only its loop.
+    fn of_sums(sums: LineAmounts) -> Self {
+        let LineAmounts {
+            nett,
+            tax,
+            total,
+            cost,
+        } = sums;
         let margin = nett.checked_sub(cost).unwrap_or(Decimal::MIN);
         let margin_percent = if nett.is_zero() {
             Decimal::ZERO
