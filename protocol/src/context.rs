@@ -4,16 +4,21 @@
 
 use std::fmt;
 
-use serde::{Deserialize, Serialize};
+use serde::de::{MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use crate::error::{Error, Violation};
+use crate::flatten::{Member, read_members};
 
 /// `context.get()`: the signed-in user and their tenant. The six fields of
 /// 2.1.0 are always there; the host's context beyond them ([`ContextValues`])
 /// is there when the backend or the page gives it.
+///
+/// Read by a reader of its own ([`crate::flatten`]), which does not buffer
+/// the object for the flattened values as serde's derived one would.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BridgeContextDto {
     /// Display name of the user.
@@ -32,6 +37,52 @@ pub struct BridgeContextDto {
     /// effect for this user (each left out when not known).
     #[serde(flatten)]
     pub values: ContextValues,
+}
+
+impl<'de> Deserialize<'de> for BridgeContextDto {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ContextVisitor;
+
+        impl<'de> Visitor<'de> for ContextVisitor {
+            type Value = BridgeContextDto;
+
+            fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+                formatter.write_str("struct BridgeContextDto")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<BridgeContextDto, A::Error> {
+                let mut user_name = Member::new("userName");
+                let mut user_email = Member::new("userEmail");
+                let mut user_role = Member::new("userRole");
+                let mut tenant_name = Member::new("tenantName");
+                let mut tenant_id = Member::new("tenantId");
+                let mut culture_code = Member::new("cultureCode");
+                let rest = read_members(map, |name, map| {
+                    match name {
+                        "userName" => user_name.read(map)?,
+                        "userEmail" => user_email.read(map)?,
+                        "userRole" => user_role.read(map)?,
+                        "tenantName" => tenant_name.read(map)?,
+                        "tenantId" => tenant_id.read(map)?,
+                        "cultureCode" => culture_code.read(map)?,
+                        _ => return Ok(false),
+                    }
+                    Ok(true)
+                })?;
+                Ok(BridgeContextDto {
+                    user_name: user_name.required()?,
+                    user_email: user_email.required()?,
+                    user_role: user_role.required()?,
+                    tenant_name: tenant_name.required()?,
+                    tenant_id: tenant_id.required()?,
+                    culture_code: culture_code.required()?,
+                    values: rest.read()?,
+                })
+            }
+        }
+
+        deserializer.deserialize_map(ContextVisitor)
+    }
 }
 
 /// How lengths and areas are shown.

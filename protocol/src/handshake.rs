@@ -79,20 +79,16 @@ impl Hello {
     /// scripts' messages, welcomes, or a hello with an empty or oversized
     /// instance token.
     pub fn from_message(message: &Value) -> Option<Self> {
-        // serde also reads an internally tagged enum from an array whose
-        // first item is the tag; a hello on the wire is only ever an object.
-        if !message.is_object() {
+        // The tag is looked at here rather than by `HandshakeMessage`'s
+        // derived reader, which would buffer the whole message first (and
+        // cost the host module that buffer's code); `get` also keeps out an
+        // array, which serde would read as a struct's fields in order.
+        if message.get("toolbridge").and_then(Value::as_str) != Some("hello") {
             return None;
         }
-        match serde_json::from_value::<HandshakeMessage>(message.clone()).ok()? {
-            HandshakeMessage::Hello(hello)
-                if !hello.instance.is_empty()
-                    && hello.instance.chars().count() <= MAX_INSTANCE_CHARS =>
-            {
-                Some(hello)
-            }
-            _ => None,
-        }
+        let hello = serde_json::from_value::<Hello>(message.clone()).ok()?;
+        (!hello.instance.is_empty() && hello.instance.chars().count() <= MAX_INSTANCE_CHARS)
+            .then_some(hello)
     }
 
     /// Whether the host speaks the SDK's protocol version.

@@ -45,6 +45,7 @@ pub mod customer;
 pub mod error;
 pub mod error_reference;
 pub mod fetch;
+mod flatten;
 pub mod handshake;
 mod id_index;
 pub mod identity;

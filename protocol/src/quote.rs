@@ -5,10 +5,12 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use rust_decimal::Decimal;
-use serde::{Deserialize, Serialize};
+use serde::de::{MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::add_lines::{LineType, Unit};
 use crate::error::Error;
+use crate::flatten::{Member, read_members};
 use crate::money::{LineAmounts, Totals, as_number};
 
 /// The states of a quote. New quotes are Draft; Send Quote moves Draft to
@@ -326,8 +328,11 @@ impl PricedLine {
 
 /// A full quote: header, lines with amounts, group keys and totals
 /// (`GET /api/v1/quotes/{id}`, and the host's open quote).
+///
+/// Read by a reader of its own ([`crate::flatten`]), which does not buffer
+/// the whole quote for the flattened header as serde's derived one would.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct QuoteDto {
     /// Everything but the lines.
@@ -340,6 +345,45 @@ pub struct QuoteDto {
     pub group_keys: BTreeMap<String, u32>,
     /// Sums of the lines.
     pub totals: Totals,
+}
+
+impl<'de> Deserialize<'de> for QuoteDto {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct QuoteVisitor;
+
+        impl<'de> Visitor<'de> for QuoteVisitor {
+            type Value = QuoteDto;
+
+            fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+                formatter.write_str("struct QuoteDto")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<QuoteDto, A::Error> {
+                let mut lines = Member::new("lines");
+                let mut group_keys = Member::new("groupKeys");
+                let mut totals = Member::new("totals");
+                let rest = read_members(map, |name, map| {
+                    match name {
+                        "lines" => lines.read(map)?,
+                        "groupKeys" => group_keys.read(map)?,
+                        "totals" => totals.read(map)?,
+                        _ => return Ok(false),
+                    }
+                    Ok(true)
+                })?;
+                let lines = lines.required()?;
+                let totals = totals.required()?;
+                Ok(QuoteDto {
+                    header: rest.read()?,
+                    lines,
+                    group_keys: group_keys.or_default(),
+                    totals,
+                })
+            }
+        }
+
+        deserializer.deserialize_map(QuoteVisitor)
+    }
 }
 
 impl QuoteDto {

@@ -1,7 +1,10 @@
 //! JSON-RPC 2.0 over the private port: requests, responses, and the error
 //! object carrying the bridge error codes.
 
-use serde::{Deserialize, Serialize};
+use std::fmt;
+
+use serde::de::{self, Unexpected, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use crate::error::{Error, ErrorCode, Violation};
@@ -12,13 +15,51 @@ use crate::method::Method;
 pub const JSONRPC_VERSION: &str = "2.0";
 
 /// A request id: the SDK sends numbers; strings are accepted too.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[serde(untagged)]
 pub enum RpcId {
     /// A number.
     Number(i64),
     /// A string.
     String(String),
+}
+
+// By hand rather than `#[serde(untagged)]`, whose reader buffers the value
+// before trying each variant (code the host module would carry for this
+// type alone). It takes what the derived one took: an integer that fits an
+// `i64`, or a string.
+impl<'de> Deserialize<'de> for RpcId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct IdVisitor;
+
+        impl Visitor<'_> for IdVisitor {
+            type Value = RpcId;
+
+            fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+                formatter.write_str("a request id: an integer or a string")
+            }
+
+            fn visit_i64<E: de::Error>(self, value: i64) -> Result<RpcId, E> {
+                Ok(RpcId::Number(value))
+            }
+
+            fn visit_u64<E: de::Error>(self, value: u64) -> Result<RpcId, E> {
+                i64::try_from(value)
+                    .map(RpcId::Number)
+                    .map_err(|_| E::invalid_value(Unexpected::Unsigned(value), &self))
+            }
+
+            fn visit_str<E: de::Error>(self, value: &str) -> Result<RpcId, E> {
+                Ok(RpcId::String(value.to_owned()))
+            }
+
+            fn visit_string<E: de::Error>(self, value: String) -> Result<RpcId, E> {
+                Ok(RpcId::String(value))
+            }
+        }
+
+        deserializer.deserialize_any(IdVisitor)
+    }
 }
 
 /// `{jsonrpc:"2.0", id, method, params}`.

@@ -209,6 +209,95 @@ fn json_full_quote_round_trips_with_lines_amounts_and_totals() {
     assert_eq!(dto.lines.len(), 3);
 }
 
+/// A full quote and the context have readers of their own (no buffering for
+/// their flattened part): text and a parsed value read alike, members they do
+/// not know are passed over, and the context's values beyond 2.1.0 come back.
+#[test]
+fn json_quote_and_context_read_alike_from_text_and_value_and_pass_over_unknown_members() {
+    let mut quote = serde_json::to_value(draft().to_dto()).unwrap();
+    quote["addedLater"] = json!({"nested": [1, 2]});
+    let from_value: QuoteDto = serde_json::from_value(quote.clone()).unwrap();
+    let from_text: QuoteDto = serde_json::from_str(&quote.to_string()).unwrap();
+    assert_eq!(from_value, from_text);
+    assert_eq!(from_value.header.reference, "Q-1001");
+    assert!(from_value.group_keys.is_empty());
+
+    let mut no_group_keys = quote.clone();
+    no_group_keys.as_object_mut().unwrap().remove("groupKeys");
+    let read: QuoteDto = serde_json::from_value(no_group_keys).unwrap();
+    assert_eq!(read, from_value);
+
+    let context = json!({
+        "userName": "Mia Office", "userEmail": "mia@example.test", "userRole": "office",
+        "tenantName": "Harbour Flooring", "tenantId": "t-1", "cultureCode": "en-NZ",
+        "timeZone": "Pacific/Auckland", "currency": "NZD", "theme": "dark", "unknown": 1
+    });
+    let from_value: BridgeContextDto = serde_json::from_value(context.clone()).unwrap();
+    let from_text: BridgeContextDto = serde_json::from_str(&context.to_string()).unwrap();
+    assert_eq!(from_value, from_text);
+    assert_eq!(
+        from_value.values.time_zone.as_deref(),
+        Some("Pacific/Auckland")
+    );
+    assert_eq!(from_value.values.currency.as_deref(), Some("NZD"));
+    assert_eq!(from_value.values.locale, None);
+}
+
+/// What those readers refuse, and that their errors name the member.
+#[test]
+fn json_quote_and_context_readers_name_a_missing_repeated_or_wrong_member() {
+    let quote = serde_json::to_value(draft().to_dto()).unwrap();
+    let text = quote.to_string();
+    let refusal = |text: &str| {
+        serde_json::from_str::<QuoteDto>(text)
+            .unwrap_err()
+            .to_string()
+    };
+
+    let mut without = quote.clone();
+    without.as_object_mut().unwrap().remove("totals");
+    assert!(refusal(&without.to_string()).starts_with("missing field `totals`"));
+    let mut without = quote.clone();
+    without.as_object_mut().unwrap().remove("ref");
+    assert!(refusal(&without.to_string()).starts_with("missing field `ref`"));
+
+    // The same member twice, whether the quote's own or the header's.
+    let twice = text.replacen('{', r#"{"lines":[],"#, 1);
+    assert!(
+        refusal(&twice).starts_with("duplicate field `lines`"),
+        "{}",
+        refusal(&twice)
+    );
+    let twice = text.replacen('{', r#"{"ref":"Q-9","#, 1);
+    assert!(
+        refusal(&twice).starts_with("duplicate field `ref`"),
+        "{}",
+        refusal(&twice)
+    );
+
+    let mut wrong = quote.clone();
+    wrong["expiryDays"] = json!("thirty");
+    assert!(refusal(&wrong.to_string()).contains("expected u32"));
+    assert!(refusal("[]").starts_with("invalid type: sequence, expected struct QuoteDto"));
+
+    let context = json!({
+        "userName": "Mia Office", "userEmail": "mia@example.test", "userRole": "owner",
+        "tenantName": "Harbour Flooring", "tenantId": "t-1"
+    });
+    let error = serde_json::from_value::<BridgeContextDto>(context)
+        .unwrap_err()
+        .to_string();
+    assert!(error.starts_with("unknown variant `owner`"), "{error}");
+    let context = json!({
+        "userName": "Mia Office", "userEmail": "mia@example.test", "userRole": "office",
+        "tenantName": "Harbour Flooring", "tenantId": "t-1", "units": "cubits"
+    });
+    let error = serde_json::from_value::<BridgeContextDto>(context)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(error, "missing field `cultureCode`");
+}
+
 #[test]
 fn json_catalog_index_round_trips() {
     let literal = serde_json::to_value(index()).unwrap();

@@ -48,6 +48,50 @@ fn wire_a_hello_is_an_object_never_an_array_that_serde_would_read_as_one() {
     }
 }
 
+/// A request id is an integer that fits an `i64` or a string, read from text
+/// or from a value; nothing else is.
+#[test]
+fn wire_a_request_id_is_an_integer_or_a_string() {
+    for (id, expected) in [
+        (json!(7), RpcId::Number(7)),
+        (json!(-3), RpcId::Number(-3)),
+        (json!(i64::MAX), RpcId::Number(i64::MAX)),
+        (json!("a-1"), RpcId::String("a-1".into())),
+        (json!(""), RpcId::String(String::new())),
+    ] {
+        assert_eq!(
+            serde_json::from_value::<RpcId>(id.clone()).unwrap(),
+            expected
+        );
+        assert_eq!(
+            serde_json::from_str::<RpcId>(&id.to_string()).unwrap(),
+            expected
+        );
+        assert_eq!(serde_json::to_value(&expected).unwrap(), id);
+    }
+    for id in [
+        json!(1.5),
+        json!(1.0),
+        json!(u64::MAX),
+        json!(true),
+        json!(null),
+        json!([1]),
+        json!({"id": 1}),
+    ] {
+        let error = serde_json::from_value::<RpcId>(id.clone())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("expected a request id: an integer or a string"),
+            "{id}: {error}"
+        );
+        assert!(
+            serde_json::from_str::<RpcId>(&id.to_string()).is_err(),
+            "{id}"
+        );
+    }
+}
+
 #[test]
 fn wire_welcome_grants_all_nine_methods_to_quoting_extensions_only() {
     let welcome = serde_json::to_value(HandshakeMessage::Welcome(Welcome::for_tool(
