@@ -15,7 +15,7 @@ use crate::flatten::{Member, read_members};
 /// 2.1.0 are always there; the host's context beyond them ([`ContextValues`])
 /// is there when the backend or the page gives it.
 ///
-/// Read by a reader of its own ([`crate::flatten`]), which does not buffer
+/// Read by a reader of its own (in `flatten.rs`), which does not buffer
 /// the object for the flattened values as serde's derived one would.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -329,7 +329,7 @@ impl PricedLine {
 /// A full quote: header, lines with amounts, group keys and totals
 /// (`GET /api/v1/quotes/{id}`, and the host's open quote).
 ///
-/// Read by a reader of its own ([`crate::flatten`]), which does not buffer
+/// Read by a reader of its own (in `flatten.rs`), which does not buffer
 /// the whole quote for the flattened header as serde's derived one would.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
