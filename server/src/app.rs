@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -54,6 +55,8 @@ pub struct AppState {
     pub trusted_proxies: TrustedProxies,
     /// Whether the server is draining (shutting down), and its requests in flight.
     pub lifecycle: Lifecycle,
+    /// How often an idle live stream (`GET /api/events`) checks that its session still holds.
+    pub live_session_recheck: Duration,
 }
 
 impl AppState {
@@ -72,6 +75,7 @@ impl AppState {
             assets: Arc::new(AssetCache::new()),
             trusted_proxies: TrustedProxies::default(),
             lifecycle: Lifecycle::new(),
+            live_session_recheck: events::SESSION_RECHECK,
         }
     }
 
@@ -131,6 +135,14 @@ impl AppState {
     #[must_use]
     pub fn allowing_origins(mut self, origins: Vec<String>) -> Self {
         self.allowed_origins = Arc::new(origins);
+        self
+    }
+
+    /// The same state, its idle live streams checking their session this often (30 s unless
+    /// told; tests shorten it).
+    #[must_use]
+    pub fn checking_live_sessions_every(mut self, every: Duration) -> Self {
+        self.live_session_recheck = every;
         self
     }
 

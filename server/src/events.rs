@@ -10,8 +10,13 @@
 //! event goes out with its id, so a page whose connection dropped names the last one it heard
 //! (`Last-Event-ID`, which `EventSource` sends by itself) and hears what it missed. When that
 //! cannot be told, it hears `resync` instead and reloads what it shows.
+//!
+//! A stream lasts as long as the session it was opened with: before each event it sends, and every
+//! half minute while idle, it checks that the session still holds, and ends when the user has
+//! signed out, been disabled or had their password reset.
 
 use std::convert::Infallible;
+use std::time::Duration;
 
 use axum::extract::State;
 use axum::http::HeaderMap;
@@ -19,6 +24,7 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::Stream;
 use futures_util::stream::{self, StreamExt};
 use tokio::sync::broadcast;
+use tokio::time::{self, Instant};
 use toolbridge_protocol::live::RESYNC;
 use toolbridge_protocol::problem::Problem;
 use toolbridge_store::{Backlog, Live, LiveEvent, Store};
@@ -28,11 +34,22 @@ use crate::auth;
 use crate::error::{ApiError, Chain};
 use crate::telemetry::OpenStream;
 
+/// How often an idle stream checks that its session still holds, unless the state says otherwise
+/// ([`AppState::live_session_recheck`]). Before each event it sends, a stream checks anyway; this
+/// ends the stream of a user who signed out, was disabled or had their password reset while
+/// nothing happened in their tenant.
+pub(crate) const SESSION_RECHECK: Duration = Duration::from_secs(30);
+
 /// Where one page's stream stands.
 struct Cursor {
     store: Store,
     tenant_id: String,
     user_id: String,
+    /// The session the page opened the stream with: events go out only while it holds.
+    session: String,
+    /// How often an idle stream checks its session, and when it next does.
+    recheck_every: Duration,
+    recheck_at: Instant,
     live: broadcast::Receiver<Live>,
     /// The id of the last event sent (or the tenant's last when `resync` was sent): a live event
     /// at or below it was already sent, as part of what the page had missed.
@@ -43,10 +60,19 @@ struct Cursor {
 
 impl Cursor {
     /// The next event for this page, waiting for one if need be; `None` once the store stops
-    /// publishing (the server is shutting down).
+    /// publishing (the server is shutting down) or the page's session has ended.
     async fn next(&mut self) -> Option<Event> {
         loop {
-            match self.live.recv().await {
+            let received = tokio::select! {
+                received = self.live.recv() => received,
+                () = time::sleep_until(self.recheck_at) => {
+                    if !self.session_holds().await {
+                        return None;
+                    }
+                    continue;
+                }
+            };
+            match received {
                 Ok(Live::Event(event)) => {
                     if event.tenant_id == self.tenant_id
                         && event.id > self.last_sent
@@ -55,6 +81,9 @@ impl Cursor {
                             .as_ref()
                             .is_none_or(|user| *user == self.user_id)
                     {
+                        if !self.session_holds().await {
+                            return None;
+                        }
                         self.last_sent = event.id;
                         return Some(sse(&event));
                     }
@@ -63,6 +92,21 @@ impl Cursor {
                     return Some(self.resync().await);
                 }
                 Err(broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+    }
+
+    /// Whether the page's session is still the same user's, signed in and active. When it is
+    /// not, or the store cannot say, the stream ends: the page's `EventSource` connects again,
+    /// and that request is authenticated afresh (a `401` for a session that has ended).
+    async fn session_holds(&mut self) -> bool {
+        self.recheck_at = Instant::now() + self.recheck_every;
+        match self.store.session_user(&self.session).await {
+            Ok(Some(user)) => user.id == self.user_id,
+            Ok(None) => false,
+            Err(error) => {
+                tracing::warn!(error = %Chain(&error), "cannot check a live stream's session; ending the stream");
+                false
             }
         }
     }
@@ -116,7 +160,7 @@ fn last_event_id(headers: &HeaderMap) -> Option<i64> {
 /// `QuoteEvent` as JSON data, `toolSettings` events with a `ToolSettingsEvent`, `context` events
 /// with a `ContextEvent` (the organisation's, or this user's own, time zone, currency, units or
 /// theme changed: read `GET /api/session` again), and `resync` events (reload what is shown: events may have been missed). Every event has an id; sent back as `Last-Event-ID`, the stream starts with what came
-/// after it, or with `resync` when that is no longer known.
+/// after it, or with `resync` when that is no longer known. The stream ends with the session: once the user signs out, is disabled or has their password reset, before the next event or within half a minute.
 #[utoipa::path(get, path = "/api/events", tag = "session",
     params(("Last-Event-ID" = Option<String>, Header, description = "the id of the last event heard, which a reconnecting EventSource sends: the stream first sends what came after it, or `resync`")),
     responses((status = 200, description = "text/event-stream: `quote` events (data: QuoteEvent), `toolSettings` events (data: ToolSettingsEvent), `context` events (data: ContextEvent) and `resync` events, each with an id", content_type = "text/event-stream"), (status = 401, description = "not signed in", body = Problem, content_type = "application/problem+json"), (status = 403, description = "an API key; this stream is for the app's pages", body = Problem, content_type = "application/problem+json")),
@@ -128,6 +172,10 @@ pub async fn stream(
     let principal = auth::authenticate(&state, &headers).await?;
     let user = principal.user()?;
     let (tenant_id, user_id) = (user.tenant_id.clone(), user.id.clone());
+    // A user is only ever authenticated by the session cookie.
+    let session = auth::session_token(&state, &headers)
+        .ok_or_else(|| ApiError::unauthenticated("the session has ended; sign in again"))?
+        .to_owned();
     // Subscribe before reading what was missed: an event committed in between is then in one or
     // the other (or both, and sent once).
     let live = state.store.live();
@@ -153,6 +201,9 @@ pub async fn stream(
         store: state.store.clone(),
         tenant_id,
         user_id,
+        session,
+        recheck_every: state.live_session_recheck,
+        recheck_at: Instant::now() + state.live_session_recheck,
         live,
         last_sent,
         _open: OpenStream::count(),

@@ -102,6 +102,117 @@ async fn an_open_page_hears_of_quotes_made_in_its_tenant_only() {
     assert_eq!(event["quote"]["status"], "Sent");
 }
 
+/// Reads what is left of a stream until it ends, which it must within 5 s; the text read.
+async fn rest_until_the_end(response: &mut reqwest::Response) -> String {
+    let mut rest = String::new();
+    loop {
+        let chunk = tokio::time::timeout(Duration::from_secs(5), response.chunk())
+            .await
+            .unwrap_or_else(|_| panic!("the stream is still open after 5 s; got {rest:?}"))
+            .unwrap();
+        match chunk {
+            Some(chunk) => rest.push_str(&String::from_utf8_lossy(&chunk)),
+            None => return rest,
+        }
+    }
+}
+
+/// A page's stream lasts as long as its session: once the user signs out, is disabled or has
+/// their password reset, the next event of the tenant ends the stream instead of reaching it, and
+/// the page's reconnect is refused.
+#[tokio::test]
+async fn a_page_s_stream_ends_with_its_session_and_hears_nothing_after() {
+    let server = Server::start().await;
+    let key = server.full_key().await;
+    let (customer, product) = customer_and_product(&server, &key).await;
+    let body = quote_body(&customer, &product);
+    let create = || async {
+        let (status, created) = json(server.post(&key, "/api/v1/quotes", &body).await).await;
+        assert_eq!(status, 201, "{created}");
+        created
+    };
+    let ends: [(&str, &str); 3] = [
+        ("office@harbour.test", "signs out"),
+        ("field@harbour.test", "is disabled"),
+        ("admin@harbour.test", "has a new password"),
+    ];
+    for (email, end) in ends {
+        let cookie = server.sign_in(email).await;
+        let open = || server.as_user(&cookie, Method::GET, "/api/events").send();
+        let mut stream = open().await.unwrap();
+        assert_eq!(stream.status(), 200);
+        // Live first, so that what follows is the session's doing.
+        let heard = create().await;
+        assert_eq!(
+            next_event(&mut stream, "quote").await["quote"]["id"],
+            heard["id"]
+        );
+
+        let user = server
+            .store
+            .user_by_email(email)
+            .await
+            .unwrap()
+            .unwrap()
+            .user
+            .id;
+        match end {
+            "signs out" => {
+                let response = server
+                    .as_user(&cookie, Method::DELETE, "/api/session")
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(response.status(), 204);
+            }
+            "is disabled" => assert_eq!(server.store.disable_user(&user).await.unwrap(), 1),
+            _ => {
+                let ended = server.store.set_password(&user, "another-passw0rd!").await;
+                assert_eq!(ended.unwrap(), 1);
+            }
+        }
+        let unheard = create().await;
+        let rest = rest_until_the_end(&mut stream).await;
+        let id = unheard["id"].as_str().unwrap();
+        assert!(
+            !rest.contains(id),
+            "{email} {end}, yet heard of {id}: {rest:?}"
+        );
+        assert_eq!(open().await.unwrap().status(), 401, "{email} {end}");
+    }
+}
+
+/// An idle stream checks its session too (every 30 s; here every 200 ms), so that a disabled
+/// user's page does not keep its connection while nothing happens in the tenant.
+#[tokio::test]
+async fn an_idle_stream_ends_once_its_session_has_ended() {
+    let server =
+        Server::start_with(|state| state.checking_live_sessions_every(Duration::from_millis(200)))
+            .await;
+    let cookie = server.sign_in("office@harbour.test").await;
+    let mut stream = server
+        .as_user(&cookie, Method::GET, "/api/events")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), 200);
+    // Several checks pass while the session holds: the stream stays open.
+    let open = tokio::time::timeout(Duration::from_secs(1), stream.chunk()).await;
+    assert!(open.is_err(), "the stream sent or ended early: {open:?}");
+
+    let user = server
+        .store
+        .user_by_email("office@harbour.test")
+        .await
+        .unwrap()
+        .unwrap()
+        .user
+        .id;
+    assert_eq!(server.store.disable_user(&user).await.unwrap(), 1);
+    let rest = rest_until_the_end(&mut stream).await;
+    assert!(!rest.contains("event:"), "{rest:?}");
+}
+
 #[tokio::test]
 async fn a_page_that_reconnects_hears_what_it_missed_or_resync() {
     let server = Server::start().await;
