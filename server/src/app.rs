@@ -205,6 +205,7 @@ pub fn router(state: AppState) -> Router {
                 .post(session::sign_in)
                 .delete(session::sign_out),
         )
+        .route("/api/sign-in", get(session::help))
         .route(
             "/api/session/preferences",
             get(crate::preferences::get).patch(crate::preferences::update),

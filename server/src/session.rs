@@ -6,8 +6,8 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
-use toolbridge_protocol::context::BridgeContextDto;
+use serde::{Deserialize, Serialize};
+use toolbridge_protocol::context::{BridgeContextDto, Role};
 use toolbridge_protocol::problem::Problem;
 use toolbridge_store::RateLimit;
 
@@ -77,6 +77,49 @@ pub async fn sign_in(
     let mut response = Json(user.context()).into_response();
     set_cookie(&state, &mut response, &token, SESSION_TTL_SECS);
     Ok(response)
+}
+
+/// `GET /api/sign-in`: what the app's sign-in page offers besides the form.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SignInHelp {
+    /// The demo's sign-ins that still let someone in: empty unless the database holds demo data
+    /// (`toolbridge serve --demo` on an empty database), as it does not in production.
+    pub demo_sign_ins: Vec<DemoSignInDto>,
+}
+
+/// One of the demo's sign-ins.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DemoSignInDto {
+    /// The sign-in email.
+    pub email: String,
+    /// The demo's password, the same for every demo user.
+    pub password: String,
+    /// The user's role.
+    pub role: Role,
+    /// The user's organisation.
+    pub tenant_name: String,
+}
+
+/// `GET /api/sign-in`: the demo's sign-ins, for the sign-in page to offer; none on a database
+/// without demo data. Needs no session.
+#[utoipa::path(get, path = "/api/sign-in", tag = "session", operation_id = "signInHelp",
+    responses((status = 200, body = SignInHelp, description = "the demo's sign-ins; no authentication")))]
+pub async fn help(State(state): State<AppState>) -> Result<Json<SignInHelp>, ApiError> {
+    let demo_sign_ins = state
+        .store
+        .demo_sign_ins()
+        .await?
+        .into_iter()
+        .map(|sign_in| DemoSignInDto {
+            email: sign_in.email,
+            password: sign_in.password,
+            role: sign_in.role,
+            tenant_name: sign_in.tenant_name,
+        })
+        .collect();
+    Ok(Json(SignInHelp { demo_sign_ins }))
 }
 
 /// `GET /api/session`: the signed-in user.

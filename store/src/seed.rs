@@ -36,6 +36,17 @@ const TASKS_PER_INSERT: usize = PRODUCTS_PER_INSERT;
 const HARBOUR: &str = "Harbour Flooring Ltd";
 const OTHER: &str = "Other Co";
 
+/// The demo's users of [`HARBOUR`]: email, name and role.
+const HARBOUR_USERS: [(&str, &str, Role); 4] = [
+    ("super@harbour.test", "Sam Super", Role::SuperUser),
+    ("admin@harbour.test", "Alex Admin", Role::Admin),
+    ("office@harbour.test", "Olivia Office", Role::Office),
+    ("field@harbour.test", "Finn Field", Role::Field),
+];
+
+/// The demo's users of [`OTHER`].
+const OTHER_USERS: [(&str, &str, Role); 1] = [("admin@other.test", "Oscar Other", Role::Admin)];
+
 /// A product to seed.
 struct ProductSeed {
     product: NewProduct,
@@ -307,12 +318,7 @@ fn harbour(products: u32, rng: &mut StdRng) -> TenantSeed {
         culture_code: "en-NZ",
         context: ("Pacific/Auckland", "NZD", "metric"),
         tax_rate: d(15),
-        users: vec![
-            ("super@harbour.test", "Sam Super", Role::SuperUser),
-            ("admin@harbour.test", "Alex Admin", Role::Admin),
-            ("office@harbour.test", "Olivia Office", Role::Office),
-            ("field@harbour.test", "Finn Field", Role::Field),
-        ],
+        users: HARBOUR_USERS.to_vec(),
         customers: harbour_customers(),
         products: harbour_products(products, rng),
         templates: vec![
@@ -346,7 +352,7 @@ fn other_co() -> TenantSeed {
         culture_code: "en-AU",
         context: ("Australia/Perth", "AUD", "metric"),
         tax_rate: d(10),
-        users: vec![("admin@other.test", "Oscar Other", Role::Admin)],
+        users: OTHER_USERS.to_vec(),
         customers: vec![
             (
                 "Bondi Builders".to_owned(),
@@ -511,6 +517,28 @@ impl Store {
             seed_quotes(&mut tx, &tenant_id, tenant, &seeded, &mut rng).await?;
         }
         tx.commit().await?;
+        Ok(sign_ins)
+    }
+
+    /// The demo's sign-ins that still let someone in: each user [`Store::seed_demo`] made who
+    /// is still there and active, in the seed's order. Empty on a database without demo data
+    /// (the usual production one), which is how the app's sign-in page knows whether to offer
+    /// them. A demo user whose password was changed is listed all the same: the store keeps only
+    /// a hash, and checking it is too slow for a page's every load.
+    pub async fn demo_sign_ins(&self) -> Result<Vec<DemoSignIn>, Error> {
+        let mut sign_ins = Vec::new();
+        for (email, _, _) in HARBOUR_USERS.iter().chain(&OTHER_USERS) {
+            if let Some(account) = self.user_by_email(email).await?
+                && account.active
+            {
+                sign_ins.push(DemoSignIn {
+                    email: account.user.email,
+                    password: DEMO_PASSWORD.to_owned(),
+                    role: account.user.role,
+                    tenant_name: account.user.tenant_name,
+                });
+            }
+        }
         Ok(sign_ins)
     }
 }

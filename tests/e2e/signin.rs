@@ -52,6 +52,15 @@ async fn a_user_signs_in_sees_their_role_and_signs_out() {
     let browser = Browser::open().await;
     browser.go("/").await;
     browser.find("#signin-email").await;
+    // The server has demo data: the page offers its sign-ins (a production server has none).
+    browser
+        .until(
+            "the demo sign-ins under the form",
+            "!document.getElementById('signin-demo').hidden && \
+             [...document.querySelectorAll('#signin-demo li code')].map((code) => code.textContent).join() \
+             === 'super@harbour.test,admin@harbour.test,office@harbour.test,field@harbour.test,admin@other.test'",
+        )
+        .await;
     browser.screenshot("sign-in").await;
 
     sign_in(&browser, "admin@harbour.test", "Alex Admin").await;

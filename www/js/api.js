@@ -78,6 +78,8 @@ export const api = {
   signIn: (email, password) => request("POST", "/api/session", { json: { email, password }, quiet401: true }),
   session: () => request("GET", "/api/session", { quiet401: true }),
   signOut: () => request("DELETE", "/api/session", { quiet401: true }),
+  /** `{demoSignIns: [{email, password, role, tenantName}]}`: empty unless the server has demo data. */
+  signInHelp: () => request("GET", "/api/sign-in", { quiet401: true }),
   /** The user's own time zone and theme (`null` where they follow the organisation's). */
   preferences: () => request("GET", "/api/session/preferences"),
   setPreferences: (body) => request("PATCH", "/api/session/preferences", { json: body }),

@@ -346,3 +346,49 @@ async fn wrong_passwords_at_once_check_at_most_five_and_right_ones_do_not_count(
     assert_eq!(statuses.iter().filter(|&&status| status == 401).count(), 5);
     assert_eq!(statuses.iter().filter(|&&status| status == 429).count(), 15);
 }
+
+/// The sign-in page's help lists the demo's sign-ins that still work, without a session.
+#[tokio::test]
+async fn the_sign_in_help_lists_the_demo_sign_ins_that_still_work() {
+    let server = Server::start().await;
+    let help = || async {
+        let (status, help) = json(
+            server
+                .request(Method::GET, "/api/sign-in")
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(status, 200, "{help}");
+        help
+    };
+    let seeded = help().await;
+    let sign_ins = seeded["demoSignIns"].as_array().unwrap();
+    assert_eq!(sign_ins.len(), 5, "{seeded}");
+    assert_eq!(
+        sign_ins[1],
+        serde_json::json!({
+            "email": "admin@harbour.test", "password": "demo-password", "role": "admin",
+            "tenantName": "Harbour Flooring Ltd"
+        })
+    );
+    // Each one signs in.
+    for sign_in in sign_ins {
+        server.sign_in(sign_in["email"].as_str().unwrap()).await;
+    }
+
+    for sign_in in sign_ins {
+        let email = sign_in["email"].as_str().unwrap();
+        let user = server
+            .store
+            .user_by_email(email)
+            .await
+            .unwrap()
+            .unwrap()
+            .user
+            .id;
+        server.store.disable_user(&user).await.unwrap();
+    }
+    assert_eq!(help().await, serde_json::json!({"demoSignIns": []}));
+}

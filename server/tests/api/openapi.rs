@@ -699,9 +699,11 @@ async fn every_operation_says_how_it_is_authorised() {
             "description": document["components"]["securitySchemes"]["session"]["description"],
         })
     );
-    // Open to anyone: signing in, the health checks, and the keys that verify identity tokens.
+    // Open to anyone: signing in and its help, the health checks, and the keys that verify
+    // identity tokens.
     let open = [
         ("/api/session", "post"),
+        ("/api/sign-in", "get"),
         ("/healthz", "get"),
         ("/readyz", "get"),
         ("/.well-known/jwks.json", "get"),

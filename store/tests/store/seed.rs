@@ -19,6 +19,59 @@ async fn an_empty_database_is_not_seeded(backend: Backend) {
     assert_eq!(store.default_tenant().await.unwrap(), None);
 }
 
+on_both!(the_demo_sign_ins_are_those_that_still_let_someone_in);
+async fn the_demo_sign_ins_are_those_that_still_let_someone_in(backend: Backend) {
+    let (store, _db) = empty(backend).await;
+    assert_eq!(store.demo_sign_ins().await.unwrap(), []);
+    // A database set up by hand has none, even with a tenant named as the demo's.
+    let tenant = store
+        .create_tenant(&toolbridge_store::NewTenant {
+            name: "Harbour Flooring Ltd".to_owned(),
+            culture_code: "en-NZ".to_owned(),
+            default_tax_rate: toolbridge_protocol::Decimal::new(15, 2),
+        })
+        .await
+        .unwrap();
+    assert_eq!(tenant.name, "Harbour Flooring Ltd");
+    assert_eq!(store.demo_sign_ins().await.unwrap(), []);
+
+    let demo = demo(backend).await;
+    let seeded = demo.store.demo_sign_ins().await.unwrap();
+    let emails: Vec<&str> = seeded.iter().map(|s| s.email.as_str()).collect();
+    assert_eq!(
+        emails,
+        [
+            "super@harbour.test",
+            "admin@harbour.test",
+            "office@harbour.test",
+            "field@harbour.test",
+            "admin@other.test"
+        ]
+    );
+    assert!(seeded.iter().all(|s| s.password == DEMO_PASSWORD));
+    assert_eq!(seeded[1].role, Role::Admin);
+    assert_eq!(seeded[4].tenant_name, "Other Co");
+    // Each one listed lets its user in.
+    for sign_in in &seeded {
+        let user = demo
+            .store
+            .verify_password(&sign_in.email, &sign_in.password)
+            .await;
+        assert!(user.unwrap().is_some(), "{}", sign_in.email);
+    }
+
+    let field = demo
+        .store
+        .user_by_email("field@harbour.test")
+        .await
+        .unwrap()
+        .unwrap();
+    demo.store.disable_user(&field.user.id).await.unwrap();
+    let left = demo.store.demo_sign_ins().await.unwrap();
+    assert_eq!(left.len(), 4);
+    assert!(left.iter().all(|s| s.email != "field@harbour.test"));
+}
+
 on_both!(the_demo_seed_has_what_the_example_tools_need);
 async fn the_demo_seed_has_what_the_example_tools_need(backend: Backend) {
     let demo = demo_with(backend, DEFAULT_SEED_PRODUCTS).await;
