@@ -77,7 +77,7 @@ pub use password::{
     is_common_password, password_problem,
 };
 pub use seed::{DEFAULT_SEED_PRODUCTS, DEMO_PASSWORD};
-pub use signing::{PrivateKey, SigningKey, SigningKeyInfo};
+pub use signing::{PrivateKey, Rotated, Rotation, SigningKey, SigningKeyInfo};
 pub use stats::{DeliveryQueue, PoolUsage};
 pub use tools::{InstalledTool, ToolFile};
 pub use types::{

@@ -1,11 +1,16 @@
 //! The keys identity tokens are signed with (`toolbridge_protocol::identity`).
 //!
-//! Every instance signs with the one active key, which lives in the database: the first instance
-//! that needs one makes it ([`Store::signing_key`]; two that make one at once keep one, as the
-//! partial unique index on the active key settles it), and [`Store::rotate_signing_key`] retires
-//! it for a new one. A retired key stays published ([`Store::published_signing_keys`]) for
-//! [`TOKEN_LIFETIME_SECS`], as long as a token it signed can live, and a later rotation deletes
-//! it after that.
+//! Every instance signs with the same key, which lives in the database: the first instance that
+//! needs one makes it ([`Store::signing_key`]; two that make one at once keep one, as the partial
+//! unique index on the newest key settles it), and [`Store::rotate_signing_key`] replaces it.
+//!
+//! A rotation publishes the new key at once but, unless it is [`Rotation::AtOnce`], lets the old
+//! one sign for [`JWKS_MAX_AGE_SECS`] more: by the time a token names the new key, every copy of
+//! the key set a vendor's server cached before the rotation has expired, so no token ever names
+//! a key its verifier has not seen. The old key's `retired_at` is then a moment to come. A retired
+//! key stays published ([`Store::published_signing_keys`]) for [`TOKEN_LIFETIME_SECS`] after it
+//! stops signing, as long as a token it signed can live, and a later rotation deletes it after
+//! that.
 //!
 //! Times are Unix seconds on the caller's clock (the `now` of each call), the clock the tokens'
 //! `iat` and `exp` are read on; a test passes any moment it needs.
@@ -17,7 +22,9 @@ use std::fmt;
 use p256::SecretKey;
 use p256::pkcs8::EncodePrivateKey;
 use serde_json::Value;
-use toolbridge_protocol::identity::{ALGORITHM, TOKEN_LIFETIME_SECS, published_jwk};
+use toolbridge_protocol::identity::{
+    ALGORITHM, JWKS_MAX_AGE_SECS, TOKEN_LIFETIME_SECS, published_jwk,
+};
 
 use crate::db::{Turn, sql};
 use crate::util::random_hex;
@@ -63,8 +70,31 @@ pub struct SigningKey {
     pub public_jwk: Value,
     /// When it was made, in Unix seconds.
     pub created_at: i64,
-    /// When a rotation retired it, in Unix seconds; `None` while it signs.
+    /// When it stops signing, in Unix seconds, set by the rotation that replaces it (a moment
+    /// to come while the new key waits to be known); `None` for the newest key.
     pub retired_at: Option<i64>,
+}
+
+/// How a rotation replaces the key that signs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rotation {
+    /// The new key is published at once and signs once [`JWKS_MAX_AGE_SECS`] have passed, so
+    /// that every verifier's cached key set has it by then; the old one signs until then.
+    Staged,
+    /// The new key signs at once: for a key that must not sign another token (one that leaked).
+    /// A verifier whose cached key set predates the rotation refuses the new tokens until it
+    /// fetches the set again.
+    AtOnce,
+}
+
+/// What a rotation did: the new key, and when it starts signing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rotated {
+    /// The new key.
+    pub key: SigningKey,
+    /// When it starts signing, in Unix seconds: the rotation's own moment when it is
+    /// [`Rotation::AtOnce`] or no key signed before it.
+    pub signs_from: i64,
 }
 
 /// A signing key as an operator sees it (`toolbridge signing-keys list`): never its private half.
@@ -76,10 +106,12 @@ pub struct SigningKeyInfo {
     pub algorithm: String,
     /// When it was made, in Unix seconds.
     pub created_at: i64,
-    /// When a rotation retired it, in Unix seconds; `None` while it signs.
+    /// When it stops signing (or stopped), in Unix seconds; `None` for the newest key.
     pub retired_at: Option<i64>,
-    /// Whether the key set publishes it now: it signs, or it was retired at most
-    /// [`TOKEN_LIFETIME_SECS`] ago.
+    /// Whether it signs the tokens made now.
+    pub signs: bool,
+    /// Whether the key set publishes it now: it signs or is about to, or it stopped signing at
+    /// most [`TOKEN_LIFETIME_SECS`] ago.
     pub published: bool,
 }
 
@@ -92,6 +124,11 @@ fn is_published(retired_at: Option<i64>, now: i64) -> bool {
 /// [`TOKEN_LIFETIME_SECS`] as a whole number of the database's kind.
 fn lifetime() -> i64 {
     i64::try_from(TOKEN_LIFETIME_SECS).unwrap_or(i64::MAX)
+}
+
+/// [`JWKS_MAX_AGE_SECS`] as a whole number of the database's kind.
+fn max_age() -> i64 {
+    i64::try_from(JWKS_MAX_AGE_SECS).unwrap_or(i64::MAX)
 }
 
 fn key_from_row(row: KeyRow) -> Result<SigningKey, Error> {
@@ -130,16 +167,16 @@ fn new_key(now: i64) -> Result<SigningKey, Error> {
     })
 }
 
-/// `INSERT`s `key` as the active key unless another one is active already.
+/// `INSERT`s `key` as the newest key unless there is one already.
 const INSERT_KEY: &str = "INSERT INTO signing_keys \
     (kid, algorithm, private_key, public_jwk, created_at, retired_at) \
     VALUES ($1, $2, $3, $4, $5, NULL) ON CONFLICT DO NOTHING";
 
 impl Store {
-    /// The key that signs now: the active one, made at `now` if there is none yet. Instances
-    /// that make the first key at the same moment all get the one that was stored.
+    /// The key that signs at `now`, made then if there is none yet. Instances that make the
+    /// first key at the same moment all get the one that was stored.
     pub async fn signing_key(&self, now: i64) -> Result<SigningKey, Error> {
-        if let Some(key) = self.active_signing_key().await? {
+        if let Some(key) = self.signer_at(now).await? {
             return Ok(key);
         }
         let key = new_key(now)?;
@@ -155,26 +192,33 @@ impl Store {
                 .execute(&self.pool)
                 .await?;
         }
-        self.active_signing_key()
+        self.signer_at(now)
             .await?
-            .ok_or_else(|| Error::corrupt("the active signing key vanished as it was made"))
+            .ok_or_else(|| Error::corrupt("the signing key vanished as it was made"))
     }
 
-    /// The active key, if one has been made.
-    async fn active_signing_key(&self) -> Result<Option<SigningKey>, Error> {
+    /// The key that signs at `now`, if one has been made: of the keys a rotation is replacing
+    /// but whose time has not yet come, the one that stops soonest (the oldest); otherwise the
+    /// newest key.
+    async fn signer_at(&self, now: i64) -> Result<Option<SigningKey>, Error> {
         let row: Option<KeyRow> = sql(format!(
-            "SELECT {KEY_COLUMNS} FROM signing_keys WHERE retired_at IS NULL AND algorithm = $1"
+            "SELECT {KEY_COLUMNS} FROM signing_keys \
+             WHERE algorithm = $1 AND (retired_at IS NULL OR retired_at > $2) \
+             ORDER BY retired_at IS NULL, retired_at, created_at LIMIT 1"
         ))
         .bind(ALGORITHM)
+        .bind(now)
         .fetch_optional(&self.pool)
         .await?;
         row.map(key_from_row).transpose()
     }
 
-    /// Retires the active key at `now` (it stays published for [`TOKEN_LIFETIME_SECS`]) and
-    /// makes a new one that signs from then on; keys retired longer ago than that are deleted,
-    /// as no token they signed is valid any more. Returns the new key.
-    pub async fn rotate_signing_key(&self, now: i64) -> Result<SigningKey, Error> {
+    /// Makes a new key at `now` and replaces the one that signs with it, as `rotation` says:
+    /// staged, the newest key signs on for [`JWKS_MAX_AGE_SECS`] while the new one becomes
+    /// known; at once, every key that signs or waits to stops now. A key stays published for
+    /// [`TOKEN_LIFETIME_SECS`] after it stops signing, and keys that stopped longer ago than that
+    /// are deleted, as no token they signed is valid any more.
+    pub async fn rotate_signing_key(&self, now: i64, rotation: Rotation) -> Result<Rotated, Error> {
         let key = new_key(now)?;
         let public_jwk = key.public_jwk.to_string();
         let mut tx = self.begin_write().await?;
@@ -183,10 +227,25 @@ impl Store {
             .bind(now - lifetime())
             .execute(&mut *tx)
             .await?;
-        sql("UPDATE signing_keys SET retired_at = $1 WHERE retired_at IS NULL")
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
+        let signs_from = match rotation {
+            Rotation::Staged => {
+                let handover = now + max_age();
+                let replaced =
+                    sql("UPDATE signing_keys SET retired_at = $1 WHERE retired_at IS NULL")
+                        .bind(handover)
+                        .execute(&mut *tx)
+                        .await?;
+                if replaced == 0 { now } else { handover }
+            }
+            Rotation::AtOnce => {
+                sql("UPDATE signing_keys SET retired_at = $1 \
+                     WHERE retired_at IS NULL OR retired_at > $1")
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+                now
+            }
+        };
         sql(INSERT_KEY)
             .bind(&key.kid)
             .bind(key.algorithm.as_str())
@@ -196,11 +255,12 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
-        Ok(key)
+        Ok(Rotated { key, signs_from })
     }
 
     /// Every stored key, newest first, as an operator sees it at `now`.
     pub async fn signing_keys(&self, now: i64) -> Result<Vec<SigningKeyInfo>, Error> {
+        let signer = self.signer_at(now).await?.map(|key| key.kid);
         let rows: Vec<(String, String, i64, Option<i64>)> = sql(
             "SELECT kid, algorithm, created_at, retired_at FROM signing_keys \
              ORDER BY created_at DESC, retired_at IS NULL DESC, kid",
@@ -210,6 +270,7 @@ impl Store {
         Ok(rows
             .into_iter()
             .map(|(kid, algorithm, created_at, retired_at)| SigningKeyInfo {
+                signs: signer.as_ref() == Some(&kid),
                 kid,
                 algorithm,
                 created_at,

@@ -1238,35 +1238,76 @@ fn signing_keys_rotate_and_list_show_ids_and_publication_never_a_private_key() {
             .unwrap_or_else(|| panic!("no key id in {said:?}"))
             .to_owned()
     };
+    // No key yet: the first signs from now on.
     assert!(first.starts_with("New signing key "), "{first}");
     assert!(
-        first.contains("(ES256)") && first.contains("300 seconds"),
+        first.contains("(ES256) signs every identity token from now on")
+            && first.contains("300 seconds"),
         "{first}"
     );
-    let (old, new) = (
-        kid(&first),
-        kid(&succeeds(&toolbridge_on(
-            work.path(),
-            db,
-            &["signing-keys", "rotate"],
-        ))),
+    let staged = succeeds(&toolbridge_on(work.path(), db, &["signing-keys", "rotate"]));
+    assert!(
+        staged.contains("is published now and signs every identity token from ")
+            && staged.contains("(300 seconds from now)"),
+        "{staged}"
     );
+    let (old, new) = (kid(&first), kid(&staged));
     assert_ne!(old, new);
+    let rows = |listed: &str| -> Vec<Vec<String>> {
+        listed
+            .lines()
+            .skip(1)
+            .map(|line| line.split_whitespace().map(str::to_owned).collect())
+            .collect()
+    };
     let listed = succeeds(&toolbridge_on(work.path(), db, &["signing-keys", "list"]));
-    let rows: Vec<Vec<&str>> = listed
-        .lines()
-        .skip(1)
-        .map(|line| line.split_whitespace().collect())
-        .collect();
-    assert_eq!(rows.len(), 2, "{listed}");
-    // The new key signs (not retired); the old one is retired and still published.
+    let table = rows(&listed);
+    assert_eq!(table.len(), 2, "{listed}");
+    // The new key is published but waits; the old one signs until the handover.
     assert_eq!(
-        (rows[0][0], rows[0][1], rows[0][3], rows[0][4]),
-        (new.as_str(), "ES256", "-", "yes")
+        (
+            &*table[0][0],
+            &*table[0][1],
+            &*table[0][3],
+            &*table[0][4],
+            &*table[0][5]
+        ),
+        (new.as_str(), "ES256", "-", "no", "yes"),
+        "{listed}"
     );
-    assert_eq!((rows[1][0], rows[1][4]), (old.as_str(), "yes"), "{listed}");
-    assert_ne!(rows[1][3], "-", "{listed}");
-    for said in [&first, &listed] {
+    assert_eq!(
+        (&*table[1][0], &*table[1][4], &*table[1][5]),
+        (old.as_str(), "yes", "yes"),
+        "{listed}"
+    );
+    assert_ne!(table[1][3], "-", "{listed}");
+
+    // At once: the newest key signs now, the others stop now and stay published.
+    let at_once = succeeds(&toolbridge_on(
+        work.path(),
+        db,
+        &["signing-keys", "rotate", "--at-once"],
+    ));
+    assert!(
+        at_once.contains("signs every identity token from now on"),
+        "{at_once}"
+    );
+    let newest = kid(&at_once);
+    let listed = succeeds(&toolbridge_on(work.path(), db, &["signing-keys", "list"]));
+    let table = rows(&listed);
+    assert_eq!(table.len(), 3, "{listed}");
+    assert_eq!(
+        (&*table[0][0], &*table[0][4]),
+        (newest.as_str(), "yes"),
+        "{listed}"
+    );
+    assert!(
+        table[1..]
+            .iter()
+            .all(|row| row[4] == "no" && row[5] == "yes"),
+        "{listed}"
+    );
+    for said in [&first, &staged, &at_once, &listed] {
         for secret in ["PRIVATE", "\"d\"", "MIG"] {
             assert!(!said.contains(secret), "{said}");
         }

@@ -8,10 +8,10 @@ use jsonwebtoken::jwk::JwkSet;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use reqwest::Method;
 use serde_json::{Value, json};
-use toolbridge_protocol::identity::{IdentityClaims, TOKEN_LIFETIME_SECS};
+use toolbridge_protocol::identity::{IdentityClaims, JWKS_MAX_AGE_SECS, TOKEN_LIFETIME_SECS};
 use toolbridge_server::identity::now_unix;
 use toolbridge_server::tools::sites;
-use toolbridge_store::RateLimit;
+use toolbridge_store::{RateLimit, Rotation};
 
 use crate::harness::{Server, call, json};
 use crate::tool_settings::{install, manifest};
@@ -228,46 +228,82 @@ async fn an_api_key_or_no_session_gets_no_token() {
 }
 
 #[tokio::test]
-async fn after_a_rotation_old_tokens_verify_until_they_expire_and_new_ones_carry_the_new_kid() {
+async fn a_rotation_publishes_the_new_key_before_it_signs_and_old_tokens_verify_until_they_expire()
+{
     let server = Server::start().await;
     let slug = tool(&server, "prices", "1.0.0", true).await;
     let cookie = server.sign_in("office@harbour.test").await;
-    let (_, before) = token(&server, &cookie, &slug, None).await;
-    let before = before["token"].as_str().unwrap().to_owned();
+    let fresh_token = || async {
+        let (_, answer) = token(&server, &cookie, &slug, None).await;
+        answer["token"].as_str().unwrap().to_owned()
+    };
+    let published = || async {
+        let (set, _) = jwks(&server).await;
+        let kids: HashSet<String> = set
+            .keys
+            .iter()
+            .filter_map(|key| key.common.key_id.clone())
+            .collect();
+        (set, kids)
+    };
+    let before = fresh_token().await;
     let old_kid = kid(&before);
     let now = i64::try_from(now_unix()).unwrap();
-    let new_key = server.store.rotate_signing_key(now).await.unwrap();
-    assert_ne!(new_key.kid, old_kid);
-    let (_, after) = token(&server, &cookie, &slug, None).await;
-    let after = after["token"].as_str().unwrap().to_owned();
-    assert_eq!(kid(&after), new_key.kid);
-    let (set, _) = jwks(&server).await;
-    let kids: HashSet<String> = set
-        .keys
-        .iter()
-        .filter_map(|key| key.common.key_id.clone())
-        .collect();
-    assert_eq!(kids, HashSet::from([old_kid.clone(), new_key.kid.clone()]));
-    for token in [&before, &after] {
-        verify(&set, token, &origin(&server, &slug), &issuer(&server)).unwrap();
-    }
-    // A key retired longer ago than a token lives is no longer published (a rotation dated
-    // 301 s back retires the second key then), and what it signed no longer verifies.
-    let lifetime = i64::try_from(TOKEN_LIFETIME_SECS).unwrap();
-    let newest = server
+
+    // Staged (what `toolbridge signing-keys rotate` does): the new key is in the key set at once,
+    // and tokens go on naming the old one until every key set cached before has expired.
+    let staged = server
         .store
-        .rotate_signing_key(now - lifetime - 1)
+        .rotate_signing_key(now, Rotation::Staged)
         .await
         .unwrap();
-    let (set, _) = jwks(&server).await;
-    let kids: HashSet<String> = set
-        .keys
-        .iter()
-        .filter_map(|key| key.common.key_id.clone())
-        .collect();
-    assert_eq!(kids, HashSet::from([old_kid, newest.kid.clone()]));
-    assert!(verify(&set, &after, &origin(&server, &slug), &issuer(&server)).is_err());
-    verify(&set, &before, &origin(&server, &slug), &issuer(&server)).unwrap();
+    assert_eq!(
+        staged.signs_from,
+        now + i64::try_from(JWKS_MAX_AGE_SECS).unwrap()
+    );
+    let (_, kids) = published().await;
+    assert_eq!(
+        kids,
+        HashSet::from([old_kid.clone(), staged.key.kid.clone()])
+    );
+    let during = fresh_token().await;
+    assert_eq!(kid(&during), old_kid);
+
+    // At once (`--at-once`, for a key that leaked): the newest key signs now.
+    let at_once = server
+        .store
+        .rotate_signing_key(now, Rotation::AtOnce)
+        .await
+        .unwrap();
+    assert_eq!(at_once.signs_from, now);
+    let after = fresh_token().await;
+    assert_eq!(kid(&after), at_once.key.kid);
+    let (set_now, kids) = published().await;
+    assert_eq!(
+        kids,
+        HashSet::from([old_kid, staged.key.kid.clone(), at_once.key.kid.clone()])
+    );
+    for token in [&before, &during, &after] {
+        verify(&set_now, token, &origin(&server, &slug), &issuer(&server)).unwrap();
+    }
+
+    // Keys that stopped signing longer ago than a token lives are deleted by the next rotation
+    // (dated that much later here), and what they signed no longer verifies.
+    let lifetime = i64::try_from(TOKEN_LIFETIME_SECS).unwrap();
+    let later = server
+        .store
+        .rotate_signing_key(now + lifetime + 1, Rotation::Staged)
+        .await
+        .unwrap();
+    let (set, kids) = published().await;
+    assert_eq!(
+        kids,
+        HashSet::from([at_once.key.kid.clone(), later.key.kid.clone()])
+    );
+    for token in [&before, &during] {
+        assert!(verify(&set, token, &origin(&server, &slug), &issuer(&server)).is_err());
+    }
+    verify(&set, &after, &origin(&server, &slug), &issuer(&server)).unwrap();
 }
 
 #[tokio::test]

@@ -1,7 +1,8 @@
-//! The keys identity tokens are signed with: made once, rotated, published for a token's
-//! lifetime after they retire.
+//! The keys identity tokens are signed with: made once, rotated (published a cache age before
+//! they sign, or at once), published for a token's lifetime after they stop signing.
 
-use toolbridge_protocol::identity::TOKEN_LIFETIME_SECS;
+use toolbridge_protocol::identity::{JWKS_MAX_AGE_SECS, TOKEN_LIFETIME_SECS};
+use toolbridge_store::Rotation;
 
 use crate::common::{Backend, Fresh, empty, raw};
 
@@ -10,6 +11,10 @@ const T0: i64 = 1_800_000_000;
 
 fn lifetime() -> i64 {
     i64::try_from(TOKEN_LIFETIME_SECS).unwrap()
+}
+
+fn max_age() -> i64 {
+    i64::try_from(JWKS_MAX_AGE_SECS).unwrap()
 }
 
 fn kids(keys: &[serde_json::Value]) -> Vec<String> {
@@ -47,46 +52,76 @@ async fn the_first_key_is_made_on_first_need_and_kept(backend: Backend) {
     assert!(!published.contains("\"d\""), "{published}");
 }
 
-on_both!(a_rotated_key_stays_published_for_a_tokens_lifetime_then_goes);
-async fn a_rotated_key_stays_published_for_a_tokens_lifetime_then_goes(backend: Backend) {
+on_both!(a_rotation_publishes_the_new_key_first_and_signs_with_it_once_caches_expired);
+async fn a_rotation_publishes_the_new_key_first_and_signs_with_it_once_caches_expired(
+    backend: Backend,
+) {
     let (store, db) = empty(backend).await;
     let first = store.signing_key(T0).await.unwrap();
-    let second = store.rotate_signing_key(T0 + 10).await.unwrap();
+    let rotated = store
+        .rotate_signing_key(T0 + 10, Rotation::Staged)
+        .await
+        .unwrap();
+    let second = rotated.key;
     assert_ne!(second.kid, first.kid);
-    assert_eq!(store.signing_key(T0 + 11).await.unwrap(), second);
+    let handover = T0 + 10 + max_age();
+    assert_eq!(rotated.signs_from, handover);
     let at = |now| {
         let store = store.clone();
         async move { kids(&store.published_signing_keys(now).await.unwrap()) }
     };
-    // Until every token the first key signed has expired, both verify; then only the new one.
+    let signer = |now| {
+        let store = store.clone();
+        async move { store.signing_key(now).await.unwrap().kid }
+    };
+    // Published at once, while the first key signs on until every key set cached before the
+    // rotation has expired.
     assert_eq!(at(T0 + 10).await, [second.kid.clone(), first.kid.clone()]);
+    assert_eq!(signer(T0 + 10).await, first.kid);
+    assert_eq!(signer(handover - 1).await, first.kid);
+    assert_eq!(store.signing_key(handover).await.unwrap(), second);
+    // The first stays published until every token it signed has expired; then only the new one.
     assert_eq!(
-        at(T0 + 10 + lifetime()).await,
+        at(handover + lifetime()).await,
         [second.kid.clone(), first.kid.clone()]
     );
     assert_eq!(
-        at(T0 + 11 + lifetime()).await,
+        at(handover + lifetime() + 1).await,
         std::slice::from_ref(&second.kid)
     );
-    let listed = store.signing_keys(T0 + 11 + lifetime()).await.unwrap();
-    let summary: Vec<(&str, Option<i64>, bool)> = listed
+    let listed = store.signing_keys(T0 + 10).await.unwrap();
+    let summary: Vec<(&str, Option<i64>, bool, bool)> = listed
         .iter()
-        .map(|key| (key.kid.as_str(), key.retired_at, key.published))
+        .map(|key| (key.kid.as_str(), key.retired_at, key.signs, key.published))
         .collect();
     assert_eq!(
         summary,
         [
-            (second.kid.as_str(), None, true),
-            (first.kid.as_str(), Some(T0 + 10), false)
+            (second.kid.as_str(), None, false, true),
+            (first.kid.as_str(), Some(handover), true, true)
         ]
     );
-    // The next rotation deletes the key no token can need any more, and retires the second.
+    let listed = store.signing_keys(handover + lifetime() + 1).await.unwrap();
+    let summary: Vec<(&str, bool, bool)> = listed
+        .iter()
+        .map(|key| (key.kid.as_str(), key.signs, key.published))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (second.kid.as_str(), true, true),
+            (first.kid.as_str(), false, false)
+        ]
+    );
+    // The next rotation deletes the key no token can need any more.
+    let later = handover + lifetime() + 10;
     let third = store
-        .rotate_signing_key(T0 + 20 + lifetime())
+        .rotate_signing_key(later, Rotation::Staged)
         .await
-        .unwrap();
+        .unwrap()
+        .key;
     let kept: Vec<String> = store
-        .signing_keys(T0 + 20 + lifetime())
+        .signing_keys(later)
         .await
         .unwrap()
         .into_iter()
@@ -98,6 +133,73 @@ async fn a_rotated_key_stays_published_for_a_tokens_lifetime_then_goes(backend: 
         .fetch_scalar("SELECT COUNT(*) FROM signing_keys")
         .await;
     assert_eq!(count, 2);
+}
+
+on_both!(a_rotation_during_a_handover_waits_its_turn_and_one_at_once_signs_now);
+async fn a_rotation_during_a_handover_waits_its_turn_and_one_at_once_signs_now(backend: Backend) {
+    let (store, _db) = empty(backend).await;
+    // On a database without a key, a rotation's key signs at once: there is none to wait for.
+    let first = store
+        .rotate_signing_key(T0, Rotation::Staged)
+        .await
+        .unwrap();
+    assert_eq!(first.signs_from, T0);
+    let first = first.key;
+    assert_eq!(store.signing_key(T0).await.unwrap(), first);
+
+    let second = store
+        .rotate_signing_key(T0 + 1, Rotation::Staged)
+        .await
+        .unwrap()
+        .key;
+    let third = store
+        .rotate_signing_key(T0 + 100, Rotation::Staged)
+        .await
+        .unwrap();
+    assert_eq!(third.signs_from, T0 + 100 + max_age());
+    let third = third.key;
+    let signer = |now| {
+        let store = store.clone();
+        async move { store.signing_key(now).await.unwrap().kid }
+    };
+    // Each key signs in its turn, each published a full cache age before.
+    assert_eq!(signer(T0 + 100).await, first.kid);
+    assert_eq!(signer(T0 + max_age()).await, first.kid);
+    assert_eq!(signer(T0 + 1 + max_age()).await, second.kid);
+    assert_eq!(signer(T0 + 99 + max_age()).await, second.kid);
+    assert_eq!(signer(T0 + 100 + max_age()).await, third.kid);
+    let published = kids(&store.published_signing_keys(T0 + 100).await.unwrap());
+    assert_eq!(
+        published,
+        [third.kid.clone(), second.kid.clone(), first.kid.clone()]
+    );
+
+    // At once: the new key signs now, and every other stops now (still published for the
+    // tokens it signed).
+    let now = T0 + 150;
+    let fourth = store
+        .rotate_signing_key(now, Rotation::AtOnce)
+        .await
+        .unwrap();
+    assert_eq!(fourth.signs_from, now);
+    assert_eq!(store.signing_key(now).await.unwrap(), fourth.key);
+    let listed = store.signing_keys(now).await.unwrap();
+    assert!(
+        listed
+            .iter()
+            .filter(|key| key.kid != fourth.key.kid)
+            .all(|key| key.retired_at == Some(now) && !key.signs && key.published),
+        "{listed:?}"
+    );
+    assert_eq!(
+        kids(
+            &store
+                .published_signing_keys(now + lifetime() + 1)
+                .await
+                .unwrap()
+        ),
+        std::slice::from_ref(&fourth.key.kid)
+    );
 }
 
 on_both!(a_private_key_is_not_in_debug_output);
@@ -136,16 +238,21 @@ async fn two_processes_making_the_first_key_at_once_keep_one() {
     }
 }
 
-/// Two rotations at once leave one active key, and each retired key still published.
+/// Two rotations at once leave one newest key, the old key signing until the handover and one
+/// of theirs after it, and every key published.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_rotations_at_once_leave_one_active_key() {
+async fn two_rotations_at_once_leave_one_newest_key() {
     let db = Fresh::new(Backend::Postgres);
     let (a, b) = (db.open().await, db.open().await);
     let first = a.signing_key(T0).await.unwrap();
-    let (one, two) = tokio::join!(a.rotate_signing_key(T0 + 1), b.rotate_signing_key(T0 + 1));
-    let (one, two) = (one.unwrap(), two.unwrap());
-    let active = a.signing_key(T0 + 2).await.unwrap();
-    assert!(active == one || active == two);
+    let (one, two) = tokio::join!(
+        a.rotate_signing_key(T0 + 1, Rotation::Staged),
+        b.rotate_signing_key(T0 + 1, Rotation::Staged)
+    );
+    let (one, two) = (one.unwrap().key, two.unwrap().key);
+    assert_eq!(a.signing_key(T0 + 2).await.unwrap().kid, first.kid);
+    let after = a.signing_key(T0 + 1 + max_age()).await.unwrap();
+    assert!(after == one || after == two, "{after:?}");
     let listed = a.signing_keys(T0 + 2).await.unwrap();
     assert_eq!(
         listed.iter().filter(|key| key.retired_at.is_none()).count(),
