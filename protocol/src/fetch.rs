@@ -46,9 +46,11 @@ pub const HEADER_VALUE_MAX_CHARS: usize = 8192;
 pub const METHODS: [&str; 7] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 
 /// Request headers a tool may not set: the server sets them, or they would let a tool speak for
-/// the connection rather than for itself.
-pub const FORBIDDEN_REQUEST_HEADERS: [&str; 10] = [
+/// the connection rather than for itself. `accept-encoding` is the server's, as it is the
+/// browser's in a page's own `fetch`: it asks for gzip or brotli and hands the body on decoded.
+pub const FORBIDDEN_REQUEST_HEADERS: [&str; 11] = [
     "host",
+    "accept-encoding",
     "content-length",
     "connection",
     "transfer-encoding",
@@ -513,6 +515,7 @@ mod tests {
             ("Bad Name".into(), "2".into()),
             ("x-key".into(), "line\r\nInjected: 1".into()),
             ("Cookie".into(), "a=b".into()),
+            ("Accept-Encoding".into(), "gzip".into()),
         ];
         bad.body = Some(FetchBody::Base64("not base64!".into()));
         assert_eq!(
@@ -524,6 +527,7 @@ mod tests {
                 "headers[2][0]",
                 "headers[2][1]",
                 "headers[3][0]",
+                "headers[4][0]",
                 "body.base64"
             ]
         );

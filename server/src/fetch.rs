@@ -11,6 +11,8 @@
 //! destination rules (`crate::webhooks::destination`), unless `--allow-private-fetch HOST:PORT`
 //! names it, and the connection goes only to the addresses checked. Redirects are not followed,
 //! the whole exchange has [`TIMEOUT_SECS`], and an answer over [`BODY_MAX_BYTES`] is refused.
+//! The server asks for a compressed answer (gzip or brotli) and decodes it before the tool gets
+//! it, the limit applying to the body decoded.
 //!
 //! Nothing of a request's headers, query or body, nor of the answer's, is ever logged: one line
 //! per fetch names the tool, the tenant, the method, the origin, the path, the status and the
@@ -18,14 +20,20 @@
 
 use std::collections::HashMap;
 use std::error::Error as StdError;
+use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::str::FromStr;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use async_compression::tokio::bufread::{BrotliDecoder, GzipDecoder};
 use axum::extract::State;
 use axum::{Extension, Json};
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{
+    ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_LENGTH, HeaderMap, HeaderName, HeaderValue,
+};
+use tokio::io::AsyncReadExt as _;
+use tokio_util::io::StreamReader;
 use toolbridge_protocol::Error as RuleError;
 use toolbridge_protocol::fetch::{
     BODY_MAX_BYTES, BODY_MAX_SHOWN, DROPPED_RESPONSE_HEADERS, FetchBody, FetchRequest,
@@ -296,6 +304,14 @@ pub async fn fetch(
             ))
             .into())
         }
+        Ok(Err(Failure::Undecodable { coding, error })) => {
+            logged("undecodable", None);
+            Err(RuleError::BackendUnavailable(format!(
+                "the answer from {origin} says its body is {coding}-encoded, but it does not \
+                 decode as {coding}: {error}"
+            ))
+            .into())
+        }
         Ok(Err(Failure::Transport(error))) => {
             logged("unreachable", None);
             Err(RuleError::BackendUnavailable(format!(
@@ -409,7 +425,10 @@ fn outgoing_request(
         })?;
         headers.append(name, value);
     }
-    let mut builder = client.request(method, url).headers(headers);
+    let mut builder = client
+        .request(method, url)
+        .headers(headers)
+        .header(ACCEPT_ENCODING, ACCEPTED_CODINGS);
     match &ready.body {
         None => {}
         Some(FetchBody::Text(text)) => builder = builder.body(text.clone().into_bytes()),
@@ -422,27 +441,67 @@ fn outgoing_request(
     Ok(builder)
 }
 
+/// The codings the server's fetch asks for (a tool may not set `Accept-Encoding`): the answer's
+/// body is decoded before the tool gets it, as a browser's `fetch` decodes a page's.
+const ACCEPTED_CODINGS: &str = "gzip, br";
+
+/// A coding of [`ACCEPTED_CODINGS`], which the server decodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Coding {
+    Gzip,
+    Brotli,
+}
+
+impl Coding {
+    /// The coding of an answer with these headers, when it is one the server decodes: `None`
+    /// for a plain body, and for a coding the server did not ask for, which is passed on as it
+    /// came, with its `Content-Encoding`.
+    fn of(headers: &HeaderMap) -> Option<Self> {
+        let coding = headers.get(CONTENT_ENCODING)?.to_str().ok()?.trim();
+        if coding.eq_ignore_ascii_case("gzip") || coding.eq_ignore_ascii_case("x-gzip") {
+            Some(Self::Gzip)
+        } else if coding.eq_ignore_ascii_case("br") {
+            Some(Self::Brotli)
+        } else {
+            None
+        }
+    }
+}
+
+impl std::fmt::Display for Coding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Gzip => "gzip",
+            Self::Brotli => "br",
+        })
+    }
+}
+
 /// What went wrong in an exchange.
 enum Failure {
-    /// The answer's body is over [`BODY_MAX_BYTES`].
+    /// The answer's body is over [`BODY_MAX_BYTES`] (once decoded).
     TooLarge,
+    /// The answer's body does not decode as the coding it names.
+    Undecodable { coding: Coding, error: io::Error },
     /// The request could not be made or the answer not read.
     Transport(reqwest::Error),
 }
 
-/// Sends the request and reads the answer, its body up to [`BODY_MAX_BYTES`] (stopping at the
-/// first byte beyond).
+/// Sends the request and reads the answer, its body (decoded) up to [`BODY_MAX_BYTES`], stopping
+/// at the first byte beyond.
 async fn exchange(request: reqwest::RequestBuilder) -> Result<FetchResponse, Failure> {
     let mut response = request.send().await.map_err(Failure::Transport)?;
-    let too_large = |length: u64| usize::try_from(length).map_or(true, |n| n > BODY_MAX_BYTES);
-    if response.content_length().is_some_and(too_large) {
-        return Err(Failure::TooLarge);
-    }
     let status = response.status().as_u16();
+    let coding = Coding::of(response.headers());
+    // A decoded body has neither the coding nor the length it came with.
+    let dropped = |name: &str| {
+        DROPPED_RESPONSE_HEADERS.contains(&name)
+            || (coding.is_some() && (name == CONTENT_ENCODING || name == CONTENT_LENGTH))
+    };
     let headers = response
         .headers()
         .iter()
-        .filter(|(name, _)| !DROPPED_RESPONSE_HEADERS.contains(&name.as_str()))
+        .filter(|(name, _)| !dropped(name.as_str()))
         .map(|(name, value)| {
             (
                 name.as_str().to_owned(),
@@ -450,18 +509,62 @@ async fn exchange(request: reqwest::RequestBuilder) -> Result<FetchResponse, Fai
             )
         })
         .collect();
-    let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(Failure::Transport)? {
-        if body.len() + chunk.len() > BODY_MAX_BYTES {
-            return Err(Failure::TooLarge);
-        }
-        body.extend_from_slice(&chunk);
+    let too_large = |length: u64| usize::try_from(length).map_or(true, |n| n > BODY_MAX_BYTES);
+    if response.content_length().is_some_and(too_large) {
+        return Err(Failure::TooLarge);
     }
+    let body = if let Some(coding) = coding {
+        decoded(response, coding).await?
+    } else {
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(Failure::Transport)? {
+            if body.len() + chunk.len() > BODY_MAX_BYTES {
+                return Err(Failure::TooLarge);
+            }
+            body.extend_from_slice(&chunk);
+        }
+        body
+    };
     Ok(FetchResponse {
         status,
         headers,
         body: encode_bytes(&body),
     })
+}
+
+/// The body of `response` decoded from `coding`, up to [`BODY_MAX_BYTES`] decoded: a body that
+/// came small and decodes larger (a decompression bomb) is stopped at the first byte beyond.
+async fn decoded(response: reqwest::Response, coding: Coding) -> Result<Vec<u8>, Failure> {
+    let chunks = futures_util::stream::try_unfold(response, |mut response| async move {
+        let chunk = response.chunk().await.map_err(io::Error::other)?;
+        Ok::<_, io::Error>(chunk.map(|chunk| (chunk, response)))
+    });
+    let compressed = StreamReader::new(Box::pin(chunks));
+    let limit = u64::try_from(BODY_MAX_BYTES).map_or(u64::MAX, |max| max + 1);
+    let mut body = Vec::new();
+    let read = match coding {
+        Coding::Gzip => {
+            GzipDecoder::new(compressed)
+                .take(limit)
+                .read_to_end(&mut body)
+                .await
+        }
+        Coding::Brotli => {
+            BrotliDecoder::new(compressed)
+                .take(limit)
+                .read_to_end(&mut body)
+                .await
+        }
+    };
+    match read {
+        Ok(_) if body.len() > BODY_MAX_BYTES => Err(Failure::TooLarge),
+        Ok(_) => Ok(body),
+        // The network's failure, carried through the reader, or the coding's.
+        Err(error) => match error.downcast::<reqwest::Error>() {
+            Ok(transport) => Err(Failure::Transport(transport)),
+            Err(error) => Err(Failure::Undecodable { coding, error }),
+        },
+    }
 }
 
 /// Why a request failed, in words that never hold its URL (whose query may hold a secret once

@@ -48,7 +48,8 @@ impl Seen {
 
 /// A tool vendor's server over https on loopback, one request per connection:
 /// `/echo` answers the body it got, `/big` 5 MiB and a byte more (without a length), `/slow`
-/// after 20 s, `/redirect` a 302, `/hold` once released, anything else `ok`.
+/// after 20 s, `/redirect` a 302, `/hold` once released, `/gzip`, `/br`, `/gzip-bomb` and
+/// `/gzip-corrupt` compressed ([`compressed`]), anything else `ok`.
 struct Upstream {
     port: u16,
     ca_pem: String,
@@ -181,6 +182,10 @@ async fn answer<S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin>(
             tokio::time::sleep(Duration::from_secs(20)).await;
             ("200 OK", "", b"late".to_vec())
         }
+        "/gzip" | "/br" | "/gzip-bomb" | "/gzip-corrupt" => {
+            let (extra, encoded) = compressed(path, &request).await;
+            ("200 OK", extra, encoded)
+        }
         "/redirect" => (
             "302 Found",
             "Location: https://example.com/elsewhere\r\n",
@@ -201,6 +206,49 @@ async fn answer<S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin>(
     let _ = stream.write_all(head.as_bytes()).await;
     let _ = stream.write_all(&payload).await;
     let _ = stream.shutdown().await;
+}
+
+/// The answer to `/gzip`, `/br`, `/gzip-bomb` and `/gzip-corrupt`, compressed as `request` asks:
+/// its extra headers and body. The text as gzip or brotli, 5 MiB and a byte of zeros as gzip (a
+/// few kilobytes), or bytes that say they are gzip and are not; plain when not asked.
+async fn compressed(path: &str, request: &Seen) -> (&'static str, Vec<u8>) {
+    let accepts = |coding: &str| {
+        request
+            .header("accept-encoding")
+            .is_some_and(|accepted| accepted.split(',').any(|c| c.trim() == coding))
+    };
+    let text = b"compressed on the way, plain at the tool";
+    let mut encoded = Vec::new();
+    let extra = match path {
+        "/br" if accepts("br") => {
+            async_compression::tokio::bufread::BrotliEncoder::new(&text[..])
+                .read_to_end(&mut encoded)
+                .await
+                .unwrap();
+            "Content-Type: text/plain\r\nContent-Encoding: br\r\n"
+        }
+        "/gzip-corrupt" if accepts("gzip") => {
+            encoded = b"\x1f\x8b not gzip after all".to_vec();
+            "Content-Type: text/plain\r\nContent-Encoding: gzip\r\n"
+        }
+        "/gzip" | "/gzip-bomb" if accepts("gzip") => {
+            let plain = if path == "/gzip" {
+                text.to_vec()
+            } else {
+                vec![0; BODY_MAX_BYTES + 1]
+            };
+            async_compression::tokio::bufread::GzipEncoder::new(plain.as_slice())
+                .read_to_end(&mut encoded)
+                .await
+                .unwrap();
+            "Content-Type: text/plain\r\nContent-Encoding: gzip\r\n"
+        }
+        _ => {
+            encoded = text.to_vec();
+            "Content-Type: text/plain\r\n"
+        }
+    };
+    (extra, encoded)
 }
 
 /// The vendor tool's manifest: three secrets, a plain setting, the upstream's origin (and the
@@ -513,6 +561,90 @@ async fn what_the_upstream_answers_is_passed_on_or_refused_as_a_whole() {
         .await
         .unwrap();
     assert_eq!(response.status(), 403);
+    server.stop().await;
+}
+
+/// The server asks for a compressed answer (a tool may not) and hands the tool the body decoded,
+/// without the coding's headers, as a browser's fetch does.
+#[tokio::test]
+async fn a_compressed_answer_reaches_the_tool_decoded_and_within_the_limit() {
+    let (server, upstream, _, office) = vendor().await;
+    let origin = upstream.origin();
+    let code = |answer: &Value| answer["code"].as_str().unwrap_or_default().to_owned();
+    let (status, answer) = fetch(
+        &server,
+        &office,
+        &json!({"url": format!("{origin}/gzip"), "method": "GET"}),
+    )
+    .await;
+    assert_eq!(
+        (status, answer["status"].as_u64()),
+        (200, Some(200)),
+        "{answer}"
+    );
+    assert_eq!(
+        body_of(&answer),
+        b"compressed on the way, plain at the tool"
+    );
+    let names: Vec<&str> = answer["headers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h[0].as_str().unwrap())
+        .collect();
+    assert!(
+        !names.contains(&"content-encoding") && !names.contains(&"content-length"),
+        "{answer}"
+    );
+    let asked = upstream.last();
+    assert_eq!(
+        asked.header("accept-encoding"),
+        Some("gzip, br"),
+        "{asked:?}"
+    );
+    let (status, answer) = fetch(
+        &server,
+        &office,
+        &json!({"url": format!("{origin}/br"), "method": "GET"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(
+        body_of(&answer),
+        b"compressed on the way, plain at the tool"
+    );
+    // A body that says it is gzip and is not: 502, naming the coding.
+    let (status, answer) = fetch(
+        &server,
+        &office,
+        &json!({"url": format!("{origin}/gzip-corrupt"), "method": "GET"}),
+    )
+    .await;
+    assert_eq!(
+        (status, code(&answer)),
+        (502, "BACKEND_UNAVAILABLE".to_owned()),
+        "{answer}"
+    );
+    assert!(
+        answer["detail"]
+            .as_str()
+            .unwrap()
+            .contains("does not decode as gzip"),
+        "{answer}"
+    );
+    // The 5 MiB limit holds for the body decoded, however small it came.
+    let (status, answer) = fetch(
+        &server,
+        &office,
+        &json!({"url": format!("{origin}/gzip-bomb"), "method": "GET"}),
+    )
+    .await;
+    assert_eq!(
+        (status, code(&answer)),
+        (502, "BACKEND_UNAVAILABLE".to_owned()),
+        "{answer}"
+    );
+
     server.stop().await;
 }
 
