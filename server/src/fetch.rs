@@ -534,11 +534,22 @@ async fn exchange(request: reqwest::RequestBuilder) -> Result<FetchResponse, Fai
 
 /// The body of `response` decoded from `coding`, up to [`BODY_MAX_BYTES`] decoded: a body that
 /// came small and decodes larger (a decompression bomb) is stopped at the first byte beyond.
-async fn decoded(response: reqwest::Response, coding: Coding) -> Result<Vec<u8>, Failure> {
-    let chunks = futures_util::stream::try_unfold(response, |mut response| async move {
-        let chunk = response.chunk().await.map_err(io::Error::other)?;
-        Ok::<_, io::Error>(chunk.map(|chunk| (chunk, response)))
-    });
+async fn decoded(mut response: reqwest::Response, coding: Coding) -> Result<Vec<u8>, Failure> {
+    // No body at all (an answer to HEAD, a 204 or a 304 keeps its `Content-Encoding`) is no
+    // body, not a truncated stream of the coding.
+    let Some(first) = response.chunk().await.map_err(Failure::Transport)? else {
+        return Ok(Vec::new());
+    };
+    let chunks = futures_util::stream::try_unfold(
+        (response, Some(first)),
+        |(mut response, first)| async move {
+            let chunk = match first {
+                Some(first) => Some(first),
+                None => response.chunk().await.map_err(io::Error::other)?,
+            };
+            Ok::<_, io::Error>(chunk.map(|chunk| (chunk, (response, None))))
+        },
+    );
     let compressed = StreamReader::new(Box::pin(chunks));
     let limit = u64::try_from(BODY_MAX_BYTES).map_or(u64::MAX, |max| max + 1);
     let mut body = Vec::new();

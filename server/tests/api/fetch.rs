@@ -602,6 +602,19 @@ async fn a_compressed_answer_reaches_the_tool_decoded_and_within_the_limit() {
         Some("gzip, br"),
         "{asked:?}"
     );
+    // HEAD: the coding's header, and no body to decode.
+    let (status, answer) = fetch(
+        &server,
+        &office,
+        &json!({"url": format!("{origin}/gzip"), "method": "HEAD"}),
+    )
+    .await;
+    assert_eq!(
+        (status, answer["status"].as_u64()),
+        (200, Some(200)),
+        "{answer}"
+    );
+    assert_eq!(body_of(&answer), b"");
     let (status, answer) = fetch(
         &server,
         &office,
