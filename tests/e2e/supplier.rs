@@ -462,17 +462,30 @@ async fn a_tool_reaches_its_vendor_with_a_secret_and_a_token_the_vendor_verifies
         "{other}"
     );
 
-    // After a rotation, new tokens carry the new key's id, and both verify.
+    // A rotation publishes the new key first: tokens keep the old key's id until every key set
+    // cached before has expired. One `--at-once` signs with a new key now; the vendor fetches
+    // the key set again for it, and every token verifies.
+    let rotate = |more: &[&str]| {
+        let rotated = Command::new(&binary)
+            .args(["signing-keys", "rotate"])
+            .args(more)
+            .arg("--db")
+            .arg(server.db())
+            .output()
+            .unwrap();
+        assert!(rotated.status.success(), "{rotated:?}");
+        String::from_utf8_lossy(&rotated.stdout).into_owned()
+    };
     let before = session_token(&browser, SLUG).await;
-    let rotated = Command::new(&binary)
-        .args(["signing-keys", "rotate", "--db"])
-        .arg(server.db())
-        .output()
-        .unwrap();
-    assert!(rotated.status.success(), "{rotated:?}");
+    let staged = rotate(&[]);
+    assert!(staged.contains("is published now"), "{staged}");
+    let during = session_token(&browser, SLUG).await;
+    assert_eq!(kid_of(&before), kid_of(&during));
+    let at_once = rotate(&["--at-once"]);
+    assert!(at_once.contains("from now on"), "{at_once}");
     let after = session_token(&browser, SLUG).await;
     assert_ne!(kid_of(&before), kid_of(&after));
-    for token in [&before, &after] {
+    for token in [&before, &during, &after] {
         let verified = vendor.verify(token, 0).await;
         assert_eq!(verified["ok"], true, "{verified}");
     }
