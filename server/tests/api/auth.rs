@@ -380,14 +380,7 @@ async fn the_sign_in_help_lists_the_demo_sign_ins_that_still_work() {
 
     for sign_in in sign_ins {
         let email = sign_in["email"].as_str().unwrap();
-        let user = server
-            .store
-            .user_by_email(email)
-            .await
-            .unwrap()
-            .unwrap()
-            .user
-            .id;
+        let user = server.user_id(email).await;
         server.store.disable_user(&user).await.unwrap();
     }
     assert_eq!(help().await, serde_json::json!({"demoSignIns": []}));

@@ -571,12 +571,15 @@ async fn a_compressed_answer_reaches_the_tool_decoded_and_within_the_limit() {
     let (server, upstream, _, office) = vendor().await;
     let origin = upstream.origin();
     let code = |answer: &Value| answer["code"].as_str().unwrap_or_default().to_owned();
-    let (status, answer) = fetch(
-        &server,
-        &office,
-        &json!({"url": format!("{origin}/gzip"), "method": "GET"}),
-    )
-    .await;
+    let ask = async |path: &str, method: &str| {
+        fetch(
+            &server,
+            &office,
+            &json!({"url": format!("{origin}{path}"), "method": method}),
+        )
+        .await
+    };
+    let (status, answer) = ask("/gzip", "GET").await;
     assert_eq!(
         (status, answer["status"].as_u64()),
         (200, Some(200)),
@@ -603,36 +606,21 @@ async fn a_compressed_answer_reaches_the_tool_decoded_and_within_the_limit() {
         "{asked:?}"
     );
     // HEAD: the coding's header, and no body to decode.
-    let (status, answer) = fetch(
-        &server,
-        &office,
-        &json!({"url": format!("{origin}/gzip"), "method": "HEAD"}),
-    )
-    .await;
+    let (status, answer) = ask("/gzip", "HEAD").await;
     assert_eq!(
         (status, answer["status"].as_u64()),
         (200, Some(200)),
         "{answer}"
     );
     assert_eq!(body_of(&answer), b"");
-    let (status, answer) = fetch(
-        &server,
-        &office,
-        &json!({"url": format!("{origin}/br"), "method": "GET"}),
-    )
-    .await;
+    let (status, answer) = ask("/br", "GET").await;
     assert_eq!(status, 200, "{answer}");
     assert_eq!(
         body_of(&answer),
         b"compressed on the way, plain at the tool"
     );
     // A body that says it is gzip and is not: 502, naming the coding.
-    let (status, answer) = fetch(
-        &server,
-        &office,
-        &json!({"url": format!("{origin}/gzip-corrupt"), "method": "GET"}),
-    )
-    .await;
+    let (status, answer) = ask("/gzip-corrupt", "GET").await;
     assert_eq!(
         (status, code(&answer)),
         (502, "BACKEND_UNAVAILABLE".to_owned()),
@@ -646,12 +634,7 @@ async fn a_compressed_answer_reaches_the_tool_decoded_and_within_the_limit() {
         "{answer}"
     );
     // The 5 MiB limit holds for the body decoded, however small it came.
-    let (status, answer) = fetch(
-        &server,
-        &office,
-        &json!({"url": format!("{origin}/gzip-bomb"), "method": "GET"}),
-    )
-    .await;
+    let (status, answer) = ask("/gzip-bomb", "GET").await;
     assert_eq!(
         (status, code(&answer)),
         (502, "BACKEND_UNAVAILABLE".to_owned()),

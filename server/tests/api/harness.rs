@@ -197,6 +197,12 @@ impl Server {
             .unwrap()
     }
 
+    /// The id of the user who signs in as `email`.
+    pub(crate) async fn user_id(&self, email: &str) -> String {
+        let account = self.store.user_by_email(email).await.unwrap();
+        account.unwrap_or_else(|| panic!("no user {email}")).user.id
+    }
+
     /// Signs in as `email` and returns the session cookie (`name=value`).
     pub(crate) async fn sign_in(&self, email: &str) -> String {
         let response = self

@@ -148,14 +148,7 @@ async fn a_page_s_stream_ends_with_its_session_and_hears_nothing_after() {
             heard["id"]
         );
 
-        let user = server
-            .store
-            .user_by_email(email)
-            .await
-            .unwrap()
-            .unwrap()
-            .user
-            .id;
+        let user = server.user_id(email).await;
         match end {
             "signs out" => {
                 let response = server
@@ -200,14 +193,7 @@ async fn an_idle_stream_ends_once_its_session_has_ended() {
     let open = tokio::time::timeout(Duration::from_secs(1), stream.chunk()).await;
     assert!(open.is_err(), "the stream sent or ended early: {open:?}");
 
-    let user = server
-        .store
-        .user_by_email("office@harbour.test")
-        .await
-        .unwrap()
-        .unwrap()
-        .user
-        .id;
+    let user = server.user_id("office@harbour.test").await;
     assert_eq!(server.store.disable_user(&user).await.unwrap(), 1);
     let rest = rest_until_the_end(&mut stream).await;
     assert!(!rest.contains("event:"), "{rest:?}");
