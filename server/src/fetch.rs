@@ -29,6 +29,7 @@ use std::time::{Duration, Instant};
 use async_compression::tokio::bufread::{BrotliDecoder, GzipDecoder};
 use axum::extract::State;
 use axum::{Extension, Json};
+use futures_util::{StreamExt as _, future, stream};
 use reqwest::header::{
     ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_LENGTH, HeaderMap, HeaderName, HeaderValue,
 };
@@ -540,16 +541,11 @@ async fn decoded(mut response: reqwest::Response, coding: Coding) -> Result<Vec<
     let Some(first) = response.chunk().await.map_err(Failure::Transport)? else {
         return Ok(Vec::new());
     };
-    let chunks = futures_util::stream::try_unfold(
-        (response, Some(first)),
-        |(mut response, first)| async move {
-            let chunk = match first {
-                Some(first) => Some(first),
-                None => response.chunk().await.map_err(io::Error::other)?,
-            };
-            Ok::<_, io::Error>(chunk.map(|chunk| (chunk, (response, None))))
-        },
-    );
+    let rest = stream::try_unfold(response, |mut response| async move {
+        let chunk = response.chunk().await.map_err(io::Error::other)?;
+        Ok::<_, io::Error>(chunk.map(|chunk| (chunk, response)))
+    });
+    let chunks = stream::once(future::ready(Ok(first))).chain(rest);
     let compressed = StreamReader::new(Box::pin(chunks));
     let limit = u64::try_from(BODY_MAX_BYTES).map_or(u64::MAX, |max| max + 1);
     let mut body = Vec::new();
