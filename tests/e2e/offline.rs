@@ -255,9 +255,15 @@ async fn lines_kept_through_an_outage_and_a_closed_tab_come_back_unsaved_and_sav
         "nothing reached the server"
     );
 
-    // The tool reads the quote as the user left it.
+    // The tool reads the quote as the user left it, once its bridge.js has run.
     open_tool(&browser, "Flooring estimator").await;
     browser.enter_frame(TOOL_FRAME).await;
+    browser
+        .until(
+            "the estimator's bridge",
+            "typeof window.bridge === 'object'",
+        )
+        .await;
     let open = browser
         .run("const q = await bridge.quotes.getOpen(); return { dirty: q.dirty, lines: q.lines.length };")
         .await;
