@@ -46,7 +46,7 @@ fn hashing(error: argon2::password_hash::Error) -> Error {
 }
 
 /// Whether `password` matches the PHC string `hash`.
-fn password_matches(password: &str, hash: &str) -> bool {
+pub(crate) fn password_matches(password: &str, hash: &str) -> bool {
     PasswordHash::new(hash).is_ok_and(|parsed| {
         Argon2::default()
             .verify_password(password.as_bytes(), &parsed)
@@ -62,7 +62,7 @@ fn dummy_hash() -> &'static str {
 }
 
 /// Runs CPU-heavy hashing off the async threads.
-async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, Error> {
     tokio::task::spawn_blocking(work)

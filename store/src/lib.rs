@@ -258,6 +258,9 @@ pub struct Store {
     /// The live events' subscribers, and on `PostgreSQL` this instance's
     /// listener.
     live: Arc<live::Feed>,
+    /// Whether the demo password matches a demo user's hash, by hash, so that
+    /// the sign-in page's list costs one argon2 check per password set.
+    demo_hashes: Arc<seed::DemoHashes>,
 }
 
 impl fmt::Debug for Store {
@@ -377,6 +380,7 @@ impl Store {
             catalogs: Arc::default(),
             writes: Arc::default(),
             live: Arc::default(),
+            demo_hashes: Arc::default(),
         }
     }
 

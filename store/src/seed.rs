@@ -4,7 +4,8 @@
 //! Names, codes, prices and references are the same on every run (a fixed
 //! random seed); ids are fresh UUIDs.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Mutex, PoisonError};
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -17,7 +18,10 @@ use toolbridge_protocol::money::round_money;
 use toolbridge_protocol::quote::{QuoteDto, QuoteHeader, QuoteLine, QuoteStatus, QuoteType};
 
 use crate::accounts::{NewTenant, NewUser, insert_tenant, insert_user};
-use crate::auth::hash_password;
+use crate::auth::{
+    USER_COLUMNS, UserRowAnd, blocking, hash_password, password_matches, split_user_row,
+    user_from_row,
+};
 use crate::catalog::{PRODUCTS_PER_INSERT, insert_products};
 use crate::db::{Turn, Tx, insert_rows, sql};
 use crate::quotes::{NEW_QUOTE_EXPIRY_DAYS, insert_customer, insert_quote};
@@ -521,25 +525,102 @@ impl Store {
     }
 
     /// The demo's sign-ins that still let someone in: each user [`Store::seed_demo`] made who
-    /// is still there and active, in the seed's order. Empty on a database without demo data
-    /// (the usual production one), which is how the app's sign-in page knows whether to offer
-    /// them. A demo user whose password was changed is listed all the same: the store keeps only
-    /// a hash, and checking it is too slow for a page's every load.
+    /// is still there, active, and has the demo password, in the seed's order. Empty on a
+    /// database without demo data (the usual production one), which is how the app's sign-in
+    /// page knows whether to offer them. Whether a hash is the demo password's is checked once
+    /// per hash this process meets, so a page's every load costs one read.
     pub async fn demo_sign_ins(&self) -> Result<Vec<DemoSignIn>, Error> {
-        let mut sign_ins = Vec::new();
-        for (email, _, _) in HARBOUR_USERS.iter().chain(&OTHER_USERS) {
-            if let Some(account) = self.user_by_email(email).await?
-                && account.active
-            {
-                sign_ins.push(DemoSignIn {
-                    email: account.user.email,
-                    password: DEMO_PASSWORD.to_owned(),
-                    role: account.user.role,
-                    tenant_name: account.user.tenant_name,
-                });
-            }
+        let demo: Vec<&str> = HARBOUR_USERS
+            .iter()
+            .chain(&OTHER_USERS)
+            .map(|(email, _, _)| *email)
+            .collect();
+        let placeholders: Vec<String> = (1..=demo.len()).map(|n| format!("${n}")).collect();
+        let query = format!(
+            "SELECT {USER_COLUMNS}, u.password_hash FROM users u \
+             JOIN tenants t ON t.id = u.tenant_id \
+             WHERE u.active = 1 AND u.email_lower IN ({})",
+            placeholders.join(", ")
+        );
+        let rows: Vec<UserRowAnd<String>> = demo
+            .iter()
+            .fold(sql(query), |query, email| query.bind(*email))
+            .fetch_all(&self.pool)
+            .await?;
+        let mut users = Vec::with_capacity(rows.len());
+        let mut hashes = Vec::with_capacity(rows.len());
+        for row in rows {
+            let (user, hash) = split_user_row(row);
+            users.push(user_from_row(user)?);
+            hashes.push(hash);
         }
+        let still_demo = self.demo_hashes.check(hashes).await?;
+        let mut sign_ins: Vec<DemoSignIn> = users
+            .into_iter()
+            .zip(still_demo)
+            .filter_map(|(user, still_demo)| {
+                still_demo.then(|| DemoSignIn {
+                    email: user.email,
+                    password: DEMO_PASSWORD.to_owned(),
+                    role: user.role,
+                    tenant_name: user.tenant_name,
+                })
+            })
+            .collect();
+        sign_ins.sort_by_key(|sign_in| demo.iter().position(|email| *email == sign_in.email));
         Ok(sign_ins)
+    }
+}
+
+/// Which password hashes the demo password matches, remembered by hash. A changed password has a
+/// new hash (a fresh salt), so what is remembered never goes stale; only the hashes of the last
+/// check are kept.
+#[derive(Debug, Default)]
+pub(crate) struct DemoHashes(Mutex<HashMap<String, bool>>);
+
+impl DemoHashes {
+    /// For each hash, whether the demo password matches it: argon2 for the hashes not met
+    /// before, off the async threads.
+    async fn check(&self, hashes: Vec<String>) -> Result<Vec<bool>, Error> {
+        let known = self.known();
+        let unknown: Vec<String> = hashes
+            .iter()
+            .filter(|hash| !known.contains_key(*hash))
+            .cloned()
+            .collect();
+        let checked = blocking(move || {
+            unknown
+                .into_iter()
+                .map(|hash| {
+                    let matches = password_matches(DEMO_PASSWORD, &hash);
+                    (hash, matches)
+                })
+                .collect::<HashMap<_, _>>()
+        })
+        .await?;
+        let answers = hashes
+            .iter()
+            .map(|hash| {
+                known
+                    .get(hash)
+                    .or_else(|| checked.get(hash))
+                    .copied()
+                    .unwrap_or(false)
+            })
+            .collect();
+        let mut kept = known;
+        kept.extend(checked);
+        kept.retain(|hash, _| hashes.contains(hash));
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = kept;
+        Ok(answers)
+    }
+
+    /// What is remembered, copied out of the lock.
+    fn known(&self) -> HashMap<String, bool> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 }
 

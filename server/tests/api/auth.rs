@@ -378,6 +378,30 @@ async fn the_sign_in_help_lists_the_demo_sign_ins_that_still_work() {
         server.sign_in(sign_in["email"].as_str().unwrap()).await;
     }
 
+    // An admin who set a password of their own is no longer offered.
+    let admin = server.user_id("admin@harbour.test").await;
+    server
+        .store
+        .set_password(&admin, "a password of the admin's own")
+        .await
+        .unwrap();
+    let offered = help().await;
+    let offered: Vec<&str> = offered["demoSignIns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|sign_in| sign_in["email"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        offered,
+        [
+            "super@harbour.test",
+            "office@harbour.test",
+            "field@harbour.test",
+            "admin@other.test"
+        ]
+    );
+
     for sign_in in sign_ins {
         let email = sign_in["email"].as_str().unwrap();
         let user = server.user_id(email).await;

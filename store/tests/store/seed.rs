@@ -61,6 +61,41 @@ async fn the_demo_sign_ins_are_those_that_still_let_someone_in(backend: Backend)
     let left = store.demo_sign_ins().await.unwrap();
     assert_eq!(left.len(), 4);
     assert!(left.iter().all(|s| s.email != "field@harbour.test"));
+
+    // A demo user whose password is no longer the demo's is not listed, and is again once it is.
+    let admin = store
+        .user_by_email("admin@harbour.test")
+        .await
+        .unwrap()
+        .unwrap();
+    store
+        .set_password(&admin.user.id, "a password of the admin's own")
+        .await
+        .unwrap();
+    let emails = |sign_ins: Vec<toolbridge_store::DemoSignIn>| -> Vec<String> {
+        sign_ins.into_iter().map(|s| s.email).collect()
+    };
+    assert_eq!(
+        emails(store.demo_sign_ins().await.unwrap()),
+        [
+            "super@harbour.test",
+            "office@harbour.test",
+            "admin@other.test"
+        ]
+    );
+    store
+        .set_password(&admin.user.id, DEMO_PASSWORD)
+        .await
+        .unwrap();
+    assert_eq!(
+        emails(store.demo_sign_ins().await.unwrap()),
+        [
+            "super@harbour.test",
+            "admin@harbour.test",
+            "office@harbour.test",
+            "admin@other.test"
+        ]
+    );
 }
 
 on_both!(the_demo_seed_has_what_the_example_tools_need);
