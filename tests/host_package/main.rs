@@ -1,8 +1,9 @@
 //! `@toolbridge/host` as a platform team meets it: the tarball `cargo xtask build` packs
 //! (`TOOLBRIDGE_HOST_TARBALL`) installed with `npm install --offline` into the scratch platform
 //! page (`host/scratch-project/`, whose files are copied into `TOOLBRIDGE_HOST_PROJECT`, where
-//! `cargo xtask setup` installed its pinned bundlers), the page built with Vite and with webpack,
-//! and each build served on a loopback origin of its own and opened in Chromium (the driver
+//! `cargo xtask setup` installed its pinned bundlers), the page built with Vite, webpack 5,
+//! Rollup and esbuild (the last two with the step the package's README gives each), and each
+//! build served on a loopback origin of its own and opened in Chromium (the driver
 //! `CHROMEDRIVER` names) against a debug `toolbridge serve` (`TOOLBRIDGE_BIN`) that allows that
 //! origin. The page signs in, opens a new draft quote in the host and mounts the flooring
 //! estimator; the test adds a room in the tool's frame, sees the lines arrive in the page's open
@@ -66,6 +67,21 @@ const WEBPACK: Bundler = Bundler {
     script: "build:webpack",
     out: "dist/webpack",
 };
+
+const ROLLUP: Bundler = Bundler {
+    name: "rollup",
+    script: "build:rollup",
+    out: "dist/rollup",
+};
+
+const ESBUILD: Bundler = Bundler {
+    name: "esbuild",
+    script: "build:esbuild",
+    out: "dist/esbuild",
+};
+
+/// Every bundler the suite builds the page with.
+const BUNDLERS: [Bundler; 4] = [VITE, WEBPACK, ROLLUP, ESBUILD];
 
 /// An environment variable `cargo xtask test` sets.
 fn setting(name: &str) -> PathBuf {
@@ -155,12 +171,14 @@ fn install() -> Result<PathBuf, String> {
 
 /// The page built by `bundler` (its output folder), once per run.
 fn built(bundler: Bundler) -> &'static Path {
-    static VITE_BUILD: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    static WEBPACK_BUILD: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    let once = if bundler.name == VITE.name {
-        &VITE_BUILD
-    } else {
-        &WEBPACK_BUILD
+    static BUILDS: [OnceLock<Result<PathBuf, String>>; BUNDLERS.len()] =
+        [const { OnceLock::new() }; BUNDLERS.len()];
+    let Some(once) = BUNDLERS
+        .iter()
+        .position(|known| known.name == bundler.name)
+        .and_then(|at| BUILDS.get(at))
+    else {
+        panic!("{} is not one of the suite's bundlers", bundler.name)
     };
     match once.get_or_init(|| build(bundler)) {
         Ok(out) => out,
@@ -274,6 +292,16 @@ async fn the_vite_build_mounts_a_tool_that_adds_lines() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_webpack_build_mounts_a_tool_that_adds_lines() {
     page_adds_lines(WEBPACK).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_rollup_build_mounts_a_tool_that_adds_lines() {
+    page_adds_lines(ROLLUP).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_esbuild_build_mounts_a_tool_that_adds_lines() {
+    page_adds_lines(ESBUILD).await;
 }
 
 /// The one `.wasm` the bundler wrote into its output's `assets/`: its name there, checked to be

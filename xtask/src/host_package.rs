@@ -238,7 +238,18 @@ mod tests {
             .into_iter()
             .map(|(package, _)| package)
             .collect();
-        assert_eq!(pinned, ["vite", "webpack", "webpack-cli"]);
+        assert_eq!(
+            pinned,
+            [
+                "@rollup/plugin-node-resolve",
+                "@web/rollup-plugin-import-meta-assets",
+                "esbuild",
+                "rollup",
+                "vite",
+                "webpack",
+                "webpack-cli"
+            ]
+        );
         for file in MANIFESTS {
             assert!(
                 ctx.root().join(SCRATCH_PROJECT).join(file).is_file(),
