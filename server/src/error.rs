@@ -110,6 +110,7 @@ fn store_rule(error: &StoreError) -> Option<RuleError> {
         | StoreError::Corrupt { .. }
         | StoreError::Hashing(_)
         | StoreError::KeyGeneration(_)
+        | StoreError::Sealing(_)
         | StoreError::Encoding { .. } => return None,
     })
 }

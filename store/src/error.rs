@@ -93,6 +93,10 @@ pub enum Error {
     /// Making a signing key failed.
     #[error("a signing key could not be made")]
     KeyGeneration(#[source] Cause),
+    /// A secret could not be sealed or opened with the secrets key, or the database's sealed
+    /// secrets need a key other than the one given (or one where none was).
+    #[error("secrets at rest: {0}")]
+    Sealing(String),
     /// A value could not be written as JSON.
     #[error("{what} could not be written as JSON")]
     Encoding {

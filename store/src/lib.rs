@@ -46,6 +46,7 @@ mod password;
 mod preferences;
 mod quotes;
 mod reads;
+mod sealing;
 mod seed;
 mod signing;
 mod stats;
@@ -76,6 +77,7 @@ pub use password::{
     GENERATED_PASSWORD_CHARS, PASSWORD_MAX_CHARS, PASSWORD_MIN_CHARS, generate_password,
     is_common_password, password_problem,
 };
+pub use sealing::{SECRETS_KEY_BYTES, SecretsAtRest, SecretsKey};
 pub use seed::{DEFAULT_SEED_PRODUCTS, DEMO_PASSWORD};
 pub use signing::{PrivateKey, Rotated, Rotation, SigningKey, SigningKeyInfo};
 pub use stats::{DeliveryQueue, PoolUsage};
@@ -261,6 +263,9 @@ pub struct Store {
     /// Whether the demo password matches a demo user's hash, by hash, so that
     /// the sign-in page's list costs one argon2 check per password set.
     demo_hashes: Arc<seed::DemoHashes>,
+    /// The key secrets are sealed with at rest, when the operator gave one
+    /// ([`Store::with_secrets_key`]).
+    secrets_key: Option<Arc<sealing::SecretsKey>>,
 }
 
 impl fmt::Debug for Store {
@@ -381,6 +386,7 @@ impl Store {
             writes: Arc::default(),
             live: Arc::default(),
             demo_hashes: Arc::default(),
+            secrets_key: None,
         }
     }
 

@@ -25,7 +25,7 @@ use crate::db::Backend;
 type File = (&'static str, &'static str);
 
 /// Every `SQLite` migration: its file name in `migrations/sqlite/` and its SQL, oldest first.
-const SQLITE: [File; 10] = [
+const SQLITE: [File; 11] = [
     (
         "0001_init.sql",
         include_str!("../migrations/sqlite/0001_init.sql"),
@@ -66,11 +66,15 @@ const SQLITE: [File; 10] = [
         "0010_quote_versions.sql",
         include_str!("../migrations/sqlite/0010_quote_versions.sql"),
     ),
+    (
+        "0011_sealed_secrets.sql",
+        include_str!("../migrations/sqlite/0011_sealed_secrets.sql"),
+    ),
 ];
 
 /// Every `PostgreSQL` migration: its file name in `migrations/postgres/` and its SQL, oldest
 /// first.
-const POSTGRES: [File; 7] = [
+const POSTGRES: [File; 8] = [
     (
         "0001_init.sql",
         include_str!("../migrations/postgres/0001_init.sql"),
@@ -98,6 +102,10 @@ const POSTGRES: [File; 7] = [
     (
         "0007_quote_versions.sql",
         include_str!("../migrations/postgres/0007_quote_versions.sql"),
+    ),
+    (
+        "0008_sealed_secrets.sql",
+        include_str!("../migrations/postgres/0008_sealed_secrets.sql"),
     ),
 ];
 
@@ -243,7 +251,7 @@ mod tests {
     }
 
     /// SHA-384 of each `SQLite` migration as released.
-    const RELEASED_SQLITE_CHECKSUMS: [&str; 10] = [
+    const RELEASED_SQLITE_CHECKSUMS: [&str; 11] = [
         "3c9f01828b014da45b88a2ca60fd002d1671eeff60ba3b026bb8d149eec4f3d87a363161a68ea50451d070f11e50cf74",
         "3a1c74f44567b7f21403309a4274679632f270e9d33ff56d524bb0f29c38af1013538abdb78fd1206dabb63600146e57",
         "ecac023d5580f688757cb7b891170f9ebb48cb878ad47de70d9757c3960846135dceec9db0fa8ab43e287bf9b1070cb5",
@@ -254,6 +262,7 @@ mod tests {
         "74b4d1739b794c679514975f1fc8d918ef4ab3a0056454e492212475247e610a6253e8d7b2566201ce0a6361f96057df",
         "5f06e5bd8c46392ff48bfb2abd3da805781094cd8791c43d3f1b8fba6668d10b18fba4a5185e1c66dfbc113f11ab0c6c",
         "68ce79fb596a9e8f38fe408564a43ebd9c8d77f1db80a022eee6c7c71499658ab2feea1f3cda280ae116c216faeb3c4a",
+        "acab86ce82d6c319c2ca337a70af923cbbe4ccba867846e3529fd4e2ec58bcaee5bb72a3eedbe3fa59a37aee101c558c",
     ];
 
     #[test]

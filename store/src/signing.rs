@@ -27,6 +27,7 @@ use toolbridge_protocol::identity::{
 };
 
 use crate::db::{Turn, sql};
+use crate::sealing::{Place, SecretsKey, open_bytes, seal_bytes};
 use crate::util::random_hex;
 use crate::{Error, Store};
 
@@ -34,10 +35,23 @@ use crate::{Error, Store};
 const KID_BYTES: usize = 12;
 
 /// The columns of a key, in [`KeyRow`]'s order.
-const KEY_COLUMNS: &str = "kid, algorithm, private_key, public_jwk, created_at, retired_at";
+const KEY_COLUMNS: &str =
+    "kid, algorithm, private_key, sealed_with, public_jwk, created_at, retired_at";
 
 /// A row of [`KEY_COLUMNS`].
-type KeyRow = (String, String, Vec<u8>, String, i64, Option<i64>);
+type KeyRow = (
+    String,
+    String,
+    Vec<u8>,
+    Option<String>,
+    String,
+    i64,
+    Option<i64>,
+);
+
+/// The table and column of a signing key's private half, for sealing.
+const PRIVATE_TABLE: &str = "signing_keys";
+const PRIVATE_COLUMN: &str = "private_key";
 
 /// A private signing key: the PKCS#8 DER of a P-256 key. Its `Debug` is redacted, so a key in a
 /// logged value shows nothing of itself.
@@ -131,10 +145,17 @@ fn max_age() -> i64 {
     i64::try_from(JWKS_MAX_AGE_SECS).unwrap_or(i64::MAX)
 }
 
-fn key_from_row(row: KeyRow) -> Result<SigningKey, Error> {
-    let (kid, algorithm, private_key, public_jwk, created_at, retired_at) = row;
+/// The key a row holds, its private half opened with `sealing` if it was sealed.
+fn key_from_row(row: KeyRow, sealing: Option<&SecretsKey>) -> Result<SigningKey, Error> {
+    let (kid, algorithm, private_key, sealed_with, public_jwk, created_at, retired_at) = row;
     let public_jwk = serde_json::from_str(&public_jwk)
         .map_err(|error| Error::corrupt_because(format!("public key of {kid}"), error))?;
+    let private_key = open_bytes(
+        sealing,
+        &Place::new(PRIVATE_TABLE, PRIVATE_COLUMN, &[&kid]),
+        private_key,
+        sealed_with.as_deref(),
+    )?;
     Ok(SigningKey {
         kid,
         algorithm,
@@ -169,8 +190,8 @@ fn new_key(now: i64) -> Result<SigningKey, Error> {
 
 /// `INSERT`s `key` as the newest key unless there is one already.
 const INSERT_KEY: &str = "INSERT INTO signing_keys \
-    (kid, algorithm, private_key, public_jwk, created_at, retired_at) \
-    VALUES ($1, $2, $3, $4, $5, NULL) ON CONFLICT DO NOTHING";
+    (kid, algorithm, private_key, sealed_with, public_jwk, created_at, retired_at) \
+    VALUES ($1, $2, $3, $4, $5, $6, NULL) ON CONFLICT DO NOTHING";
 
 impl Store {
     /// The key that signs at `now`, made then if there is none yet. Instances that make the
@@ -181,12 +202,14 @@ impl Store {
         }
         let key = new_key(now)?;
         let public_jwk = key.public_jwk.to_string();
+        let (private_key, sealed_with) = self.sealed_private_key(&key)?;
         {
             let _turn = self.write_turn().await;
             sql(INSERT_KEY)
                 .bind(&key.kid)
                 .bind(key.algorithm.as_str())
-                .bind(key.private_key.pkcs8_der())
+                .bind(private_key.as_slice())
+                .bind(sealed_with)
                 .bind(public_jwk)
                 .bind(now)
                 .execute(&self.pool)
@@ -195,6 +218,15 @@ impl Store {
         self.signer_at(now)
             .await?
             .ok_or_else(|| Error::corrupt("the signing key vanished as it was made"))
+    }
+
+    /// `key`'s private half as the database will hold it, and the id of the key that sealed it.
+    fn sealed_private_key(&self, key: &SigningKey) -> Result<(Vec<u8>, Option<String>), Error> {
+        seal_bytes(
+            self.secrets_key(),
+            &Place::new(PRIVATE_TABLE, PRIVATE_COLUMN, &[&key.kid]),
+            key.private_key.pkcs8_der(),
+        )
     }
 
     /// The key that signs at `now`, if one has been made: of the keys a rotation is replacing
@@ -210,7 +242,8 @@ impl Store {
         .bind(now)
         .fetch_optional(&self.pool)
         .await?;
-        row.map(key_from_row).transpose()
+        row.map(|row| key_from_row(row, self.secrets_key()))
+            .transpose()
     }
 
     /// Makes a new key at `now` and replaces the one that signs with it, as `rotation` says:
@@ -221,6 +254,7 @@ impl Store {
     pub async fn rotate_signing_key(&self, now: i64, rotation: Rotation) -> Result<Rotated, Error> {
         let key = new_key(now)?;
         let public_jwk = key.public_jwk.to_string();
+        let (private_key, sealed_with) = self.sealed_private_key(&key)?;
         let mut tx = self.begin_write().await?;
         tx.take_turn(Turn::SigningKeys).await?;
         sql("DELETE FROM signing_keys WHERE retired_at IS NOT NULL AND retired_at < $1")
@@ -249,7 +283,8 @@ impl Store {
         sql(INSERT_KEY)
             .bind(&key.kid)
             .bind(key.algorithm.as_str())
-            .bind(key.private_key.pkcs8_der())
+            .bind(private_key.as_slice())
+            .bind(sealed_with)
             .bind(public_jwk)
             .bind(now)
             .execute(&mut *tx)
@@ -284,16 +319,17 @@ impl Store {
     /// those retired at most [`TOKEN_LIFETIME_SECS`] before `now`. Makes no key: before the
     /// first token there is nothing to publish.
     pub async fn published_signing_keys(&self, now: i64) -> Result<Vec<Value>, Error> {
-        let rows: Vec<KeyRow> = sql(format!(
-            "SELECT {KEY_COLUMNS} FROM signing_keys \
+        let rows: Vec<(String, String)> = sql("SELECT kid, public_jwk FROM signing_keys \
              WHERE retired_at IS NULL OR retired_at >= $1 \
-             ORDER BY created_at DESC, retired_at IS NULL DESC, kid"
-        ))
+             ORDER BY created_at DESC, retired_at IS NULL DESC, kid")
         .bind(now - lifetime())
         .fetch_all(&self.pool)
         .await?;
         rows.into_iter()
-            .map(|row| key_from_row(row).map(|key| key.public_jwk))
+            .map(|(kid, public_jwk)| {
+                serde_json::from_str(&public_jwk)
+                    .map_err(|error| Error::corrupt_because(format!("public key of {kid}"), error))
+            })
             .collect()
     }
 }

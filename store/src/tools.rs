@@ -23,6 +23,7 @@ use toolbridge_protocol::settings::{
 };
 
 use crate::db::{Turn, Tx, sql};
+use crate::sealing::{Place, SecretsKey, open_text, seal_text};
 use crate::util::{hex, now_iso, sha256};
 use crate::{Error, Store};
 
@@ -242,7 +243,13 @@ impl Store {
         let update = check_update(&declarations, values, &already_set).map_err(Error::Invalid)?;
         let checked = update.values;
         write_values(&mut tx, tenant_id, slug, &checked).await?;
-        write_secrets(&mut tx, tenant_id, slug, &update.secrets).await?;
+        write_secrets(
+            &mut tx,
+            self.secrets_key(),
+            (tenant_id, slug),
+            &update.secrets,
+        )
+        .await?;
         let settings = effective_values(&declarations, &checked);
         let event = ToolSettingsEvent {
             slug: slug.to_owned(),
@@ -283,13 +290,25 @@ impl Store {
         tenant_id: &str,
         slug: &str,
     ) -> Result<BTreeMap<String, String>, Error> {
-        let rows: Vec<(String, String)> =
-            sql("SELECT setting_key, value FROM tool_secrets WHERE tenant_id = $1 AND slug = $2")
-                .bind(tenant_id)
-                .bind(slug)
-                .fetch_all(&self.pool)
-                .await?;
-        Ok(rows.into_iter().collect())
+        let rows: Vec<(String, String, Option<String>)> =
+            sql("SELECT setting_key, value, sealed_with FROM tool_secrets \
+             WHERE tenant_id = $1 AND slug = $2")
+            .bind(tenant_id)
+            .bind(slug)
+            .fetch_all(&self.pool)
+            .await?;
+        rows.into_iter()
+            .map(|(key, stored, sealed_with)| {
+                let place = secret_place(tenant_id, slug, &key);
+                let value = open_text(
+                    self.secrets_key(),
+                    &Place::new(SECRETS_TABLE, SECRETS_COLUMN, &place),
+                    stored,
+                    sealed_with.as_deref(),
+                )?;
+                Ok((key, value))
+            })
+            .collect()
     }
 
     /// Every installed tool, by slug.
@@ -379,25 +398,42 @@ async fn write_values(
     Ok(())
 }
 
-/// Sets, replaces or clears the tenant's secrets of the tool `slug`.
+/// The table and column of a tool's secret settings, for sealing.
+const SECRETS_TABLE: &str = "tool_secrets";
+const SECRETS_COLUMN: &str = "value";
+
+/// What identifies a secret setting's row: tenant, tool and key.
+fn secret_place<'a>(tenant_id: &'a str, slug: &'a str, key: &'a str) -> [&'a str; 3] {
+    [tenant_id, slug, key]
+}
+
+/// Sets, replaces or clears the tenant's secrets of the tool `slug`, sealed with `sealing` when
+/// there is a key.
 async fn write_secrets(
     tx: &mut Tx,
-    tenant_id: &str,
-    slug: &str,
+    sealing: Option<&SecretsKey>,
+    (tenant_id, slug): (&str, &str),
     changes: &SecretChanges,
 ) -> Result<(), Error> {
     for (key, change) in changes {
         match change {
             Some(value) => {
-                sql(
-                    "INSERT INTO tool_secrets (tenant_id, slug, setting_key, value, updated_at) \
-                     VALUES ($1, $2, $3, $4, $5) ON CONFLICT (tenant_id, slug, setting_key) \
-                     DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
-                )
+                let place = secret_place(tenant_id, slug, key);
+                let (stored, sealed_with) = seal_text(
+                    sealing,
+                    &Place::new(SECRETS_TABLE, SECRETS_COLUMN, &place),
+                    value,
+                )?;
+                sql("INSERT INTO tool_secrets \
+                     (tenant_id, slug, setting_key, value, sealed_with, updated_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (tenant_id, slug, setting_key) \
+                     DO UPDATE SET value = excluded.value, sealed_with = excluded.sealed_with, \
+                     updated_at = excluded.updated_at")
                 .bind(tenant_id)
                 .bind(slug)
                 .bind(key)
-                .bind(value)
+                .bind(stored)
+                .bind(sealed_with)
                 .bind(now_iso())
                 .execute(&mut *tx)
                 .await?;

@@ -33,6 +33,7 @@ use toolbridge_protocol::webhooks::{
 };
 
 use crate::db::{Tx, sql};
+use crate::sealing::{Place, open_text, seal_text};
 use crate::util::{limit_offset, new_id, now_iso, past_the_end, random_hex, to_u32, to_u64};
 use crate::{Error, Record, Store};
 
@@ -479,7 +480,7 @@ fn cut(text: &str, max: usize) -> String {
 }
 
 /// A claimed delivery as [`Store::claim_deliveries`] reads it: id, endpoint id, event id, event
-/// type, URL, secret, payload, attempts, lease end.
+/// type, URL, secret as stored and the key that sealed it, payload, attempts, lease end.
 type ClaimRow = (
     String,
     String,
@@ -487,10 +488,15 @@ type ClaimRow = (
     String,
     String,
     String,
+    Option<String>,
     String,
     i64,
     i64,
 );
+
+/// The table and column of an endpoint's signing secret, for sealing.
+const SECRET_TABLE: &str = "webhook_endpoints";
+const SECRET_COLUMN: &str = "secret";
 
 impl Store {
     /// The tenant's webhook endpoints, oldest first.
@@ -540,16 +546,22 @@ impl Store {
             });
         }
         let (id, secret, now) = (new_id(), new_secret(), now_iso());
+        let (stored, sealed_with) = seal_text(
+            self.secrets_key(),
+            &Place::new(SECRET_TABLE, SECRET_COLUMN, &[&id]),
+            &secret,
+        )?;
         sql(
             "INSERT INTO webhook_endpoints (id, tenant_id, url, event_types, enabled, secret, \
-             created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)",
+             sealed_with, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)",
         )
         .bind(&id)
         .bind(tenant_id)
         .bind(&new.url)
         .bind(event_types)
         .bind(new.enabled)
-        .bind(&secret)
+        .bind(stored)
+        .bind(sealed_with)
         .bind(now)
         .execute(&mut *tx)
         .await?;
@@ -626,12 +638,20 @@ impl Store {
     ) -> Result<WebhookEndpointWithSecret, Error> {
         let endpoint_id = id_key(endpoint_id);
         let secret = new_secret();
+        let (stored, sealed_with) = seal_text(
+            self.secrets_key(),
+            &Place::new(SECRET_TABLE, SECRET_COLUMN, &[&endpoint_id]),
+            &secret,
+        )?;
         let mut tx = self.begin_write().await?;
-        let changed = sql("UPDATE webhook_endpoints SET secret = $3, updated_at = $4 \
-             WHERE tenant_id = $1 AND id = $2")
+        let changed = sql(
+            "UPDATE webhook_endpoints SET secret = $3, sealed_with = $4, \
+             updated_at = $5 WHERE tenant_id = $1 AND id = $2",
+        )
         .bind(tenant_id)
         .bind(&endpoint_id)
-        .bind(&secret)
+        .bind(stored)
+        .bind(sealed_with)
         .bind(now_iso())
         .execute(&mut *tx)
         .await?;
@@ -663,7 +683,8 @@ impl Store {
         let backend = tx.backend();
         let now = backend.unix_now();
         let rows: Vec<ClaimRow> = sql(format!(
-            "SELECT d.id, d.endpoint_id, d.event_id, d.event_type, e.url, e.secret, d.payload, \
+            "SELECT d.id, d.endpoint_id, d.event_id, d.event_type, e.url, e.secret, e.sealed_with, \
+             d.payload, \
              d.attempts, {now} + $2 FROM webhook_deliveries d \
              JOIN webhook_endpoints e ON e.id = d.endpoint_id \
              WHERE d.status = 'pending' AND d.next_attempt_at <= {now} \
@@ -675,7 +696,7 @@ impl Store {
         .bind(lease_secs)
         .fetch_all(&mut *tx)
         .await?;
-        let Some(lease_until) = rows.first().map(|row| row.8) else {
+        let Some(lease_until) = rows.first().map(|row| row.9) else {
             return Ok(Vec::new());
         };
         let ids: Vec<&str> = rows.iter().map(|row| row.0.as_str()).collect();
@@ -691,7 +712,24 @@ impl Store {
         tx.commit().await?;
         rows.into_iter()
             .map(
-                |(id, endpoint_id, event_id, event_type, url, secret, payload, attempts, lease)| {
+                |(
+                    id,
+                    endpoint_id,
+                    event_id,
+                    event_type,
+                    url,
+                    secret,
+                    sealed_with,
+                    payload,
+                    attempts,
+                    lease,
+                )| {
+                    let secret = open_text(
+                        self.secrets_key(),
+                        &Place::new(SECRET_TABLE, SECRET_COLUMN, &[&endpoint_id]),
+                        secret,
+                        sealed_with.as_deref(),
+                    )?;
                     Ok(ClaimedDelivery {
                         id,
                         endpoint_id,

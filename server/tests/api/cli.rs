@@ -1313,3 +1313,100 @@ fn signing_keys_rotate_and_list_show_ids_and_publication_never_a_private_key() {
         }
     }
 }
+
+#[tokio::test]
+async fn a_secrets_key_seals_the_database_s_secrets_and_every_command_then_needs_it() {
+    let work = tempfile::tempdir().unwrap();
+    let generated = succeeds(&toolbridge(work.path(), &["secrets-key", "generate"]));
+    let key = generated.trim();
+    assert_eq!(key.len(), 64, "{generated}");
+    assert!(key.bytes().all(|b| b.is_ascii_hexdigit()), "{generated}");
+    let again = succeeds(&toolbridge(work.path(), &["secrets-key", "generate"]));
+    assert_ne!(again.trim(), key);
+    let key_file = work.path().join("secrets.key");
+    std::fs::write(&key_file, &generated).unwrap();
+    let key_file = key_file.to_str().unwrap();
+    let id = toolbridge_store::SecretsKey::from_hex(key)
+        .unwrap()
+        .id()
+        .to_owned();
+
+    // A signing key made before any secrets key is kept as given, and sealed by the first
+    // command that has the key.
+    let db_path = work.path().join("sealed.sqlite3");
+    let db = db_path.to_str().unwrap();
+    succeeds(&toolbridge_on(work.path(), db, &["signing-keys", "rotate"]));
+    let at_rest = || async {
+        let store = toolbridge_store::Store::open(&db_path).await.unwrap();
+        store.secrets_at_rest().await.unwrap()
+    };
+    assert_eq!(at_rest().await.plain, 1);
+    succeeds(&toolbridge_on(
+        work.path(),
+        db,
+        &["signing-keys", "rotate", "--secrets-key-file", key_file],
+    ));
+    let sealed = at_rest().await;
+    assert_eq!((sealed.plain, sealed.sealed.get(&id)), (0, Some(&2)));
+
+    // Without the key, any command on the database is refused, and says what to give it.
+    let refused = is_refused(&toolbridge_on(work.path(), db, &["signing-keys", "list"]));
+    assert!(
+        refused.contains(&format!("holds 2 secrets sealed with key {id}"))
+            && refused.contains("--secrets-key-file")
+            && refused.contains("TOOLBRIDGE_SECRETS_KEY_FILE"),
+        "{refused}"
+    );
+    let listed = command(work.path(), &["signing-keys", "list"])
+        .env(DATABASE_VAR, db)
+        .env("TOOLBRIDGE_SECRETS_KEY_FILE", key_file)
+        .output()
+        .unwrap();
+    assert_eq!(succeeds(&listed).lines().count(), 3);
+
+    // A file that is not a key, or not there, is refused before the database is opened; the
+    // message names the file and never repeats what it holds.
+    let wrong = work.path().join("wrong.key");
+    std::fs::write(&wrong, "not-a-key-at-all\n").unwrap();
+    let wrong = wrong.to_str().unwrap();
+    let refused = is_refused(&toolbridge_on(
+        work.path(),
+        db,
+        &["signing-keys", "list", "--secrets-key-file", wrong],
+    ));
+    assert!(
+        refused.contains(&format!(
+            "--secrets-key-file {wrong}: a secrets key is 64 hex digits"
+        )) && !refused.contains("not-a-key-at-all"),
+        "{refused}"
+    );
+    let missing = work.path().join("missing.key");
+    let refused = is_refused(&toolbridge_on(
+        work.path(),
+        db,
+        &[
+            "signing-keys",
+            "list",
+            "--secrets-key-file",
+            missing.to_str().unwrap(),
+        ],
+    ));
+    assert!(refused.contains("cannot read it"), "{refused}");
+    // Another key than the one that sealed them is refused too.
+    let other = work.path().join("other.key");
+    std::fs::write(&other, toolbridge_store::SecretsKey::generate()).unwrap();
+    let refused = is_refused(&toolbridge_on(
+        work.path(),
+        db,
+        &[
+            "signing-keys",
+            "list",
+            "--secrets-key-file",
+            other.to_str().unwrap(),
+        ],
+    ));
+    assert!(
+        refused.contains(&id) && refused.contains("the key given is"),
+        "{refused}"
+    );
+}

@@ -17,7 +17,9 @@ use tokio_rustls::rustls::ServerConfig;
 use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use toolbridge_e2e::tls::TestTls;
 use toolbridge_protocol::fetch::{BODY_MAX_BYTES, IN_FLIGHT_MAX, decode_bytes, encode_bytes};
+use toolbridge_server::AppState;
 use toolbridge_server::outgoing::TrustedRoots;
+use toolbridge_store::SecretsKey;
 
 use crate::harness::{Server, call, json, upload};
 use crate::serving::{DEMO, Serving};
@@ -276,15 +278,23 @@ fn vendor_manifest(upstream: &Upstream) -> Value {
 /// A server trusting the upstream's CA and allowing `localhost` on its port, with the vendor
 /// tool installed and its secrets set by the admin; the admin's and an office user's sessions.
 async fn vendor() -> (Server, Upstream, String, String) {
+    vendor_sealing(None).await
+}
+
+/// [`vendor`] on a store that seals secrets with `key`, when there is one.
+async fn vendor_sealing(key: Option<SecretsKey>) -> (Server, Upstream, String, String) {
     let upstream = Upstream::start().await;
     let roots = TrustedRoots::from_pem(upstream.ca_pem.as_bytes()).unwrap();
     let allowed = format!("localhost:{}", upstream.port).parse().unwrap();
-    let server = Server::start_with(|state| {
+    let configure = |state: AppState| {
         state
             .trusting_roots(roots)
             .allowing_private_fetch(vec![allowed])
-    })
-    .await;
+    };
+    let server = match key {
+        Some(key) => Server::start_sealing(key, configure).await,
+        None => Server::start_with(configure).await,
+    };
     let admin = server.sign_in("admin@harbour.test").await;
     let (status, installed) = upload(&server, &admin, zip(&vendor_manifest(&upstream))).await;
     assert_eq!(status, 201, "{installed}");
@@ -372,6 +382,58 @@ async fn secrets_reach_the_upstream_in_headers_query_and_body_and_nowhere_else()
     assert_no_secret(&tools.to_string());
     let (_, installed) = call(&server, &admin, Method::GET, "/api/settings/tools", None).await;
     assert_no_secret(&installed.to_string());
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn sealed_secrets_and_signing_key_still_reach_the_upstream_and_the_file_holds_no_secret() {
+    let key = SecretsKey::from_hex(&SecretsKey::generate()).unwrap();
+    let id = key.id().to_owned();
+    let (server, upstream, _, office) = vendor_sealing(Some(key)).await;
+    let request = json!({
+        "url": format!("{}/echo", upstream.origin()),
+        "method": "GET",
+        "headers": [["X-Api-Key", "{{secret.apiKey}}"], ["X-Identity", "{{token}}"]]
+    });
+    let (status, answer) = fetch(&server, &office, &request).await;
+    assert_eq!(status, 200, "{answer}");
+    let seen = upstream.last();
+    assert_eq!(seen.header("x-api-key"), Some(API_KEY));
+    // The token was signed with the sealed key: it verifies against the published key set.
+    let token = seen.header("x-identity").unwrap().to_owned();
+    let (_, jwks) = call(
+        &server,
+        &office,
+        Method::GET,
+        "/.well-known/jwks.json",
+        None,
+    )
+    .await;
+    assert_eq!(jwks["keys"].as_array().map(Vec::len), Some(1), "{jwks}");
+    assert_eq!(token.split('.').count(), 3, "{token}");
+
+    let at_rest = server.store.secrets_at_rest().await.unwrap();
+    assert_eq!((at_rest.plain, at_rest.sealed.get(&id)), (0, Some(&4)));
+    // Nothing in the database's files holds a secret as it was given.
+    server.store.close().await;
+    let mut files = vec![server.db.clone()];
+    for suffix in ["-wal", "-journal"] {
+        let mut file = server.db.clone().into_os_string();
+        file.push(suffix);
+        files.push(file.into());
+    }
+    for file in files.iter().filter(|file| file.exists()) {
+        let bytes = std::fs::read(file).unwrap();
+        for secret in [API_KEY, USER, PASSWORD] {
+            assert!(
+                !bytes
+                    .windows(secret.len())
+                    .any(|window| window == secret.as_bytes()),
+                "{secret:?} is in {}",
+                file.display()
+            );
+        }
+    }
     server.stop().await;
 }
 

@@ -9,7 +9,7 @@ use tokio::task::JoinHandle;
 use toolbridge_server::public_urls::PublicUrls;
 use toolbridge_server::tools::{ToolSites, sites};
 use toolbridge_server::{AppState, router};
-use toolbridge_store::{Location, RateLimit, Scope, Store};
+use toolbridge_store::{Location, RateLimit, Scope, SecretsKey, Store};
 
 /// Products in the test catalog: enough for paging, quick to seed.
 const PRODUCTS: u32 = 120;
@@ -79,12 +79,39 @@ impl Server {
         }
     }
 
+    /// A server on a new, seeded database whose store seals secrets with `key`, its state
+    /// adjusted by `configure`.
+    pub(crate) async fn start_sealing(
+        key: SecretsKey,
+        configure: impl FnOnce(AppState) -> AppState,
+    ) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("toolbridge.sqlite3");
+        let mut server =
+            Self::serve_keeping(&Location::Sqlite(db.clone()), Some(key), configure).await;
+        server.dir = Some(dir);
+        server
+    }
+
     async fn serve(db: &Path, configure: impl FnOnce(AppState) -> AppState) -> Self {
         Self::serve_on(&Location::Sqlite(db.to_owned()), configure).await
     }
 
     async fn serve_on(location: &Location, configure: impl FnOnce(AppState) -> AppState) -> Self {
-        let store = Store::connect(location).await.unwrap();
+        Self::serve_keeping(location, None, configure).await
+    }
+
+    async fn serve_keeping(
+        location: &Location,
+        secrets_key: Option<SecretsKey>,
+        configure: impl FnOnce(AppState) -> AppState,
+    ) -> Self {
+        let store = Store::connect(location)
+            .await
+            .unwrap()
+            .with_secrets_key(secrets_key)
+            .await
+            .unwrap();
         if !store.is_seeded().await.unwrap() {
             store.seed_demo(PRODUCTS).await.unwrap();
         }

@@ -102,7 +102,7 @@ async fn readyz_answers_ok_when_the_database_answers_and_is_migrated() {
                 true,
                 "not used on SQLite".to_owned()
             ),
-            ("migrations".to_owned(), true, "all 10 applied".to_owned()),
+            ("migrations".to_owned(), true, "all 11 applied".to_owned()),
         ]
     );
 }

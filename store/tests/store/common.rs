@@ -160,6 +160,19 @@ impl Raw {
         }
     }
 
+    /// Every row, as a tuple.
+    pub(crate) async fn fetch_rows<T>(&self, sql: &str) -> Vec<T>
+    where
+        T: for<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow>,
+        T: for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow>,
+        T: Send + Unpin,
+    {
+        match self {
+            Raw::Sqlite(pool) => sqlx::query_as(sql).fetch_all(pool).await.unwrap(),
+            Raw::Postgres(pool) => sqlx::query_as(sql).fetch_all(pool).await.unwrap(),
+        }
+    }
+
     pub(crate) async fn execute(&self, sql: &str) {
         match self {
             Raw::Sqlite(pool) => sqlx::query(sql).execute(pool).await.map(drop).unwrap(),

@@ -33,6 +33,7 @@ mod live;
 mod preferences;
 mod quotes;
 mod reads;
+mod sealing;
 mod seed;
 mod signing;
 mod stats;

@@ -20,7 +20,7 @@ pub(crate) fn manifest(version: &str) -> ToolManifest {
 }
 
 /// `manifest(version)` declaring these settings and origins.
-fn declaring(version: &str, settings: &Value, connect: &[&str]) -> ToolManifest {
+pub(crate) fn declaring(version: &str, settings: &Value, connect: &[&str]) -> ToolManifest {
     ToolManifest {
         settings: read_declarations(settings).unwrap(),
         permissions: Permissions {
@@ -39,7 +39,7 @@ fn flooring_settings() -> Value {
     ])
 }
 
-const FILES: [(&str, &[u8]); 1] = [("index.html", b"<p>x")];
+pub(crate) const FILES: [(&str, &[u8]); 1] = [("index.html", b"<p>x")];
 
 on_both!(a_tool_installs_with_its_files_and_a_new_version_replaces_them_all);
 async fn a_tool_installs_with_its_files_and_a_new_version_replaces_them_all(backend: Backend) {

@@ -15,7 +15,8 @@
 //!   instance says 503 on `/readyz` while it drains and exits 0 within its grace, and every
 //!   webhook event is delivered exactly once.
 //! - No log of the run holds a secret it used: the admin's password, a session token, the API
-//!   key, the webhook secret.
+//!   key, the webhook secret. Both instances seal secrets with one `--secrets-key-file`, and the
+//!   database holds the webhook secret sealed.
 
 mod proxy;
 
@@ -120,6 +121,16 @@ impl Deployment {
         let nginx = Nginx::start(&dir.join("nginx"), &tls, ports);
 
         let key = first_steps(&db, &dir);
+        // The key both instances seal secrets with, made as the operator's guide says.
+        let secrets_key = dir.join("secrets.key");
+        std::fs::write(
+            &secrets_key,
+            toolbridge(None, &["secrets-key", "generate"], None),
+        )
+        .unwrap_or_else(|e| panic!("cannot write {}: {e}", secrets_key.display()));
+        let secrets_key = secrets_key
+            .to_str()
+            .expect("the work folder's path is UTF-8");
 
         let public_url = nginx.public_url();
         let tools_url = nginx.tools_url();
@@ -138,6 +149,8 @@ impl Deployment {
             grace.as_str(),
             "--drain-delay-secs",
             delay.as_str(),
+            "--secrets-key-file",
+            secrets_key,
         ];
         let a = Server::start_production(&dir, "a", &db, ports[0], &args).await;
         let b = Server::start_production(&dir, "b", &db, ports[1], &args).await;
@@ -737,6 +750,20 @@ async fn check_each_event_delivered_once(
         delivered,
         [i64::try_from(created.len()).unwrap()],
         "deliveries recorded as delivered"
+    );
+    // Both instances signed with the secret sealed in the database: none is kept as given.
+    let unsealed: Vec<i64> = deployment
+        .db
+        .fetch_all("SELECT COUNT(*) FROM webhook_endpoints WHERE sealed_with IS NULL")
+        .await;
+    assert_eq!(unsealed, [0], "webhook secrets kept unsealed");
+    let stored: Vec<String> = deployment
+        .db
+        .fetch_all("SELECT secret FROM webhook_endpoints")
+        .await;
+    assert!(
+        !stored.iter().any(|stored| stored.contains(secret)),
+        "the webhook secret is in the database as given"
     );
 }
 

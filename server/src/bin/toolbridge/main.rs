@@ -15,7 +15,7 @@ use std::str::FromStr;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use toolbridge_server::error::Chain;
-use toolbridge_store::{Cause, Error as StoreError, Location, Store};
+use toolbridge_store::{Cause, Error as StoreError, Location, SecretsKey, Store};
 use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
@@ -71,6 +71,17 @@ enum Command {
     /// Rotates and lists the keys identity tokens are signed with.
     #[command(subcommand)]
     SigningKeys(signing_keys::SigningKeysCommand),
+    /// Makes the key that seals secrets at rest (see --secrets-key-file).
+    #[command(subcommand)]
+    SecretsKey(SecretsKeyCommand),
+}
+
+/// `toolbridge secrets-key …`.
+#[derive(Debug, Subcommand)]
+enum SecretsKeyCommand {
+    /// Prints a new random key (64 hex digits) for a key file, for example
+    /// `(umask 077; toolbridge secrets-key generate > /etc/toolbridge/secrets.key)`.
+    Generate,
 }
 
 /// The environment variable that names the database when `--db` does not.
@@ -97,9 +108,35 @@ struct Database {
         default_value = DEFAULT_DATABASE
     )]
     db: PathBuf,
+    /// A file holding the key that seals secrets at rest (tools' secret settings, webhook
+    /// secrets, the identity tokens' signing keys): 64 hex digits, from
+    /// `toolbridge secrets-key generate`. Secrets the database holds unsealed are sealed when
+    /// it is first given; after that, every command and every instance needs the same key.
+    #[arg(long, env = SECRETS_KEY_VAR, value_name = "FILE")]
+    secrets_key_file: Option<PathBuf>,
 }
 
+/// The environment variable that names the secrets key's file when `--secrets-key-file` does not.
+const SECRETS_KEY_VAR: &str = "TOOLBRIDGE_SECRETS_KEY_FILE";
+
 impl Database {
+    /// The secrets key the command was given, if any, or why its file does not hold one.
+    fn secrets_key(&self) -> Result<Option<SecretsKey>, Failure> {
+        let Some(file) = &self.secrets_key_file else {
+            return Ok(None);
+        };
+        let given_by = match std::env::var_os(SECRETS_KEY_VAR) {
+            Some(value) if value == file.as_os_str() => SECRETS_KEY_VAR,
+            _ => "--secrets-key-file",
+        };
+        let text = std::fs::read_to_string(file).map_err(|e| {
+            Failure::because(format!("{given_by} {}: cannot read it", file.display()), e)
+        })?;
+        SecretsKey::from_hex(&text)
+            .map(Some)
+            .map_err(|problem| Failure::from(format!("{given_by} {}: {problem}", file.display())))
+    }
+
     /// Where the database is, or why `--db` (or the variable) does not say.
     fn location(&self) -> Result<Location, Failure> {
         let Some(text) = self.db.to_str() else {
@@ -179,6 +216,10 @@ async fn main() -> ExitCode {
         Command::Tenants(command) => tenants::run(command).await,
         Command::Users(command) => users::run(command).await,
         Command::SigningKeys(command) => signing_keys::run(command).await,
+        Command::SecretsKey(SecretsKeyCommand::Generate) => {
+            println!("{}", SecretsKey::generate());
+            Ok(())
+        }
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -226,9 +267,17 @@ impl fmt::Display for Failure {
     }
 }
 
-/// The store `--db` names.
+/// The store `--db` names, keeping its secrets with the key `--secrets-key-file` holds.
 async fn open(database: &Database) -> Result<Store, Failure> {
-    connect(&database.location()?).await
+    let key = database.secrets_key()?;
+    let store = connect(&database.location()?).await?;
+    store.with_secrets_key(key).await.map_err(|e| match e {
+        StoreError::Sealing(_) => Failure::from(format!(
+            "{e}: give every command and server the key the secrets were sealed with \
+             (--secrets-key-file or {SECRETS_KEY_VAR})"
+        )),
+        e => Failure::because("cannot read the database's secrets", e),
+    })
 }
 
 /// The store at `location` (a URL's password hidden in any message).

@@ -19,7 +19,7 @@ use toolbridge_server::webhooks::worker::{self, WorkerOptions};
 use toolbridge_server::{AppState, router};
 use toolbridge_store::{Error as StoreError, Location, Store};
 
-use crate::{Database, Failure, connect, tenants};
+use crate::{Database, Failure, open, tenants};
 use toolbridge_server::error::Chain;
 
 /// `toolbridge serve …`.
@@ -152,6 +152,25 @@ pub(crate) struct ServeArgs {
     database: Database,
 }
 
+/// Says in the log when the database holds secrets unsealed because the server has no secrets key.
+async fn warn_of_unsealed_secrets(store: &Store, database: &Database) -> Result<(), Failure> {
+    if database.secrets_key_file.is_some() {
+        return Ok(());
+    }
+    let at_rest = store
+        .secrets_at_rest()
+        .await
+        .map_err(|e| Failure::because("cannot read the database", e))?;
+    if at_rest.plain > 0 {
+        tracing::warn!(
+            unsealed = at_rest.plain,
+            "secrets at rest: the database holds secrets as they were given; start the server \
+             with --secrets-key-file to seal them"
+        );
+    }
+    Ok(())
+}
+
 /// Runs the server until SIGTERM or SIGINT, then drains it (`toolbridge_server::lifecycle`) and
 /// returns.
 pub(crate) async fn run(mut args: ServeArgs) -> Result<(), Failure> {
@@ -180,7 +199,8 @@ pub(crate) async fn run(mut args: ServeArgs) -> Result<(), Failure> {
     };
     let dev_tools = read_dev_tools(&args.dev_tools)?;
     let location = args.database.location()?;
-    let store = connect(&location).await?;
+    let store = open(&args.database).await?;
+    warn_of_unsealed_secrets(&store, &args.database).await?;
     let seeded = store
         .is_seeded()
         .await
