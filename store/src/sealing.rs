@@ -17,7 +17,7 @@ use rand::RngCore;
 use rand::rngs::OsRng;
 use ring::aead::{AES_256_GCM, Aad, LessSafeKey, NONCE_LEN, Nonce, UnboundKey};
 
-use crate::db::sql;
+use crate::db::{Tx, sql};
 use crate::util::{hex, sha256};
 use crate::{Error, Store};
 
@@ -183,18 +183,6 @@ pub struct SecretsAtRest {
     pub sealed: BTreeMap<String, u64>,
 }
 
-/// The tables that hold secrets, each with the column of its secret and the columns that
-/// identify a row, in the order [`Place::row`] takes them.
-const SECRET_COLUMNS: [(&str, &str, &[&str]); 3] = [
-    (
-        "tool_secrets",
-        "value",
-        &["tenant_id", "slug", "setting_key"],
-    ),
-    ("webhook_endpoints", "secret", &["id"]),
-    ("signing_keys", "private_key", &["kid"]),
-];
-
 impl Store {
     /// How the database's secrets are kept: how many as given, and how many sealed by which key.
     pub async fn secrets_at_rest(&self) -> Result<SecretsAtRest, Error> {
@@ -222,31 +210,13 @@ impl Store {
     /// the store could not open would fail later, in the middle of a tool's request.
     pub async fn with_secrets_key(mut self, key: Option<SecretsKey>) -> Result<Store, Error> {
         let at_rest = self.secrets_at_rest().await?;
-        let others: Vec<String> = at_rest
-            .sealed
-            .iter()
-            .filter(|(id, _)| key.as_ref().is_none_or(|key| key.id() != id.as_str()))
-            .map(|(id, count)| {
-                let secrets = if *count == 1 { "secret" } else { "secrets" };
-                format!("{count} {secrets} sealed with key {id}")
-            })
-            .collect();
-        if !others.is_empty() {
-            let given = match &key {
-                Some(key) => format!("the key given is {}", key.id()),
-                None => "no secrets key was given".to_owned(),
-            };
-            return Err(Error::Sealing(format!(
-                "the database holds {}, and {given}",
-                others.join(" and ")
-            )));
-        }
+        at_rest.sealed_only_with(key.as_ref())?;
         if let Some(key) = &key
             && at_rest.plain > 0
         {
-            seal_plain(&self, key).await?;
+            let sealed = reseal_all(&self, None, key).await?;
             tracing::info!(
-                sealed = at_rest.plain,
+                sealed,
                 key = key.id(),
                 "secrets at rest: sealed the secrets kept as given"
             );
@@ -255,18 +225,104 @@ impl Store {
         Ok(self)
     }
 
+    /// The store sealing its secrets with `new` in place of the key it has (or of none): every
+    /// secret the database holds is opened and sealed again with `new`, in one transaction, and
+    /// the answer says how many. Refused, with nothing changed, when the database holds secrets
+    /// sealed with a key the store does not have, or when `new` is that key. A server still
+    /// running with the old key cannot open the secrets afterwards.
+    pub async fn rotate_secrets_key(mut self, new: SecretsKey) -> Result<(Store, u64), Error> {
+        if self.secrets_key().is_some_and(|old| old.id() == new.id()) {
+            return Err(Error::Sealing(format!(
+                "key {} is the key the secrets are sealed with already",
+                new.id()
+            )));
+        }
+        self.secrets_at_rest()
+            .await?
+            .sealed_only_with(self.secrets_key())?;
+        let sealed = reseal_all(&self, self.secrets_key(), &new).await?;
+        self.secrets_key = Some(Arc::new(new));
+        Ok((self, sealed))
+    }
+
     /// The key secrets are sealed with, if the store was given one.
     pub(crate) fn secrets_key(&self) -> Option<&SecretsKey> {
         self.secrets_key.as_deref()
     }
 }
 
-/// Seals every secret the database holds as given, in one write transaction.
-async fn seal_plain(store: &Store, key: &SecretsKey) -> Result<(), Error> {
-    let mut tx = store.pool.begin_write().await?;
-    for (table, column, ids) in SECRET_COLUMNS {
+impl SecretsAtRest {
+    /// Refuses secrets sealed with any key but `key` (with none, any sealed secret), saying how
+    /// many are sealed with which.
+    fn sealed_only_with(&self, key: Option<&SecretsKey>) -> Result<(), Error> {
+        let others: Vec<String> = self
+            .sealed
+            .iter()
+            .filter(|(id, _)| key.is_none_or(|key| key.id() != id.as_str()))
+            .map(|(id, count)| {
+                let secrets = if *count == 1 { "secret" } else { "secrets" };
+                format!("{count} {secrets} sealed with key {id}")
+            })
+            .collect();
+        if others.is_empty() {
+            return Ok(());
+        }
+        let given = match key {
+            Some(key) => format!("the key given is {}", key.id()),
+            None => "no secrets key was given".to_owned(),
+        };
+        Err(Error::Sealing(format!(
+            "the database holds {}, and {given}",
+            others.join(" and ")
+        )))
+    }
+}
+
+/// A table that holds secrets.
+#[derive(Debug, Clone, Copy)]
+enum SecretTable {
+    /// Tools' secret settings: text, by tenant, tool and setting.
+    ToolSettings,
+    /// Webhook endpoints' signing secrets: text, by endpoint.
+    WebhookEndpoints,
+    /// Signing keys' private halves: bytes, by key id.
+    SigningKeys,
+}
+
+impl SecretTable {
+    const ALL: [SecretTable; 3] = [
+        SecretTable::ToolSettings,
+        SecretTable::WebhookEndpoints,
+        SecretTable::SigningKeys,
+    ];
+
+    /// The table, its secret's column, and the columns that identify a row (in [`Place`]'s order).
+    fn columns(self) -> (&'static str, &'static str, &'static [&'static str]) {
+        match self {
+            SecretTable::ToolSettings => (
+                "tool_secrets",
+                "value",
+                &["tenant_id", "slug", "setting_key"],
+            ),
+            SecretTable::WebhookEndpoints => ("webhook_endpoints", "secret", &["id"]),
+            SecretTable::SigningKeys => ("signing_keys", "private_key", &["kid"]),
+        }
+    }
+
+    /// Seals with `to` each of the table's secrets that is kept as given or sealed with `from`,
+    /// in `tx`; how many it sealed.
+    async fn reseal(
+        self,
+        tx: &mut Tx,
+        from: Option<&SecretsKey>,
+        to: &SecretsKey,
+    ) -> Result<u64, Error> {
+        let (table, column, ids) = self.columns();
+        // Without `from`, `$1` is an id no key has: only the rows kept as given are picked.
+        let from_id = from.map_or("", SecretsKey::id);
         let select = format!(
-            "SELECT {}, {column} FROM {table} WHERE sealed_with IS NULL",
+            "SELECT {}, {column}, sealed_with FROM {table} \
+             WHERE sealed_with IS NULL OR sealed_with = $1",
             ids.join(", ")
         );
         let matches: Vec<String> = ids
@@ -274,52 +330,87 @@ async fn seal_plain(store: &Store, key: &SecretsKey) -> Result<(), Error> {
             .enumerate()
             .map(|(at, id)| format!("{id} = ${}", at + 3))
             .collect();
+        // Only if no one else has sealed it since (another instance starting at the same time).
         let update = format!(
             "UPDATE {table} SET {column} = $1, sealed_with = $2 \
-             WHERE {} AND sealed_with IS NULL",
-            matches.join(" AND ")
+             WHERE {} AND (sealed_with IS NULL OR sealed_with = ${})",
+            matches.join(" AND "),
+            ids.len() + 3
         );
-        if table == "signing_keys" {
-            let rows: Vec<(String, Vec<u8>)> = sql(select).fetch_all(&mut tx).await?;
-            for (kid, private_key) in rows {
-                let sealed = key.seal(&Place::new(table, column, &[&kid]), &private_key)?;
-                sql(update.clone())
-                    .bind(sealed.as_slice())
-                    .bind(key.id())
-                    .bind(kid)
-                    .execute(&mut tx)
-                    .await?;
+        let mut sealed = 0;
+        match self {
+            SecretTable::SigningKeys => {
+                let rows: Vec<(String, Vec<u8>, Option<String>)> =
+                    sql(select).bind(from_id).fetch_all(&mut *tx).await?;
+                for (kid, stored, sealed_with) in rows {
+                    let row = [kid.as_str()];
+                    let place = Place::new(table, column, &row);
+                    let plain = open_bytes(from, &place, stored, sealed_with.as_deref())?;
+                    let (stored, _) = seal_bytes(Some(to), &place, &plain)?;
+                    sealed += sql(update.clone())
+                        .bind(stored.as_slice())
+                        .bind(to.id())
+                        .bind(kid)
+                        .bind(from_id)
+                        .execute(&mut *tx)
+                        .await?;
+                }
             }
-        } else if ids.len() == 1 {
-            let rows: Vec<(String, String)> = sql(select).fetch_all(&mut tx).await?;
-            for (id, secret) in rows {
-                let sealed = key.seal(&Place::new(table, column, &[&id]), secret.as_bytes())?;
-                sql(update.clone())
-                    .bind(hex(&sealed))
-                    .bind(key.id())
-                    .bind(id)
-                    .execute(&mut tx)
-                    .await?;
+            SecretTable::WebhookEndpoints => {
+                let rows: Vec<(String, String, Option<String>)> =
+                    sql(select).bind(from_id).fetch_all(&mut *tx).await?;
+                for (id, stored, sealed_with) in rows {
+                    let row = [id.as_str()];
+                    let place = Place::new(table, column, &row);
+                    let plain = open_text(from, &place, stored, sealed_with.as_deref())?;
+                    let (stored, _) = seal_text(Some(to), &place, &plain)?;
+                    sealed += sql(update.clone())
+                        .bind(stored)
+                        .bind(to.id())
+                        .bind(id)
+                        .bind(from_id)
+                        .execute(&mut *tx)
+                        .await?;
+                }
             }
-        } else {
-            let rows: Vec<(String, String, String, String)> =
-                sql(select).fetch_all(&mut tx).await?;
-            for (tenant, slug, setting, value) in rows {
-                let row = [tenant.as_str(), slug.as_str(), setting.as_str()];
-                let sealed = key.seal(&Place::new(table, column, &row), value.as_bytes())?;
-                sql(update.clone())
-                    .bind(hex(&sealed))
-                    .bind(key.id())
-                    .bind(tenant)
-                    .bind(slug)
-                    .bind(setting)
-                    .execute(&mut tx)
-                    .await?;
+            SecretTable::ToolSettings => {
+                let rows: Vec<(String, String, String, String, Option<String>)> =
+                    sql(select).bind(from_id).fetch_all(&mut *tx).await?;
+                for (tenant, slug, setting, stored, sealed_with) in rows {
+                    let row = [tenant.as_str(), slug.as_str(), setting.as_str()];
+                    let place = Place::new(table, column, &row);
+                    let plain = open_text(from, &place, stored, sealed_with.as_deref())?;
+                    let (stored, _) = seal_text(Some(to), &place, &plain)?;
+                    sealed += sql(update.clone())
+                        .bind(stored)
+                        .bind(to.id())
+                        .bind(tenant)
+                        .bind(slug)
+                        .bind(setting)
+                        .bind(from_id)
+                        .execute(&mut *tx)
+                        .await?;
+                }
             }
         }
+        Ok(sealed)
+    }
+}
+
+/// Seals with `to`, in one write transaction, every secret kept as given or sealed with `from`;
+/// how many.
+async fn reseal_all(
+    store: &Store,
+    from: Option<&SecretsKey>,
+    to: &SecretsKey,
+) -> Result<u64, Error> {
+    let mut tx = store.pool.begin_write().await?;
+    let mut sealed = 0;
+    for table in SecretTable::ALL {
+        sealed += table.reseal(&mut tx, from, to).await?;
     }
     tx.commit().await?;
-    Ok(())
+    Ok(sealed)
 }
 
 /// A secret as the database will hold it: sealed with `key` for `place` (as hex), with the key's

@@ -1314,6 +1314,19 @@ fn signing_keys_rotate_and_list_show_ids_and_publication_never_a_private_key() {
     }
 }
 
+/// A new key file in `dir` called `name`, as `toolbridge secrets-key generate` writes it; its path
+/// and the key's id.
+fn new_key_file(dir: &Path, name: &str) -> (String, String) {
+    let generated = succeeds(&toolbridge(dir, &["secrets-key", "generate"]));
+    let file = dir.join(name);
+    std::fs::write(&file, &generated).unwrap();
+    let id = toolbridge_store::SecretsKey::from_hex(&generated)
+        .unwrap()
+        .id()
+        .to_owned();
+    (file.to_str().unwrap().to_owned(), id)
+}
+
 #[tokio::test]
 async fn a_secrets_key_seals_the_database_s_secrets_and_every_command_then_needs_it() {
     let work = tempfile::tempdir().unwrap();
@@ -1321,15 +1334,8 @@ async fn a_secrets_key_seals_the_database_s_secrets_and_every_command_then_needs
     let key = generated.trim();
     assert_eq!(key.len(), 64, "{generated}");
     assert!(key.bytes().all(|b| b.is_ascii_hexdigit()), "{generated}");
-    let again = succeeds(&toolbridge(work.path(), &["secrets-key", "generate"]));
-    assert_ne!(again.trim(), key);
-    let key_file = work.path().join("secrets.key");
-    std::fs::write(&key_file, &generated).unwrap();
-    let key_file = key_file.to_str().unwrap();
-    let id = toolbridge_store::SecretsKey::from_hex(key)
-        .unwrap()
-        .id()
-        .to_owned();
+    let (key_file, id) = new_key_file(work.path(), "secrets.key");
+    assert_ne!(std::fs::read_to_string(&key_file).unwrap().trim(), key);
 
     // A signing key made before any secrets key is kept as given, and sealed by the first
     // command that has the key.
@@ -1344,7 +1350,7 @@ async fn a_secrets_key_seals_the_database_s_secrets_and_every_command_then_needs
     succeeds(&toolbridge_on(
         work.path(),
         db,
-        &["signing-keys", "rotate", "--secrets-key-file", key_file],
+        &["signing-keys", "rotate", "--secrets-key-file", &key_file],
     ));
     let sealed = at_rest().await;
     assert_eq!((sealed.plain, sealed.sealed.get(&id)), (0, Some(&2)));
@@ -1359,13 +1365,54 @@ async fn a_secrets_key_seals_the_database_s_secrets_and_every_command_then_needs
     );
     let listed = command(work.path(), &["signing-keys", "list"])
         .env(DATABASE_VAR, db)
-        .env("TOOLBRIDGE_SECRETS_KEY_FILE", key_file)
+        .env("TOOLBRIDGE_SECRETS_KEY_FILE", &key_file)
         .output()
         .unwrap();
     assert_eq!(succeeds(&listed).lines().count(), 3);
 
-    // A file that is not a key, or not there, is refused before the database is opened; the
-    // message names the file and never repeats what it holds.
+    // Rotating to another key reseals both; then only the new key opens the database.
+    let (other, other_id) = new_key_file(work.path(), "other.key");
+    let refused = is_refused(&toolbridge_on(
+        work.path(),
+        db,
+        &["signing-keys", "list", "--secrets-key-file", &other],
+    ));
+    assert!(
+        refused.contains(&id) && refused.contains(&format!("the key given is {other_id}")),
+        "{refused}"
+    );
+    let rotate = ["secrets-key", "rotate", "--new-key-file", &other];
+    let rotated = succeeds(&toolbridge_on(
+        work.path(),
+        db,
+        &[&rotate[..], &["--secrets-key-file", &key_file]].concat(),
+    ));
+    assert!(
+        rotated.starts_with(&format!("Sealed 2 secrets with key {other_id}"))
+            && rotated.contains(&format!("they were sealed with key {id}")),
+        "{rotated}"
+    );
+    let refused = is_refused(&toolbridge_on(
+        work.path(),
+        db,
+        &["signing-keys", "list", "--secrets-key-file", &key_file],
+    ));
+    assert!(
+        refused.contains(&format!("the key given is {id}")),
+        "{refused}"
+    );
+    succeeds(&toolbridge_on(
+        work.path(),
+        db,
+        &["signing-keys", "list", "--secrets-key-file", &other],
+    ));
+}
+
+#[test]
+fn a_secrets_key_file_that_holds_no_key_is_refused_naming_the_file_not_its_contents() {
+    let work = tempfile::tempdir().unwrap();
+    let db = work.path().join("any.sqlite3");
+    let db = db.to_str().unwrap();
     let wrong = work.path().join("wrong.key");
     std::fs::write(&wrong, "not-a-key-at-all\n").unwrap();
     let wrong = wrong.to_str().unwrap();
@@ -1381,32 +1428,27 @@ async fn a_secrets_key_seals_the_database_s_secrets_and_every_command_then_needs
         "{refused}"
     );
     let missing = work.path().join("missing.key");
+    let missing = missing.to_str().unwrap();
     let refused = is_refused(&toolbridge_on(
         work.path(),
         db,
-        &[
-            "signing-keys",
-            "list",
-            "--secrets-key-file",
-            missing.to_str().unwrap(),
-        ],
-    ));
-    assert!(refused.contains("cannot read it"), "{refused}");
-    // Another key than the one that sealed them is refused too.
-    let other = work.path().join("other.key");
-    std::fs::write(&other, toolbridge_store::SecretsKey::generate()).unwrap();
-    let refused = is_refused(&toolbridge_on(
-        work.path(),
-        db,
-        &[
-            "signing-keys",
-            "list",
-            "--secrets-key-file",
-            other.to_str().unwrap(),
-        ],
+        &["signing-keys", "list", "--secrets-key-file", missing],
     ));
     assert!(
-        refused.contains(&id) && refused.contains("the key given is"),
+        refused.contains(&format!("--secrets-key-file {missing}: cannot read it")),
         "{refused}"
     );
+    let refused = is_refused(&toolbridge_on(
+        work.path(),
+        db,
+        &["secrets-key", "rotate", "--new-key-file", wrong],
+    ));
+    assert!(
+        refused.contains(&format!(
+            "--new-key-file {wrong}: a secrets key is 64 hex digits"
+        )),
+        "{refused}"
+    );
+    // Nothing was opened: the database file was never made.
+    assert!(!Path::new(db).exists());
 }

@@ -218,3 +218,82 @@ async fn secrets_kept_as_given_are_sealed_once_a_key_is_given(backend: Backend) 
     assert_eq!(webhook_secret, written.webhook_secret);
     assert_eq!(private_key, written.private_key);
 }
+
+on_both!(a_new_key_reseals_every_secret_and_the_old_one_opens_none);
+async fn a_new_key_reseals_every_secret_and_the_old_one_opens_none(backend: Backend) {
+    let demo = demo(backend).await;
+    let old_text = SecretsKey::generate();
+    let old = || SecretsKey::from_hex(&old_text).unwrap();
+    let old_id = old().id().to_owned();
+    let store = demo
+        .store
+        .clone()
+        .with_secrets_key(Some(old()))
+        .await
+        .unwrap();
+    let written = write_secrets(&demo, &store).await;
+    // One more kept as given (a row from before the key), which the rotation seals too.
+    raw(&demo.db)
+        .await
+        .execute(
+            "UPDATE tool_secrets SET value = 'as given', sealed_with = NULL \
+             WHERE setting_key = 'password'",
+        )
+        .await;
+
+    let same = SecretsKey::from_hex(&SecretsKey::generate()).unwrap();
+    let refused = demo
+        .db
+        .open()
+        .await
+        .rotate_secrets_key(same)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.contains(&format!("3 secrets sealed with key {old_id}")),
+        "{refused}"
+    );
+    let refused = store
+        .clone()
+        .rotate_secrets_key(old())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(refused.contains("already"), "{refused}");
+    assert_eq!(
+        store.secrets_at_rest().await.unwrap(),
+        SecretsAtRest {
+            plain: 1,
+            sealed: [(old_id.clone(), 3)].into()
+        }
+    );
+
+    let new = new_key();
+    let new_id = new.id().to_owned();
+    let (store, sealed) = store.rotate_secrets_key(new).await.unwrap();
+    assert_eq!(sealed, 4);
+    assert_eq!(
+        store.secrets_at_rest().await.unwrap(),
+        SecretsAtRest {
+            plain: 0,
+            sealed: [(new_id.clone(), 4)].into()
+        }
+    );
+    let (api_key, webhook_secret, private_key) = read_back(&demo, &store).await;
+    assert_eq!(api_key, API_KEY);
+    assert_eq!(webhook_secret, written.webhook_secret);
+    assert_eq!(private_key, written.private_key);
+    let secrets = store
+        .tool_secrets(&demo.harbour.id, "vendor")
+        .await
+        .unwrap();
+    assert_eq!(secrets["password"], "as given");
+    // The old key no longer opens the database.
+    let refused = sealing_refusal(demo.db.open().await.with_secrets_key(Some(old())).await);
+    assert!(
+        refused.contains(&format!("4 secrets sealed with key {new_id}"))
+            && refused.contains(&format!("the key given is {old_id}")),
+        "{refused}"
+    );
+}

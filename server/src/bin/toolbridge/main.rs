@@ -9,7 +9,7 @@ mod users;
 
 use std::fmt;
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::str::FromStr;
 
@@ -82,6 +82,48 @@ enum SecretsKeyCommand {
     /// Prints a new random key (64 hex digits) for a key file, for example
     /// `(umask 077; toolbridge secrets-key generate > /etc/toolbridge/secrets.key)`.
     Generate,
+    /// Seals every secret in the database with the key in --new-key-file in place of the one in
+    /// --secrets-key-file (or of none). Stop every server on the database first, and start them
+    /// with the new key: a server still running with the old one cannot open the secrets.
+    Rotate {
+        /// The new key's file, as `toolbridge secrets-key generate` writes it.
+        #[arg(long, value_name = "FILE")]
+        new_key_file: PathBuf,
+        #[command(flatten)]
+        database: Database,
+    },
+}
+
+/// `toolbridge secrets-key rotate`.
+async fn rotate_secrets_key(new_key_file: &Path, database: &Database) -> Result<(), Failure> {
+    let new = read_secrets_key(new_key_file, "--new-key-file")?;
+    let store = open(database).await?;
+    let old = database.secrets_key()?.map(|key| key.id().to_owned());
+    let new_id = new.id().to_owned();
+    let (_, sealed) = store
+        .rotate_secrets_key(new)
+        .await
+        .map_err(|e| Failure::because("cannot seal the secrets with the new key", e))?;
+    let was = old.map_or_else(
+        || "kept as given".to_owned(),
+        |old| format!("sealed with key {old}"),
+    );
+    let secrets = if sealed == 1 { "secret" } else { "secrets" };
+    println!(
+        "Sealed {sealed} {secrets} with key {new_id} (they were {was}). Every server and command \
+         on this database needs {} from now on.",
+        new_key_file.display()
+    );
+    Ok(())
+}
+
+/// The key in `file`, named in messages as given by `given_by`.
+fn read_secrets_key(file: &Path, given_by: &str) -> Result<SecretsKey, Failure> {
+    let text = std::fs::read_to_string(file).map_err(|e| {
+        Failure::because(format!("{given_by} {}: cannot read it", file.display()), e)
+    })?;
+    SecretsKey::from_hex(&text)
+        .map_err(|problem| Failure::from(format!("{given_by} {}: {problem}", file.display())))
 }
 
 /// The environment variable that names the database when `--db` does not.
@@ -129,12 +171,7 @@ impl Database {
             Some(value) if value == file.as_os_str() => SECRETS_KEY_VAR,
             _ => "--secrets-key-file",
         };
-        let text = std::fs::read_to_string(file).map_err(|e| {
-            Failure::because(format!("{given_by} {}: cannot read it", file.display()), e)
-        })?;
-        SecretsKey::from_hex(&text)
-            .map(Some)
-            .map_err(|problem| Failure::from(format!("{given_by} {}: {problem}", file.display())))
+        read_secrets_key(file, given_by).map(Some)
     }
 
     /// Where the database is, or why `--db` (or the variable) does not say.
@@ -220,6 +257,10 @@ async fn main() -> ExitCode {
             println!("{}", SecretsKey::generate());
             Ok(())
         }
+        Command::SecretsKey(SecretsKeyCommand::Rotate {
+            new_key_file,
+            database,
+        }) => rotate_secrets_key(&new_key_file, &database).await,
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
