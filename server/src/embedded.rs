@@ -23,7 +23,7 @@ use std::sync::Arc;
 use rust_embed::{Embed, EmbeddedFile};
 
 use crate::asset_cache::{Asset, AssetCache};
-use crate::digest::hex;
+use hex::encode as hex;
 
 #[derive(Embed)]
 #[folder = "../www"]
@@ -190,7 +190,7 @@ impl Source {
                 };
                 let file = set.get(name).ok_or_else(missing)?;
                 let key = format!("{}/{name}", set.folder());
-                let tag = hex(&file.metadata.sha256_hash());
+                let tag = hex(file.metadata.sha256_hash());
                 Ok(cache.embedded(&key, &tag, file.data, compressible))
             }
         }
@@ -214,7 +214,7 @@ mod tests {
         let on_disk = std::fs::read(root().join("www/index.html")).unwrap();
         assert_eq!(page.data.as_ref(), on_disk.as_slice());
         assert_eq!(
-            hex(&page.metadata.sha256_hash()),
+            hex(page.metadata.sha256_hash()),
             crate::digest::sha256_hex(&on_disk)
         );
         let tools = Embedded::ExampleTools.paths();

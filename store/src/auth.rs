@@ -334,7 +334,7 @@ impl Store {
         sql(
             "INSERT INTO sessions (token_hash, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4)",
         )
-        .bind(hex(&sha256(token.as_bytes())))
+        .bind(hex(sha256(token.as_bytes())))
         .bind(user_id)
         .bind(now_iso())
         .bind(expires)
@@ -353,7 +353,7 @@ impl Store {
              JOIN tenants t ON t.id = u.tenant_id \
              WHERE s.token_hash = $1 AND s.expires_at > $2 AND u.active = 1"
         ))
-        .bind(hex(&sha256(token.as_bytes())))
+        .bind(hex(sha256(token.as_bytes())))
         .bind(now_unix())
         .fetch_optional(&self.pool)
         .await?;
@@ -363,7 +363,7 @@ impl Store {
     /// Ends a session (nothing happens for an unknown token).
     pub async fn delete_session(&self, token: &str) -> Result<(), Error> {
         sql("DELETE FROM sessions WHERE token_hash = $1")
-            .bind(hex(&sha256(token.as_bytes())))
+            .bind(hex(sha256(token.as_bytes())))
             .execute(&self.pool)
             .await?;
         Ok(())
@@ -426,7 +426,7 @@ impl Store {
         .bind(&key.tenant_id)
         .bind(&key.name)
         .bind(&key.prefix)
-        .bind(hex(&sha256(secret.as_bytes())))
+        .bind(hex(sha256(secret.as_bytes())))
         .bind(scopes_to_text(&key.scopes))
         .bind(i64::from(key.rate_limit.requests))
         .bind(i64::from(key.rate_limit.window_secs))
@@ -450,7 +450,7 @@ impl Store {
         .bind(prefix)
         .fetch_optional(&self.pool)
         .await?;
-        let presented = hex(&sha256(secret.as_bytes()));
+        let presented = hex(sha256(secret.as_bytes()));
         // The prefix is public (lists show it); the secret is what must not
         // leak through timing.
         let Some((stored, id, tenant, name, prefix, scopes, requests, window, created, revoked)) =

@@ -418,7 +418,7 @@ impl Store {
                 .collect(),
         };
         let bytes = serde_json::to_vec(&index).map_err(Error::encoding("the catalog index"))?;
-        let digest = hex(&sha256(&bytes));
+        let digest = hex(sha256(&bytes));
         let etag = digest.get(..32).unwrap_or(&digest).to_owned();
         let entry = Arc::new((index, etag));
         self.catalogs

@@ -73,7 +73,7 @@ impl SecretsKey {
     pub fn generate() -> String {
         let mut bytes = [0_u8; SECRETS_KEY_BYTES];
         OsRng.fill_bytes(&mut bytes);
-        hex(&bytes)
+        hex(bytes)
     }
 
     fn from_bytes(bytes: &[u8; SECRETS_KEY_BYTES]) -> Result<SecretsKey, String> {
@@ -452,8 +452,8 @@ pub(crate) fn open_text(
     let Some(sealed_with) = sealed_with else {
         return Ok(stored);
     };
-    let sealed = from_hex(&stored)
-        .ok_or_else(|| Error::Sealing(format!("{place} is not a sealed value")))?;
+    let sealed = hex::decode(&stored)
+        .map_err(|_| Error::Sealing(format!("{place} is not a sealed value")))?;
     let plain = opening_key(key, place, sealed_with)?.open(place, &sealed)?;
     String::from_utf8(plain).map_err(|_| Error::Sealing(format!("{place} is not text once opened")))
 }
@@ -487,17 +487,6 @@ fn opening_key<'k>(
             "{place} is sealed with key {sealed_with}, and the store was given no secrets key"
         ))),
     }
-}
-
-/// The bytes of lowercase or uppercase `hex`, or `None` if it is not hex.
-fn from_hex(text: &str) -> Option<Vec<u8>> {
-    if text.len() % 2 != 0 {
-        return None;
-    }
-    (0..text.len())
-        .step_by(2)
-        .map(|at| u8::from_str_radix(text.get(at..at + 2)?, 16).ok())
-        .collect()
 }
 
 #[cfg(test)]

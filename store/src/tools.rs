@@ -149,7 +149,7 @@ impl Store {
             sql("INSERT INTO tool_files (slug, path, sha256, body) VALUES ($1, $2, $3, $4)")
                 .bind(slug)
                 .bind(*path)
-                .bind(hex(&sha256(body)))
+                .bind(hex(sha256(body)))
                 .bind(*body)
                 .execute(&mut *tx)
                 .await?;
@@ -520,5 +520,5 @@ fn bundle_digest(files: &[(&str, &[u8])]) -> String {
         framed.extend_from_slice(&(body.len() as u64).to_le_bytes());
         framed.extend_from_slice(&sha256(body));
     }
-    hex(&sha256(&framed))
+    hex(sha256(&framed))
 }

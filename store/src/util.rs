@@ -45,16 +45,8 @@ pub(crate) fn now_unix() -> i64 {
     OffsetDateTime::now_utc().unix_timestamp()
 }
 
-/// Lower-case hex of `bytes`.
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut text = String::with_capacity(bytes.len() * 2);
-    for &byte in bytes {
-        text.push(char::from(DIGITS[usize::from(byte >> 4)]));
-        text.push(char::from(DIGITS[usize::from(byte & 0x0f)]));
-    }
-    text
-}
+/// `bytes` as lowercase hex, two digits a byte.
+pub(crate) use hex::encode as hex;
 
 /// Whether `text` is lower-case hex.
 pub(crate) fn is_hex(text: &str) -> bool {
