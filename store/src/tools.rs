@@ -10,7 +10,8 @@
 //! tool removes them. The values of secret settings are kept apart, one row
 //! per key: the only function that reads them back is [`Store::tool_secrets`],
 //! for the requests the server makes for the tool; everything else learns
-//! only which are set ([`Store::tenant_secret_keys`]).
+//! only which are set ([`Store::tenant_secret_keys`]). With a secrets key,
+//! they are sealed at rest (`crate::sealing`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
