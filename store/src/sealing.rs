@@ -17,7 +17,7 @@ use rand::RngCore;
 use rand::rngs::OsRng;
 use ring::aead::{AES_256_GCM, Aad, LessSafeKey, NONCE_LEN, Nonce, UnboundKey};
 
-use crate::db::{Tx, sql};
+use crate::db::{Arg, Tx, sql};
 use crate::util::{hex, sha256};
 use crate::{Error, Store};
 
@@ -320,11 +320,37 @@ impl SecretTable {
         let (table, column, ids) = self.columns();
         // Without `from`, `$1` is an id no key has: only the rows kept as given are picked.
         let from_id = from.map_or("", SecretsKey::id);
-        let select = format!(
+        let select = sql(format!(
             "SELECT {}, {column}, sealed_with FROM {table} \
              WHERE sealed_with IS NULL OR sealed_with = $1",
             ids.join(", ")
-        );
+        ))
+        .bind(from_id);
+        let rows: Vec<(Vec<String>, Stored, Option<String>)> = match self {
+            SecretTable::ToolSettings => {
+                let rows: Vec<(String, String, String, String, Option<String>)> =
+                    select.fetch_all(&mut *tx).await?;
+                rows.into_iter()
+                    .map(|(tenant, slug, setting, text, sealed_with)| {
+                        (vec![tenant, slug, setting], Stored::Text(text), sealed_with)
+                    })
+                    .collect()
+            }
+            SecretTable::WebhookEndpoints => {
+                let rows: Vec<(String, String, Option<String>)> =
+                    select.fetch_all(&mut *tx).await?;
+                rows.into_iter()
+                    .map(|(id, text, sealed_with)| (vec![id], Stored::Text(text), sealed_with))
+                    .collect()
+            }
+            SecretTable::SigningKeys => {
+                let rows: Vec<(String, Vec<u8>, Option<String>)> =
+                    select.fetch_all(&mut *tx).await?;
+                rows.into_iter()
+                    .map(|(kid, bytes, sealed_with)| (vec![kid], Stored::Bytes(bytes), sealed_with))
+                    .collect()
+            }
+        };
         let matches: Vec<String> = ids
             .iter()
             .enumerate()
@@ -338,62 +364,53 @@ impl SecretTable {
             ids.len() + 3
         );
         let mut sealed = 0;
-        match self {
-            SecretTable::SigningKeys => {
-                let rows: Vec<(String, Vec<u8>, Option<String>)> =
-                    sql(select).bind(from_id).fetch_all(&mut *tx).await?;
-                for (kid, stored, sealed_with) in rows {
-                    let row = [kid.as_str()];
-                    let place = Place::new(table, column, &row);
-                    let plain = open_bytes(from, &place, stored, sealed_with.as_deref())?;
-                    let (stored, _) = seal_bytes(Some(to), &place, &plain)?;
-                    sealed += sql(update.clone())
-                        .bind(stored.as_slice())
-                        .bind(to.id())
-                        .bind(kid)
-                        .bind(from_id)
-                        .execute(&mut *tx)
-                        .await?;
-                }
+        for (row, stored, sealed_with) in rows {
+            let row: Vec<&str> = row.iter().map(String::as_str).collect();
+            let place = Place::new(table, column, &row);
+            let resealed = stored.resealed(&place, from, sealed_with.as_deref(), to)?;
+            let mut statement = sql(update.as_str()).bind(resealed.arg()).bind(to.id());
+            for id in &row {
+                statement = statement.bind(*id);
             }
-            SecretTable::WebhookEndpoints => {
-                let rows: Vec<(String, String, Option<String>)> =
-                    sql(select).bind(from_id).fetch_all(&mut *tx).await?;
-                for (id, stored, sealed_with) in rows {
-                    let row = [id.as_str()];
-                    let place = Place::new(table, column, &row);
-                    let plain = open_text(from, &place, stored, sealed_with.as_deref())?;
-                    let (stored, _) = seal_text(Some(to), &place, &plain)?;
-                    sealed += sql(update.clone())
-                        .bind(stored)
-                        .bind(to.id())
-                        .bind(id)
-                        .bind(from_id)
-                        .execute(&mut *tx)
-                        .await?;
-                }
-            }
-            SecretTable::ToolSettings => {
-                let rows: Vec<(String, String, String, String, Option<String>)> =
-                    sql(select).bind(from_id).fetch_all(&mut *tx).await?;
-                for (tenant, slug, setting, stored, sealed_with) in rows {
-                    let row = [tenant.as_str(), slug.as_str(), setting.as_str()];
-                    let place = Place::new(table, column, &row);
-                    let plain = open_text(from, &place, stored, sealed_with.as_deref())?;
-                    let (stored, _) = seal_text(Some(to), &place, &plain)?;
-                    sealed += sql(update.clone())
-                        .bind(stored)
-                        .bind(to.id())
-                        .bind(tenant)
-                        .bind(slug)
-                        .bind(setting)
-                        .bind(from_id)
-                        .execute(&mut *tx)
-                        .await?;
-                }
-            }
+            sealed += statement.bind(from_id).execute(&mut *tx).await?;
         }
         Ok(sealed)
+    }
+}
+
+/// A secret as a table stores it: text (sealed, as hex) or bytes.
+enum Stored {
+    Text(String),
+    Bytes(Vec<u8>),
+}
+
+impl Stored {
+    /// The secret opened for `place` (with `from`, if it names the key `sealed_with`) and sealed
+    /// with `to`, stored as it was.
+    fn resealed(
+        self,
+        place: &Place<'_>,
+        from: Option<&SecretsKey>,
+        sealed_with: Option<&str>,
+        to: &SecretsKey,
+    ) -> Result<Stored, Error> {
+        Ok(match self {
+            Stored::Text(text) => {
+                let plain = open_text(from, place, text, sealed_with)?;
+                Stored::Text(seal_text(Some(to), place, &plain)?.0)
+            }
+            Stored::Bytes(bytes) => {
+                let plain = open_bytes(from, place, bytes, sealed_with)?;
+                Stored::Bytes(seal_bytes(Some(to), place, &plain)?.0)
+            }
+        })
+    }
+
+    fn arg(&self) -> Arg<'_> {
+        match self {
+            Stored::Text(text) => Arg::from(text),
+            Stored::Bytes(bytes) => Arg::from(bytes.as_slice()),
+        }
     }
 }
 
