@@ -588,16 +588,20 @@ impl DemoHashes {
             .filter(|hash| !known.contains_key(*hash))
             .cloned()
             .collect();
-        let checked = blocking(move || {
-            unknown
-                .into_iter()
-                .map(|hash| {
-                    let matches = password_matches(DEMO_PASSWORD, &hash);
-                    (hash, matches)
-                })
-                .collect::<HashMap<_, _>>()
-        })
-        .await?;
+        let checked = if unknown.is_empty() {
+            HashMap::new()
+        } else {
+            blocking(move || {
+                unknown
+                    .into_iter()
+                    .map(|hash| {
+                        let matches = password_matches(DEMO_PASSWORD, &hash);
+                        (hash, matches)
+                    })
+                    .collect::<HashMap<_, _>>()
+            })
+            .await?
+        };
         let answers = hashes
             .iter()
             .map(|hash| {
